@@ -1,0 +1,193 @@
+// Package config owns hostd's settings: every limit of the edit contract
+// (edit-contract §4.4 and §12) and of the wire contract (rpc.md §1) as a
+// named, documented default, the config file that overrides them, and the
+// command-line flags that override the file. It holds values only; the
+// packages that enforce a limit receive it through their constructors.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// Limits are the bounds hostd enforces. The JSON names are the camelCase
+// names host.info reports and the config file uses.
+type Limits struct {
+	// Snapshot store, edit-contract §4.4.
+	MaxPathsPerSession         int   `json:"maxPathsPerSession"`         // 64: LRU eviction of the coldest path history
+	MaxVersionsPerPath         int   `json:"maxVersionsPerPath"`         // 4: oldest dropped first
+	MaxRetainedBytesPerSession int64 `json:"maxRetainedBytesPerSession"` // 8 MiB: LRU path eviction until under
+	MaxRetainedFileBytes       int64 `json:"maxRetainedFileBytes"`       // 2 MiB: larger files are tagged, not retained
+	MaxLedgerEntries           int   `json:"maxLedgerEntries"`           // minted (path, tag) pairs remembered per session (rpc.md §5.4)
+
+	// Producers, edit-contract §5.
+	MaxLineChars     int   `json:"maxLineChars"`     // 16,384: longer lines are clipped and not seen
+	DefaultReadLimit int   `json:"defaultReadLimit"` // 2,000 lines per read by default
+	MaxReadLimit     int   `json:"maxReadLimit"`     // the largest window one read returns
+	MaxGrepMatches   int   `json:"maxGrepMatches"`   // grep stops collecting after this many matches
+	MaxGrepFileBytes int64 `json:"maxGrepFileBytes"` // grep skips files larger than this
+	MaxWriteBytes    int64 `json:"maxWriteBytes"`    // largest content a write accepts
+
+	// Edit, edit-contract §12.
+	MaxOpsPayloadBytes    int   `json:"maxOpsPayloadBytes"`    // 256 KB: INVALID_ARGUMENT
+	MaxOpsPerCall         int   `json:"maxOpsPerCall"`         // 200: INVALID_ARGUMENT
+	MaxExpandedLines      int   `json:"maxExpandedLines"`      // 100,000: EDIT_AMPLIFICATION_LIMIT
+	MaxRevealLines        int   `json:"maxRevealLines"`        // 40: truncate the reveal, merge nothing
+	MaxRevealLineChars    int   `json:"maxRevealLineChars"`    // 512: clip, mark truncated, merge nothing
+	MaxRegisterLines      int   `json:"maxRegisterLines"`      // 4,096: INVALID_ARGUMENT on the CUT
+	MaxRegisterBytes      int64 `json:"maxRegisterBytes"`      // 1 MiB: INVALID_ARGUMENT on the CUT
+	MaxNamedRegisters     int   `json:"maxNamedRegisters"`     // 16: LRU eviction of the coldest
+	MaxBlockParseBytes    int64 `json:"maxBlockParseBytes"`    // 4 MiB: decline the block op
+	RepeatGuardAttempts   int   `json:"repeatGuardAttempts"`   // 3: counted failures on one path in one prompt stop the turn
+	RecoveryDiffTimeoutMs int   `json:"recoveryDiffTimeoutMs"` // bound on the drift-recovery diff
+
+	// Daemon, rpc.md §1.
+	MaxSessions     int   `json:"maxSessions"`     // SESSION_LIMIT past this
+	MaxFrameBytes   int64 `json:"maxFrameBytes"`   // 64 MiB: a larger frame closes that connection
+	ShutdownGraceMs int   `json:"shutdownGraceMs"` // how long in-flight calls may finish on shutdown
+
+	// Review store, rpc.md §6.
+	MaxReviewEntriesPerSession int   `json:"maxReviewEntriesPerSession"`
+	MaxReviewBytesPerSession   int64 `json:"maxReviewBytesPerSession"`
+	MaxReviewEntries           int   `json:"maxReviewEntries"`
+	MaxReviewBytes             int64 `json:"maxReviewBytes"`
+}
+
+const (
+	kib = 1 << 10
+	mib = 1 << 20
+)
+
+// DefaultLimits returns the contract's values.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxPathsPerSession:         64,
+		MaxVersionsPerPath:         4,
+		MaxRetainedBytesPerSession: 8 * mib,
+		MaxRetainedFileBytes:       2 * mib,
+		MaxLedgerEntries:           4096,
+
+		MaxLineChars:     16384,
+		DefaultReadLimit: 2000,
+		MaxReadLimit:     20000,
+		MaxGrepMatches:   20000,
+		MaxGrepFileBytes: 16 * mib,
+		MaxWriteBytes:    32 * mib,
+
+		MaxOpsPayloadBytes:    256 * kib,
+		MaxOpsPerCall:         200,
+		MaxExpandedLines:      100000,
+		MaxRevealLines:        40,
+		MaxRevealLineChars:    512,
+		MaxRegisterLines:      4096,
+		MaxRegisterBytes:      1 * mib,
+		MaxNamedRegisters:     16,
+		MaxBlockParseBytes:    4 * mib,
+		RepeatGuardAttempts:   3,
+		RecoveryDiffTimeoutMs: 2000,
+
+		MaxSessions:     256,
+		MaxFrameBytes:   64 * mib,
+		ShutdownGraceMs: 10000,
+
+		MaxReviewEntriesPerSession: 2000,
+		MaxReviewBytesPerSession:   256 * mib,
+		MaxReviewEntries:           20000,
+		MaxReviewBytes:             2048 * mib,
+	}
+}
+
+// Config is everything hostd needs to start.
+type Config struct {
+	Stdio    bool   `json:"-"`
+	Socket   string `json:"socket,omitempty"`
+	StateDir string `json:"stateDir,omitempty"`
+	LogFile  string `json:"logFile,omitempty"`
+	LogLevel string `json:"logLevel,omitempty"`
+	Limits   Limits `json:"limits"`
+}
+
+// Default returns a Config with the default socket, state directory and
+// limits filled in from the environment.
+func Default() Config {
+	return Config{
+		Socket:   DefaultSocketPath(),
+		StateDir: DefaultStateDir(),
+		LogLevel: "info",
+		Limits:   DefaultLimits(),
+	}
+}
+
+// Load reads a JSON config file over c. Unknown fields are an error, so a
+// misspelt limit is reported instead of silently ignored.
+func (c *Config) Load(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(c); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	return c.Limits.Validate()
+}
+
+// Validate rejects limits that would disable a bound.
+func (l Limits) Validate() error {
+	ints := map[string]int64{
+		"maxPathsPerSession": int64(l.MaxPathsPerSession), "maxVersionsPerPath": int64(l.MaxVersionsPerPath),
+		"maxRetainedBytesPerSession": l.MaxRetainedBytesPerSession, "maxRetainedFileBytes": l.MaxRetainedFileBytes,
+		"maxLedgerEntries": int64(l.MaxLedgerEntries), "maxLineChars": int64(l.MaxLineChars),
+		"defaultReadLimit": int64(l.DefaultReadLimit), "maxReadLimit": int64(l.MaxReadLimit),
+		"maxGrepMatches": int64(l.MaxGrepMatches), "maxGrepFileBytes": l.MaxGrepFileBytes,
+		"maxWriteBytes": l.MaxWriteBytes, "maxOpsPayloadBytes": int64(l.MaxOpsPayloadBytes),
+		"maxOpsPerCall": int64(l.MaxOpsPerCall), "maxExpandedLines": int64(l.MaxExpandedLines),
+		"maxRevealLines": int64(l.MaxRevealLines), "maxRevealLineChars": int64(l.MaxRevealLineChars),
+		"maxRegisterLines": int64(l.MaxRegisterLines), "maxRegisterBytes": l.MaxRegisterBytes,
+		"maxNamedRegisters": int64(l.MaxNamedRegisters), "maxBlockParseBytes": l.MaxBlockParseBytes,
+		"repeatGuardAttempts": int64(l.RepeatGuardAttempts), "recoveryDiffTimeoutMs": int64(l.RecoveryDiffTimeoutMs),
+		"maxSessions": int64(l.MaxSessions), "maxFrameBytes": l.MaxFrameBytes, "shutdownGraceMs": int64(l.ShutdownGraceMs),
+		"maxReviewEntriesPerSession": int64(l.MaxReviewEntriesPerSession), "maxReviewBytesPerSession": l.MaxReviewBytesPerSession,
+		"maxReviewEntries": int64(l.MaxReviewEntries), "maxReviewBytes": l.MaxReviewBytes,
+	}
+	for name, v := range ints {
+		if v <= 0 {
+			return fmt.Errorf("limits.%s must be positive, got %d", name, v)
+		}
+	}
+	if l.DefaultReadLimit > l.MaxReadLimit {
+		return fmt.Errorf("limits.defaultReadLimit (%d) exceeds limits.maxReadLimit (%d)", l.DefaultReadLimit, l.MaxReadLimit)
+	}
+	return nil
+}
+
+// ShutdownGrace is ShutdownGraceMs as a duration.
+func (l Limits) ShutdownGrace() time.Duration {
+	return time.Duration(l.ShutdownGraceMs) * time.Millisecond
+}
+
+// DefaultSocketPath is $XDG_RUNTIME_DIR/hostd/hostd.sock, else
+// $TMPDIR/hostd-$UID/hostd.sock (rpc.md §1).
+func DefaultSocketPath() string {
+	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
+		return filepath.Join(dir, "hostd", "hostd.sock")
+	}
+	return filepath.Join(os.TempDir(), "hostd-"+strconv.Itoa(os.Getuid()), "hostd.sock")
+}
+
+// DefaultStateDir is $XDG_STATE_HOME/hostd, else ~/.local/state/hostd.
+func DefaultStateDir() string {
+	if dir := os.Getenv("XDG_STATE_HOME"); dir != "" {
+		return filepath.Join(dir, "hostd")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "hostd")
+	}
+	return filepath.Join(os.TempDir(), "hostd-state-"+strconv.Itoa(os.Getuid()))
+}
