@@ -1,0 +1,207 @@
+// Package session owns the daemon's agent sessions and each session's
+// in-memory state: its workspace, its snapshot store (edit-contract §4),
+// its named registers (§7.5) and its repeat guard (§9.3). Sessions belong
+// to the daemon, not to a connection. Nothing here is persisted and
+// nothing here touches files; tools do that.
+package session
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// Sentinel errors, mapped to wire codes by the rpc package.
+var (
+	ErrNotFound = errors.New("session not found")       // SESSION_NOT_FOUND
+	ErrLimit    = errors.New("session limit reached")   // SESSION_LIMIT
+	ErrConflict = errors.New("session id already used") // invalid params
+	ErrBadID    = errors.New("invalid session id")      // invalid params
+)
+
+// Session is one agent session.
+//
+// Lock order: mutate, then mu. Tools that change files hold mutate for the
+// whole call (edit-contract §13.3: no record may interleave between a
+// validation and its write); mu guards only the state pointers below and is
+// never held across I/O.
+type Session struct {
+	ID        string
+	CreatedAt time.Time
+
+	mutate sync.Mutex
+
+	mu    sync.Mutex
+	state *State // guarded by mu; replaced, never mutated, on a workspace switch
+}
+
+// State is a session's workspace and the state that is only meaningful
+// for it. A workspace switch replaces the whole State, so a call that
+// started before the switch records into the old, dropped store and cannot
+// leak a snapshot into the new workspace.
+type State struct {
+	Workspace *workspace.Workspace
+	Store     *Store
+}
+
+func newState(ws *workspace.Workspace, lim config.Limits) *State {
+	return &State{Workspace: ws, Store: NewStore(lim)}
+}
+
+// State returns the session's current state.
+func (s *Session) State() *State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// LockMutations serializes file mutations of this session; call the
+// returned function to release. Reads do not take it.
+func (s *Session) LockMutations() (unlock func()) {
+	s.mutate.Lock()
+	return s.mutate.Unlock
+}
+
+// Manager holds every session of the daemon, at most limits.MaxSessions.
+// It is safe for concurrent use; mu guards the map only.
+type Manager struct {
+	lim config.Limits
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+}
+
+// NewManager returns an empty manager.
+func NewManager(lim config.Limits) *Manager {
+	return &Manager{lim: lim, sessions: make(map[string]*Session)}
+}
+
+// maxIDLen bounds client-supplied session ids.
+const maxIDLen = 128
+
+// Create makes a session on ws. id may be empty (a random id is
+// generated) or supplied to re-attach after a restart (rpc.md §6). A
+// supplied id that is already live is returned as it is when it has the
+// same workspace root, and ErrConflict otherwise.
+func (m *Manager) Create(id string, ws *workspace.Workspace) (*Session, error) {
+	if id == "" {
+		id = newID()
+	} else if err := validID(id); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s, ok := m.sessions[id]; ok {
+		if s.State().Workspace.Root() == ws.Root() {
+			return s, nil
+		}
+		return nil, fmt.Errorf("%w: %q is live on workspace %s; use session.setWorkspace to switch", ErrConflict, id, s.State().Workspace.Root())
+	}
+	if len(m.sessions) >= m.lim.MaxSessions {
+		return nil, fmt.Errorf("%w: the daemon holds %d sessions; delete one with session.delete", ErrLimit, m.lim.MaxSessions)
+	}
+	s := &Session{ID: id, CreatedAt: time.Now(), state: newState(ws, m.lim)}
+	m.sessions[id] = s
+	return s, nil
+}
+
+func validID(id string) error {
+	if len(id) > maxIDLen {
+		return fmt.Errorf("%w: longer than %d bytes", ErrBadID, maxIDLen)
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
+			return fmt.Errorf("%w: %q may use only letters, digits and - _ . :", ErrBadID, id)
+		}
+	}
+	return nil
+}
+
+func newID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "s-" + hex.EncodeToString(b[:])
+}
+
+// Get returns a live session.
+func (m *Manager) Get(id string) (*Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q (create it with session.create)", ErrNotFound, id)
+	}
+	return s, nil
+}
+
+// Delete drops a session and all its state.
+func (m *Manager) Delete(id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.sessions[id]; !ok {
+		return fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	delete(m.sessions, id)
+	return nil
+}
+
+// SetWorkspace switches a session to ws and drops its snapshot store and
+// registers. It waits for the session's in-flight mutation to finish.
+func (m *Manager) SetWorkspace(id string, ws *workspace.Workspace) (*Session, error) {
+	s, err := m.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	unlock := s.LockMutations()
+	defer unlock()
+	s.mu.Lock()
+	s.state = newState(ws, m.lim)
+	s.mu.Unlock()
+	return s, nil
+}
+
+// Info is a session's summary for session.list.
+type Info struct {
+	SessionID     string    `json:"sessionId"`
+	Workspace     string    `json:"workspace"`
+	CreatedAt     time.Time `json:"createdAt"`
+	Paths         int       `json:"paths"`
+	RetainedBytes int64     `json:"retainedBytes"`
+}
+
+// Info summarizes the session.
+func (s *Session) Info() Info {
+	st := s.State()
+	ss := st.Store.Stats()
+	return Info{SessionID: s.ID, Workspace: st.Workspace.Root(), CreatedAt: s.CreatedAt, Paths: ss.Paths, RetainedBytes: ss.RetainedBytes}
+}
+
+// List returns every session's summary, oldest first.
+func (m *Manager) List() []Info {
+	m.mu.Lock()
+	all := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		all = append(all, s)
+	}
+	m.mu.Unlock()
+	slices.SortFunc(all, func(a, b *Session) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	out := make([]Info, len(all))
+	for i, s := range all {
+		out[i] = s.Info()
+	}
+	return out
+}
+
+// Len is the number of live sessions.
+func (m *Manager) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sessions)
+}

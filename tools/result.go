@@ -1,0 +1,112 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Tool-level error codes (rpc.md §4, edit-contract §11). A tool that runs
+// and fails returns one of these in a result with ok=false; it is never a
+// JSON-RPC error, because the model must read it.
+const (
+	CodeInvalidArgument      = "INVALID_ARGUMENT"
+	CodeToolDenied           = "TOOL_DENIED"
+	CodeOutsideWorkspace     = "PATH_OUTSIDE_WORKSPACE"
+	CodeToolFailed           = "TOOL_FAILED"
+	CodeNotFound             = "NOT_FOUND"
+	CodeNotAFile             = "NOT_A_FILE"
+	CodeNotText              = "NOT_TEXT"
+	CodeFileTooLarge         = "FILE_TOO_LARGE"
+	CodeTagRequired          = "EDIT_TAG_REQUIRED"
+	CodeTagMismatch          = "EDIT_TAG_MISMATCH"
+	CodeTagUnknown           = "EDIT_TAG_UNKNOWN"
+	CodeLinesUnseen          = "EDIT_LINES_UNSEEN"
+	CodeParseFailed          = "EDIT_PARSE_FAILED"
+	CodeRangeInvalid         = "EDIT_RANGE_INVALID"
+	CodeBlockUnresolved      = "EDIT_BLOCK_UNRESOLVED"
+	CodeRegisterEmpty        = "EDIT_REGISTER_EMPTY"
+	CodeRegisterAmbiguous    = "EDIT_REGISTER_AMBIGUOUS"
+	CodeRepairAmbiguous      = "EDIT_REPAIR_AMBIGUOUS"
+	CodeNoChange             = "EDIT_NO_CHANGE"
+	CodeAmplificationLimit   = "EDIT_AMPLIFICATION_LIMIT"
+	CodeRetryBudgetExhausted = "MUTATION_RETRY_BUDGET_EXHAUSTED"
+)
+
+// retriable lists the codes a retry can fix without changing the request's
+// intent: the recoverable edit failures hand back what the retry needs.
+var retriable = map[string]bool{
+	CodeTagMismatch: true,
+	CodeTagUnknown:  true,
+	CodeLinesUnseen: true,
+	CodeNotFound:    false,
+}
+
+// Error is a tool failure as the model and the runtime see it.
+type Error struct {
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Retriable bool   `json:"retriable"`
+	Details   any    `json:"details,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf builds a tool Error; the message must name one concrete next step
+// (edit-contract §11).
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retriable: retriable[code]}
+}
+
+// Result is the part of every tools.execute result that all tools share
+// (rpc.md §4). Each tool's result type embeds it and adds its own fields.
+type Result struct {
+	OK         bool     `json:"ok"`
+	Content    string   `json:"content"`
+	ToolCallID string   `json:"toolCallId"`
+	Warnings   []string `json:"warnings"`
+	Error      *Error   `json:"error,omitempty"`
+	Terminate  bool     `json:"terminate,omitempty"`
+}
+
+// Outcome is any tool's result.
+type Outcome interface {
+	Base() *Result
+}
+
+// Base returns the shared part of a result.
+func (r *Result) Base() *Result { return r }
+
+// Failed is the outcome of a tool that failed with err.
+func Failed(err *Error) *Result {
+	return &Result{Error: err}
+}
+
+// finish fills the fields every result carries: the tool call id, a
+// non-nil warnings list, and the model-visible content of an error and of
+// every warning (rpc.md §4: each warning also appears in content).
+func finish(o Outcome, toolCallID string) {
+	r := o.Base()
+	r.ToolCallID = toolCallID
+	r.OK = r.Error == nil
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+	var b strings.Builder
+	if r.Error != nil {
+		fmt.Fprintf(&b, "Error %s: %s", r.Error.Code, r.Error.Message)
+		if r.Content != "" {
+			b.WriteString("\n")
+			b.WriteString(r.Content)
+		}
+	} else {
+		b.WriteString(r.Content)
+	}
+	for _, w := range r.Warnings {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteString("\n")
+		}
+		b.WriteString("Warning: ")
+		b.WriteString(w)
+	}
+	r.Content = b.String()
+}

@@ -1,0 +1,258 @@
+// Package workspace owns where a session's tools may touch the filesystem
+// and how file text is addressed: the roots of a session (workspace,
+// scratch, approved external roots), the one path resolver every tool uses
+// (rpc.md §5.7), the permission gate for writes, text normalization and
+// tags (edit-contract §3), and the one atomic-write function (rpc.md §5.6).
+// It holds no session state and knows nothing of tools or RPC.
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Sentinel errors; callers match them with errors.Is and map them to wire
+// codes in one place each.
+var (
+	// ErrInvalid: a root is missing, not a directory, or unreadable
+	// (WORKSPACE_INVALID).
+	ErrInvalid = errors.New("invalid workspace")
+	// ErrOutside: the resolved path leaves every allowed root
+	// (PATH_OUTSIDE_WORKSPACE).
+	ErrOutside = errors.New("path is outside the workspace")
+	// ErrDenied: the path is inside a root but may not be written
+	// (TOOL_DENIED): a .git directory or a read-only external root.
+	ErrDenied = errors.New("write denied")
+	// ErrBadPath: the path itself is unusable (empty, NUL byte).
+	ErrBadPath = errors.New("invalid path")
+)
+
+// RootKind names which root a resolved path lies under, as read reports it.
+type RootKind string
+
+// The root kinds of rpc.md §4.
+const (
+	KindWorkspace RootKind = "workspace"
+	KindScratch   RootKind = "scratch"
+	KindExternal  RootKind = "external"
+)
+
+// Root is one directory a session may use. Path is canonical: absolute,
+// clean and with every symlink resolved.
+type Root struct {
+	Path     string   `json:"path"`
+	Kind     RootKind `json:"kind"`
+	Writable bool     `json:"writable"`
+}
+
+// External is an approved root outside the workspace, as session.create
+// names it.
+type External struct {
+	Path     string `json:"path"`
+	Writable bool   `json:"writable"`
+}
+
+// Workspace is the set of roots of one session. It is immutable after New
+// and safe for concurrent use.
+type Workspace struct {
+	roots []Root // roots[0] is the workspace root; the rest in the order given
+}
+
+// New validates and canonicalizes the roots. The workspace and scratch
+// roots are writable; external roots as approved.
+func New(root, scratch string, externals []External) (*Workspace, error) {
+	w := &Workspace{}
+	add := func(p string, kind RootKind, writable bool) error {
+		canon, err := canonicalDir(p)
+		if err != nil {
+			return fmt.Errorf("%w: %s root %q: %v", ErrInvalid, kind, p, err)
+		}
+		w.roots = append(w.roots, Root{Path: canon, Kind: kind, Writable: writable})
+		return nil
+	}
+	if err := add(root, KindWorkspace, true); err != nil {
+		return nil, err
+	}
+	if scratch != "" {
+		if err := add(scratch, KindScratch, true); err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range externals {
+		if err := add(e.Path, KindExternal, e.Writable); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+func canonicalDir(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("empty path")
+	}
+	if !filepath.IsAbs(p) {
+		return "", errors.New("must be an absolute path")
+	}
+	canon, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Stat(canon)
+	if err != nil {
+		return "", err
+	}
+	if !info.IsDir() {
+		return "", errors.New("not a directory")
+	}
+	f, err := os.Open(canon)
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	return canon, nil
+}
+
+// Root is the canonical workspace root.
+func (w *Workspace) Root() string { return w.roots[0].Path }
+
+// Roots lists every root, the workspace root first.
+func (w *Workspace) Roots() []Root { return slices.Clone(w.roots) }
+
+// Access is what a tool intends to do with a path.
+type Access int
+
+// Read access is allowed under every root; Write only under writable roots
+// and never inside a .git directory.
+const (
+	Read Access = iota
+	Write
+)
+
+// Path is a resolved tool path.
+type Path struct {
+	// Abs is canonical: absolute, clean, symlinks resolved as far as the
+	// path exists. It is the key of the snapshot store.
+	Abs string
+	// Display is what the model sees: relative to the workspace root with
+	// '/' separators, or absolute outside it.
+	Display string
+	Root    RootKind
+	// Writable reports whether Write access would be granted.
+	Writable bool
+}
+
+// Resolve maps a tool's path argument (relative to the workspace root, or
+// absolute) to a canonical path under one of the roots. Symlinks are
+// resolved before the root check, so a link that points outside every
+// root is ErrOutside however it is spelled. A path that does not exist
+// yet resolves through its deepest existing ancestor.
+func (w *Workspace) Resolve(p string, access Access) (Path, error) {
+	if strings.TrimSpace(p) == "" || strings.ContainsRune(p, 0) {
+		return Path{}, fmt.Errorf("%w: %q", ErrBadPath, p)
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.Root(), p)
+	}
+	abs, err := canonicalPath(filepath.Clean(p))
+	if err != nil {
+		return Path{}, err
+	}
+	root, ok := w.rootOf(abs)
+	if !ok {
+		return Path{}, fmt.Errorf("%w: %s resolves to %s", ErrOutside, p, abs)
+	}
+	res := Path{Abs: abs, Root: root.Kind, Display: w.display(abs)}
+	git := inGitDir(root.Path, abs)
+	res.Writable = root.Writable && !git
+	if access == Write && !res.Writable {
+		if git {
+			return res, fmt.Errorf("%w: %s is inside a .git directory", ErrDenied, res.Display)
+		}
+		return res, fmt.Errorf("%w: %s is under a read-only root", ErrDenied, res.Display)
+	}
+	return res, nil
+}
+
+// canonicalPath resolves symlinks in the longest existing prefix of p and
+// appends the rest.
+func canonicalPath(p string) (string, error) {
+	rest := ""
+	cur := p
+	for {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			// A dangling symlink or a loop: resolve what the link says
+			// so a dangling link out of the workspace is still caught.
+			if target, lerr := os.Readlink(cur); lerr == nil {
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(filepath.Dir(cur), target)
+				}
+				if target != cur {
+					return canonicalPath(filepath.Join(filepath.Clean(target), rest))
+				}
+			}
+			return "", fmt.Errorf("%w: %v", ErrBadPath, err)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return filepath.Join(cur, rest), nil
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// rootOf returns the most specific root containing abs.
+func (w *Workspace) rootOf(abs string) (Root, bool) {
+	best, found := Root{}, false
+	for _, r := range w.roots {
+		if within(r.Path, abs) && (!found || len(r.Path) > len(best.Path)) {
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
+func (w *Workspace) display(abs string) string {
+	if within(w.Root(), abs) {
+		rel, err := filepath.Rel(w.Root(), abs)
+		if err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return abs
+}
+
+// Display is the model-facing spelling of a canonical path.
+func (w *Workspace) Display(abs string) string { return w.display(abs) }
+
+func within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	if root == string(filepath.Separator) {
+		return strings.HasPrefix(p, root)
+	}
+	return strings.HasPrefix(p, root+string(filepath.Separator))
+}
+
+// inGitDir reports whether abs lies in a .git directory below root.
+func inGitDir(root, abs string) bool {
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return false
+	}
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if part == ".git" {
+			return true
+		}
+	}
+	return false
+}
