@@ -35,6 +35,9 @@ var (
 type Session struct {
 	ID        string
 	CreatedAt time.Time
+	// Guard is the repeat guard; it outlives workspace switches because a
+	// prompt that keeps failing keeps failing.
+	Guard *Guard
 
 	mutate sync.Mutex
 
@@ -49,10 +52,11 @@ type Session struct {
 type State struct {
 	Workspace *workspace.Workspace
 	Store     *Store
+	Registers *Registers
 }
 
 func newState(ws *workspace.Workspace, lim config.Limits) *State {
-	return &State{Workspace: ws, Store: NewStore(lim)}
+	return &State{Workspace: ws, Store: NewStore(lim), Registers: NewRegisters(lim.MaxNamedRegisters)}
 }
 
 // State returns the session's current state.
@@ -107,7 +111,7 @@ func (m *Manager) Create(id string, ws *workspace.Workspace) (*Session, error) {
 	if len(m.sessions) >= m.lim.MaxSessions {
 		return nil, fmt.Errorf("%w: the daemon holds %d sessions; delete one with session.delete", ErrLimit, m.lim.MaxSessions)
 	}
-	s := &Session{ID: id, CreatedAt: time.Now(), state: newState(ws, m.lim)}
+	s := &Session{ID: id, CreatedAt: time.Now(), Guard: NewGuard(m.lim.RepeatGuardAttempts), state: newState(ws, m.lim)}
 	m.sessions[id] = s
 	return s, nil
 }
