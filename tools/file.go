@@ -1,0 +1,116 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// openRegular opens a resolved path for reading. Anything but a regular
+// file is NOT_A_FILE, and the open itself never blocks: O_NONBLOCK keeps a
+// FIFO swapped in after the stat from stalling the call, and the type is
+// checked again on the open descriptor.
+func openRegular(p workspace.Path) (*os.File, fs.FileInfo, *Error) {
+	info, err := os.Stat(p.Abs)
+	if err != nil {
+		return nil, nil, statError(p, err)
+	}
+	if e := notRegular(p, info); e != nil {
+		return nil, nil, e
+	}
+	f, err := os.OpenFile(p.Abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, statError(p, err)
+	}
+	info, err = f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, Errorf(CodeToolFailed, "cannot stat %s: %v; check the file and call again", p.Display, err)
+	}
+	if e := notRegular(p, info); e != nil {
+		f.Close()
+		return nil, nil, e
+	}
+	return f, info, nil
+}
+
+func notRegular(p workspace.Path, info fs.FileInfo) *Error {
+	if info.Mode().IsRegular() {
+		return nil
+	}
+	what := "not a regular file"
+	switch {
+	case info.IsDir():
+		return Errorf(CodeNotAFile, "%s is a directory; list its files with grep (outputMode \"filesWithMatches\", path %q) or read a file inside it", p.Display, p.Display)
+	case info.Mode()&fs.ModeNamedPipe != 0:
+		what = "a FIFO"
+	case info.Mode()&fs.ModeSocket != 0:
+		what = "a socket"
+	case info.Mode()&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return Errorf(CodeNotAFile, "%s is %s, not a text file; only regular files can be read or edited", p.Display, what)
+}
+
+func statError(p workspace.Path, err error) *Error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return Errorf(CodeNotFound, "%s does not exist; check the path, or find the file with grep", p.Display)
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return Errorf(CodeToolDenied, "%s cannot be opened: permission denied", p.Display)
+	}
+	return Errorf(CodeToolFailed, "cannot open %s: %v", p.Display, err)
+}
+
+// loaded is a whole text file, as edit and write need it.
+type loaded struct {
+	Raw  []byte
+	Text workspace.Text
+	Mode fs.FileMode
+}
+
+// loadText reads a whole regular text file of at most maxBytes.
+func loadText(p workspace.Path, maxBytes int64) (*loaded, *Error) {
+	f, info, e := openRegular(p)
+	if e != nil {
+		return nil, e
+	}
+	defer f.Close()
+	if info.Size() > maxBytes {
+		return nil, Errorf(CodeFileTooLarge, "%s is %d bytes, over the %d-byte limit for whole-file tools; edit it with another tool or split it", p.Display, info.Size(), maxBytes)
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return nil, Errorf(CodeToolFailed, "cannot read %s: %v; call again", p.Display, err)
+	}
+	if int64(len(raw)) > maxBytes {
+		return nil, Errorf(CodeFileTooLarge, "%s grew past the %d-byte limit while it was read", p.Display, maxBytes)
+	}
+	t, err := workspace.Decode(raw)
+	if err != nil {
+		return nil, notText(p)
+	}
+	return &loaded{Raw: raw, Text: t, Mode: info.Mode().Perm()}, nil
+}
+
+func notText(p workspace.Path) *Error {
+	return Errorf(CodeNotText, "%s is binary or not valid UTF-8 and cannot be shown or edited as text; replace it whole with write if you must, or search its text with grep", p.Display)
+}
+
+// fileExists reports whether anything exists at abs (without following a
+// final symlink).
+func fileExists(abs string) (bool, error) {
+	_, err := os.Lstat(abs)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, fmt.Errorf("stat %s: %w", abs, err)
+}
