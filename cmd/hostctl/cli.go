@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/hostd-dev/hostd/config"
+)
+
+// Exit codes; scripts may rely on them.
+const (
+	exitOK       = 0
+	exitFailed   = 1 // the daemon answered with an error, or the connection failed
+	exitUsage    = 2 // the command line is wrong; nothing was sent
+	exitNoDaemon = 3 // nothing listens on the socket
+)
+
+// errUsage marks a command-line mistake: nothing was sent to the daemon.
+var errUsage = errors.New("usage")
+
+func usageErrorf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
+}
+
+// stdio is where a run reads and writes; tests pass buffers.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// app is one hostctl invocation: where to connect and how to print.
+type app struct {
+	socket   string
+	json     bool
+	timeout  time.Duration
+	maxFrame int64 // largest response frame, and largest params read from stdin
+	io       stdio
+	fmt      formatter
+}
+
+// socketPath picks the socket: --socket, else $HOSTD_SOCKET, else the
+// daemon's own default (rpc.md §1), so a plain `hostctl info` finds a
+// plain `hostd`.
+func socketPath(flagValue string, getenv func(string) string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if env := getenv("HOSTD_SOCKET"); env != "" {
+		return env
+	}
+	return config.DefaultSocketPath()
+}
+
+// run is hostctl: it parses args, runs one command and returns the exit
+// code. Flags may appear anywhere, before or after the command.
+func run(ctx context.Context, args []string, std stdio, getenv func(string) string) int {
+	a, pos, help, err := parse(args, std, getenv)
+	if help {
+		fmt.Fprint(std.out, usageText)
+		return exitOK
+	}
+	if err == nil && len(pos) == 0 {
+		fmt.Fprint(std.err, usageText)
+		return exitUsage
+	}
+	if err == nil {
+		err = dispatch(ctx, a, pos)
+	}
+	return report(std.err, a, err)
+}
+
+// parse reads flags and positional arguments in any order; "--" ends the
+// flags.
+func parse(args []string, std stdio, getenv func(string) string) (a *app, pos []string, help bool, err error) {
+	fs := flag.NewFlagSet("hostctl", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	socket := fs.String("socket", "", "")
+	asJSON := fs.Bool("json", false, "")
+	timeout := fs.Duration("timeout", defaultTimeout, "")
+	fs.BoolVar(&help, "help", false, "")
+	fs.BoolVar(&help, "h", false, "")
+
+	for {
+		if err := fs.Parse(args); err != nil {
+			return &app{io: std}, nil, false, usageErrorf("%v", err)
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	a = &app{
+		socket:   socketPath(*socket, getenv),
+		json:     *asJSON,
+		timeout:  *timeout,
+		maxFrame: config.DefaultLimits().MaxFrameBytes,
+		io:       std,
+		fmt:      formatter{loc: time.Local, now: time.Now},
+	}
+	if *timeout <= 0 {
+		return a, nil, false, usageErrorf("--timeout must be positive, got %v", *timeout)
+	}
+	return a, pos, help, nil
+}
+
+// report prints err for a person and picks the exit code.
+func report(w io.Writer, a *app, err error) int {
+	var rpcErr *rpcError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(w, "hostctl: %s\nrun 'hostctl --help' for the commands and flags\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+		return exitUsage
+	case errors.Is(err, errNoDaemon):
+		fmt.Fprintf(w, "hostctl: %s\n", safeLine(err.Error()))
+		fmt.Fprint(w, startHint(a.socket))
+		return exitNoDaemon
+	case errors.As(err, &rpcErr):
+		rpcFailure(w, rpcErr)
+		return exitFailed
+	default:
+		fmt.Fprintf(w, "hostctl: %s\n", safeLine(err.Error()))
+		return exitFailed
+	}
+}
+
+// startHint tells a person how to start a daemon hostctl would find.
+func startHint(socket string) string {
+	flag := ""
+	if socket != config.DefaultSocketPath() {
+		flag = " --socket " + socket
+	}
+	return "start one from the hostd source tree with:\n" +
+		"  go run ./cmd/hostd" + flag + "\n" +
+		"(or run an installed hostd" + flag + "); it prints where it listens\n"
+}
+
+const usageText = `hostctl inspects a running hostd over its Unix socket.
+
+usage: hostctl [flags] COMMAND [ARGS]
+
+commands:
+  info                             the daemon: version, pid, uptime, limits in force
+  sessions                         every live session
+  stats                            daemon counters and per-method call latencies
+  session ID                       one session's snapshot store and registers
+  call METHOD [JSON|-]             any method with JSON params (- reads them from stdin);
+                                   prints the raw result
+  review list SESSION [PATH]       the session's recorded changes, with diffs
+  review rollback SESSION TOOLCALL undo every change of one tool call
+
+flags (anywhere on the line):
+  --socket PATH     the daemon's socket (default: $HOSTD_SOCKET, else
+                    $XDG_RUNTIME_DIR/hostd/hostd.sock, else $TMPDIR/hostd-$UID/hostd.sock)
+  --json            print the raw JSON result instead of a table, for scripts
+  --timeout DUR     give up (and cancel the request) after DUR (default 30s)
+
+exit status: 0 ok, 1 the daemon answered with an error or the connection
+failed, 2 bad command line, 3 no daemon is listening.
+`

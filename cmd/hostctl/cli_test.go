@@ -1,0 +1,401 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// daemonWithCannedResults serves every read-only method hostctl calls.
+func daemonWithCannedResults(t *testing.T) *fakeDaemon {
+	return startFake(t, map[string]fakeMethod{
+		"host.info":     canned(infoJSON),
+		"session.list":  canned(sessionsJSON),
+		"debug.stats":   canned(statsJSON),
+		"debug.session": canned(sessionJSON),
+		"review.list":   canned(reviewJSON),
+	})
+}
+
+func TestCommandsPrintTables(t *testing.T) {
+	d := daemonWithCannedResults(t)
+	tests := []struct {
+		args   []string
+		method string
+		params string // what hostctl must send; "" for no params member
+		want   []string
+	}{
+		{[]string{"info"}, "host.info", "", []string{"version   0.1.0", "socket    " + d.socket, "maxFrameBytes         67108864 (64 MiB)"}},
+		{[]string{"sessions"}, "session.list", "", []string{"SESSION  WORKSPACE", "agent-2  /src/lib"}},
+		{[]string{"stats"}, "debug.stats", "", []string{"tools.execute  12     1       850µs  12.5ms"}},
+		{[]string{"session", "s-1"}, "debug.session", `{"sessionId":"s-1"}`, []string{"main.go     A1B2", "@fn"}},
+		{[]string{"review", "list", "s-1"}, "review.list", `{"sessionId":"s-1"}`, []string{"tc-2       edit", "+hello"}},
+		{[]string{"review", "list", "s-1", "main.go"}, "review.list", `{"path":"main.go","sessionId":"s-1"}`, []string{"rolled back"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			before := len(d.requests())
+			code, out, errOut := runCLI(t, nil, "", append([]string{"--socket", d.socket}, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			reqs := d.requests()[before:]
+			if len(reqs) != 1 || reqs[0].Method != tt.method {
+				t.Fatalf("daemon received %+v, want one %s", reqs, tt.method)
+			}
+			if got := string(reqs[0].Params); got != tt.params {
+				t.Errorf("params = %s, want %s", got, tt.params)
+			}
+		})
+	}
+}
+
+// --json prints the result exactly as the daemon sent it, and flags work
+// after the command as well as before it.
+func TestJSONPrintsTheRawResult(t *testing.T) {
+	d := daemonWithCannedResults(t)
+	for _, tt := range []struct {
+		args []string
+		raw  string
+	}{
+		{[]string{"info", "--json"}, infoJSON},
+		{[]string{"--json", "sessions"}, sessionsJSON},
+		{[]string{"stats", "--json"}, statsJSON},
+		{[]string{"session", "--json", "s-1"}, sessionJSON},
+		{[]string{"review", "list", "s-1", "--json"}, reviewJSON},
+	} {
+		code, out, errOut := runCLI(t, nil, "", append(tt.args, "--socket", d.socket)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tt.args, code, errOut)
+		}
+		var got, want any
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%v: output is not JSON: %v\n%s", tt.args, err, out)
+		}
+		mustDecode(t, tt.raw, &want)
+		gb, _ := json.Marshal(got)
+		wb, _ := json.Marshal(want)
+		if !bytes.Equal(gb, wb) {
+			t.Errorf("%v: got %s, want %s", tt.args, gb, wb)
+		}
+	}
+}
+
+func TestCallSendsParamsAndPrintsTheResult(t *testing.T) {
+	d := startFake(t, map[string]fakeMethod{
+		"session.create": func(_ context.Context, p json.RawMessage) (any, error) {
+			return map[string]any{"sessionId": "s-7", "echo": p}, nil
+		},
+		"host.info": canned(`{"name":"hostd"}`),
+	})
+	tests := []struct {
+		name, stdin string
+		args        []string
+		params      string
+	}{
+		{"argument", "", []string{"call", "session.create", `{"workspace":"/w"}`}, `{"workspace":"/w"}`},
+		{"stdin", " {\"workspace\":\"/in\"}\n", []string{"call", "session.create", "-"}, `{"workspace":"/in"}`},
+		{"no params", "", []string{"call", "host.info"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(d.requests())
+			code, out, errOut := runCLI(t, nil, tt.stdin, append([]string{"--socket", d.socket}, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if !json.Valid([]byte(out)) || !strings.HasSuffix(out, "\n") {
+				t.Errorf("call did not print one JSON document:\n%s", out)
+			}
+			req := d.requests()[before]
+			if string(req.Params) != tt.params {
+				t.Errorf("sent params %s, want %s", req.Params, tt.params)
+			}
+		})
+	}
+}
+
+// A wrong command line is exit 2 and never reaches a daemon: these runs
+// point at a socket nobody listens on, which would be exit 3 if dialed.
+func TestUsageErrorsSendNothing(t *testing.T) {
+	nowhere := filepath.Join(shortSocketDir(t), "none.sock")
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		want  string
+	}{
+		{"no command", nil, "", "usage: hostctl"},
+		{"unknown command", []string{"frobnicate"}, "", `unknown command "frobnicate"`},
+		{"missing session id", []string{"session"}, "", "usage: hostctl session ID"},
+		{"extra argument", []string{"info", "extra"}, "", "usage: hostctl info"},
+		{"review without subcommand", []string{"review"}, "", "list or rollback"},
+		{"rollback without tool call", []string{"review", "rollback", "s-1"}, "", "usage: hostctl review rollback SESSION TOOLCALL"},
+		{"params not JSON", []string{"call", "m", "{nope"}, "", "not valid JSON"},
+		{"params a scalar", []string{"call", "m", "42"}, "", "object or array"},
+		{"stdin params not JSON", []string{"call", "m", "-"}, "nope", "not valid JSON"},
+		{"unknown flag", []string{"--colour", "info"}, "", "flag provided but not defined"},
+		{"bad timeout", []string{"--timeout", "0s", "info"}, "", "--timeout must be positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, nil, tt.stdin, append([]string{"--socket", nowhere}, tt.args...)...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitUsage, errOut)
+			}
+			if out != "" {
+				t.Errorf("printed to stdout on a usage error: %q", out)
+			}
+			if !strings.Contains(errOut, tt.want) {
+				t.Errorf("stderr lacks %q:\n%s", tt.want, errOut)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		code, out, _ := runCLI(t, nil, "", append([]string{"--socket", "/nonexistent/s"}, args...)...)
+		if code != exitOK || !strings.Contains(out, "review rollback SESSION TOOLCALL") {
+			t.Errorf("%v: exit %d, output:\n%s", args, code, out)
+		}
+	}
+}
+
+// Errors print the rpc.md §2 name (from error.data.code, or from the code
+// for protocol errors, which carry no data), the code and the message, and
+// exit 1.
+func TestDaemonErrorsAreNamed(t *testing.T) {
+	d := startFake(t, map[string]fakeMethod{
+		"debug.session": appError(-32001, "SESSION_NOT_FOUND", `session not found: "s-0" (create it with session.create)`, nil),
+		"bad.params": func(context.Context, json.RawMessage) (any, error) {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "params.workspace: must be a string"}
+		},
+		"weird": func(context.Context, json.RawMessage) (any, error) {
+			return nil, &jsonrpc2.Error{Code: -31999, Message: "something new"}
+		},
+		"detailed": appError(-32003, "ROLLBACK_CONFLICT", "a file changed since", map[string]any{"paths": []string{"a.go"}}),
+	})
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"session", "s-0"}, []string{`hostctl: SESSION_NOT_FOUND (-32001): session not found: "s-0" (create it with session.create)`}},
+		{[]string{"call", "no.such.method"}, []string{"hostctl: METHOD_NOT_FOUND (-32601): method not found: no.such.method"}},
+		{[]string{"call", "bad.params", "{}"}, []string{"hostctl: INVALID_PARAMS (-32602): params.workspace: must be a string"}},
+		{[]string{"call", "weird"}, []string{"hostctl: ERROR (-31999): something new"}},
+		{[]string{"call", "detailed"}, []string{"ROLLBACK_CONFLICT (-32003)", `details: {"paths":["a.go"]}`}},
+	}
+	for _, tt := range tests {
+		code, out, errOut := runCLI(t, nil, "", append([]string{"--socket", d.socket}, tt.args...)...)
+		if code != exitFailed {
+			t.Errorf("%v: exit %d, want %d", tt.args, code, exitFailed)
+		}
+		if out != "" {
+			t.Errorf("%v: printed a result on error: %q", tt.args, out)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", tt.args, w, errOut)
+			}
+		}
+	}
+}
+
+func TestReviewRollback(t *testing.T) {
+	d := startFake(t, map[string]fakeMethod{
+		"review.rollback": canned(`{"restored":["main.go"]}`),
+		"review.list":     canned(reviewJSON),
+	})
+	code, out, errOut := runCLI(t, nil, "", "--socket", d.socket, "review", "rollback", "s-1", "tc-2")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	reqs := d.requests()
+	if reqs[0].Method != "review.rollback" || string(reqs[0].Params) != `{"sessionId":"s-1","toolCallId":"tc-2"}` {
+		t.Errorf("first request %s %s, want review.rollback of s-1/tc-2", reqs[0].Method, reqs[0].Params)
+	}
+	for _, w := range []string{"restored 1 path(s)", "undone changes:", "entry r-2", "+b"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	// Only the rolled-back call's entries are shown as undone.
+	if strings.Contains(out, "tc-1") {
+		t.Errorf("output shows another tool call's entry:\n%s", out)
+	}
+}
+
+func TestRollbackConflictIsReported(t *testing.T) {
+	d := startFake(t, map[string]fakeMethod{
+		"review.rollback": appError(-32003, "ROLLBACK_CONFLICT", "main.go changed since tool call tc-2; nothing was restored", nil),
+	})
+	code, out, errOut := runCLI(t, nil, "", "--socket", d.socket, "review", "rollback", "s-1", "tc-2")
+	if code != exitFailed || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	if !strings.Contains(errOut, "ROLLBACK_CONFLICT (-32003): main.go changed since tool call tc-2; nothing was restored") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}
+
+// A daemon built without review records answers -32601; hostctl says what
+// that means instead of printing a bare method-not-found.
+func TestNoReviewSupport(t *testing.T) {
+	d := startFake(t, map[string]fakeMethod{})
+	for _, args := range [][]string{{"review", "list", "s-1"}, {"review", "rollback", "s-1", "tc-1"}, {"--json", "review", "list", "s-1"}} {
+		code, _, errOut := runCLI(t, nil, "", append([]string{"--socket", d.socket}, args...)...)
+		if code != exitFailed || !strings.Contains(errOut, "this daemon has no review support") {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, code, errOut)
+		}
+	}
+}
+
+func TestNoDaemonListening(t *testing.T) {
+	dir := shortSocketDir(t)
+	missing := filepath.Join(dir, "missing.sock")
+
+	// A stale socket: the file of a daemon that died without removing it.
+	stale := filepath.Join(dir, "stale.sock")
+	ln, err := net.Listen("unix", stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+
+	for _, socket := range []string{missing, stale} {
+		code, out, errOut := runCLI(t, nil, "", "--socket", socket, "info")
+		if code != exitNoDaemon || out != "" {
+			t.Errorf("%s: exit %d, stdout %q", socket, code, out)
+		}
+		for _, w := range []string{"no hostd is listening on " + socket, "go run ./cmd/hostd --socket " + socket} {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("stderr lacks %q:\n%s", w, errOut)
+			}
+		}
+	}
+}
+
+// With no flag and no HOSTD_SOCKET, hostctl looks where hostd listens by
+// default, and the hint to start one needs no --socket.
+func TestNoDaemonOnTheDefaultSocket(t *testing.T) {
+	runtime := shortSocketDir(t)
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	code, _, errOut := runCLI(t, nil, "", "sessions")
+	want := "no hostd is listening on " + filepath.Join(runtime, "hostd", "hostd.sock")
+	if code != exitNoDaemon || !strings.Contains(errOut, want) {
+		t.Fatalf("exit %d, stderr lacks %q:\n%s", code, want, errOut)
+	}
+	if !strings.Contains(errOut, "  go run ./cmd/hostd\n") {
+		t.Errorf("hint for the default socket should be a bare go run ./cmd/hostd:\n%s", errOut)
+	}
+}
+
+func TestSocketChoice(t *testing.T) {
+	runtime := shortSocketDir(t)
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	def := filepath.Join(runtime, "hostd", "hostd.sock")
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "HOSTD_SOCKET" {
+				return v
+			}
+			return ""
+		}
+	}
+	tests := []struct{ flag, env, want string }{
+		{"", "", def},
+		{"", "/from/env.sock", "/from/env.sock"},
+		{"/from/flag.sock", "/from/env.sock", "/from/flag.sock"},
+	}
+	for _, tt := range tests {
+		if got := socketPath(tt.flag, env(tt.env)); got != tt.want {
+			t.Errorf("flag %q env %q: got %q, want %q", tt.flag, tt.env, got, tt.want)
+		}
+	}
+	// And end to end: HOSTD_SOCKET alone finds the daemon.
+	d := daemonWithCannedResults(t)
+	if code, _, errOut := runCLI(t, map[string]string{"HOSTD_SOCKET": d.socket}, "", "info"); code != exitOK {
+		t.Errorf("HOSTD_SOCKET: exit %d: %s", code, errOut)
+	}
+}
+
+// A call the daemon does not answer in time is cancelled at the daemon
+// too ($/cancelRequest naming the same id), not just abandoned.
+func TestTimeoutCancelsTheRequest(t *testing.T) {
+	d := startFake(t, map[string]fakeMethod{
+		"slow": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			<-ctx.Done() // the connection's context: ends when hostctl hangs up
+			return nil, ctx.Err()
+		},
+	})
+	start := time.Now()
+	code, _, errOut := runCLI(t, nil, "", "--socket", d.socket, "--timeout", "200ms", "call", "slow")
+	if code != exitFailed || !strings.Contains(errOut, "no answer before the timeout; the request was cancelled") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("took %v with a 200ms timeout", el)
+	}
+	select {
+	case id := <-d.cancels:
+		if want := d.requests()[0].ID; id != want {
+			t.Errorf("$/cancelRequest named id %v, the request had %v", id, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the daemon never received $/cancelRequest")
+	}
+}
+
+// A daemon (or anything else on the socket) announcing a frame larger
+// than hostctl holds is refused before the body is read; the test would
+// run out of memory or hang on the missing body otherwise.
+func TestOversizedResponseIsRefused(t *testing.T) {
+	tests := []struct {
+		name, frame, want string
+	}{
+		{"huge Content-Length", "Content-Length: 99999999999\r\n\r\n", "response frame too large: the daemon announced 99999999999 bytes"},
+		{"no Content-Length", "Content-Type: text/plain\r\n\r\n", "malformed response frame: no Content-Length header"},
+		{"body not JSON", "Content-Length: 5\r\n\r\nhello", "malformed response frame: body is not JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			socket := rawServer(t, func(nc net.Conn) {
+				// Read the request header so hostctl is waiting for the answer.
+				buf := make([]byte, 64)
+				nc.Read(buf)
+				io.WriteString(nc, tt.frame)
+				io.Copy(io.Discard, nc) // until hostctl hangs up
+			})
+			code, _, errOut := runCLI(t, nil, "", "--socket", socket, "--timeout", "10s", "info")
+			if code != exitFailed || !strings.Contains(errOut, tt.want) {
+				t.Fatalf("exit %d, stderr lacks %q:\n%s", code, tt.want, errOut)
+			}
+		})
+	}
+}
+
+// hostd closes connections from other users right after accepting them
+// (SO_PEERCRED); hostctl explains the hang-up rather than failing
+// cryptically.
+func TestDaemonHangsUp(t *testing.T) {
+	socket := rawServer(t, func(net.Conn) {})
+	code, _, errOut := runCLI(t, nil, "", "--socket", socket, "info")
+	if code != exitFailed || !strings.Contains(errOut, "the daemon closed the connection on "+socket+" before answering") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+}

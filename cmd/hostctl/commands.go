@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// command is one hostctl command. Each one makes its calls through c and
+// prints either a table or, with --json, the raw result.
+type command struct {
+	name     string // "info", or "review list" for a two-word command
+	args     string // argument synopsis, for errors
+	min, max int    // positional arguments after the name
+	run      func(ctx context.Context, a *app, c *client, args []string) error
+}
+
+var commands = []command{
+	{name: "info", run: cmdInfo},
+	{name: "sessions", run: cmdSessions},
+	{name: "stats", run: cmdStats},
+	{name: "session", args: "ID", min: 1, max: 1, run: cmdSession},
+	{name: "call", args: "METHOD [JSON|-]", min: 1, max: 2, run: cmdCall},
+	{name: "review list", args: "SESSION [PATH]", min: 1, max: 2, run: cmdReviewList},
+	{name: "review rollback", args: "SESSION TOOLCALL", min: 2, max: 2, run: cmdReviewRollback},
+}
+
+// find looks up the command named by the leading positional arguments and
+// returns it with the arguments that follow its name.
+func find(pos []string) (*command, []string, error) {
+	if len(pos) == 0 {
+		return nil, nil, usageErrorf("no command given")
+	}
+	name, rest := pos[0], pos[1:]
+	if name == "review" {
+		if len(rest) == 0 {
+			return nil, nil, usageErrorf("review needs a subcommand: list or rollback")
+		}
+		name, rest = "review "+rest[0], rest[1:]
+	}
+	for i := range commands {
+		c := &commands[i]
+		if c.name != name {
+			continue
+		}
+		if len(rest) < c.min || len(rest) > c.max {
+			return nil, nil, usageErrorf("usage: hostctl %s %s", c.name, c.args)
+		}
+		return c, rest, nil
+	}
+	return nil, nil, usageErrorf("unknown command %q", name)
+}
+
+// dispatch validates the command line fully before it connects, so a
+// typo never reaches the daemon, then runs the command under --timeout.
+func dispatch(ctx context.Context, a *app, pos []string) error {
+	if len(pos) == 1 && pos[0] == "help" {
+		fmt.Fprint(a.io.out, usageText)
+		return nil
+	}
+	cmd, args, err := find(pos)
+	if err != nil {
+		return err
+	}
+	if cmd.name == "call" {
+		// Params are checked (and stdin read) before dialing.
+		params, err := callParams(a, args[1:])
+		if err != nil {
+			return err
+		}
+		args = append(args[:1:1], string(params))
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	c, err := dial(ctx, a.socket, a.maxFrame)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return cmd.run(ctx, a, c, args)
+}
+
+// callParams reads `call`'s params: none, a JSON argument, or "-" for
+// stdin (bounded like a frame). JSON-RPC params are an object or an array.
+func callParams(a *app, args []string) (json.RawMessage, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	raw := []byte(args[0])
+	if args[0] == "-" {
+		b, err := io.ReadAll(io.LimitReader(a.io.in, a.maxFrame+1))
+		if err != nil {
+			return nil, fmt.Errorf("reading params from stdin: %w", err)
+		}
+		if int64(len(b)) > a.maxFrame {
+			return nil, usageErrorf("params on stdin exceed %d bytes", a.maxFrame)
+		}
+		raw = b
+	}
+	raw = bytes.TrimSpace(raw)
+	if !json.Valid(raw) {
+		return nil, usageErrorf("params are not valid JSON: %s", clip(string(raw), 80))
+	}
+	if raw[0] != '{' && raw[0] != '[' {
+		return nil, usageErrorf(`params must be a JSON object or array, e.g. '{"sessionId":"s-1"}'`)
+	}
+	return raw, nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// fetch calls method and returns its raw result; with --json it also
+// prints that result and reports printed=true.
+func fetch(ctx context.Context, a *app, c *client, method string, params any) (raw json.RawMessage, printed bool, err error) {
+	if err := c.call(ctx, method, params, &raw); err != nil {
+		return nil, false, err
+	}
+	if a.json {
+		return raw, true, printJSON(a.io.out, raw)
+	}
+	return raw, false, nil
+}
+
+// printJSON prints a raw result indented; the content is exactly what the
+// daemon sent.
+func printJSON(w io.Writer, raw json.RawMessage) error {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return fmt.Errorf("the daemon sent a result that is not JSON: %w", err)
+	}
+	b.WriteByte('\n')
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// decode reads a result into the shape hostctl prints.
+func decode(method string, raw json.RawMessage, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%s: unexpected result shape (%v); --json prints it as sent", method, err)
+	}
+	return nil
+}
+
+func cmdInfo(ctx context.Context, a *app, c *client, _ []string) error {
+	raw, printed, err := fetch(ctx, a, c, "host.info", nil)
+	if err != nil || printed {
+		return err
+	}
+	var in hostInfo
+	if err := decode("host.info", raw, &in); err != nil {
+		return err
+	}
+	a.fmt.info(a.io.out, a.socket, in)
+	return nil
+}
+
+func cmdSessions(ctx context.Context, a *app, c *client, _ []string) error {
+	raw, printed, err := fetch(ctx, a, c, "session.list", nil)
+	if err != nil || printed {
+		return err
+	}
+	var l sessionList
+	if err := decode("session.list", raw, &l); err != nil {
+		return err
+	}
+	a.fmt.sessions(a.io.out, l.Sessions)
+	return nil
+}
+
+func cmdStats(ctx context.Context, a *app, c *client, _ []string) error {
+	raw, printed, err := fetch(ctx, a, c, "debug.stats", nil)
+	if err != nil || printed {
+		return err
+	}
+	var st stats
+	if err := decode("debug.stats", raw, &st); err != nil {
+		return err
+	}
+	a.fmt.stats(a.io.out, st)
+	return nil
+}
+
+func cmdSession(ctx context.Context, a *app, c *client, args []string) error {
+	raw, printed, err := fetch(ctx, a, c, "debug.session", map[string]string{"sessionId": args[0]})
+	if err != nil || printed {
+		return err
+	}
+	var d sessionDetail
+	if err := decode("debug.session", raw, &d); err != nil {
+		return err
+	}
+	a.fmt.session(a.io.out, d)
+	return nil
+}
+
+// cmdCall prints the raw result of any method: a table cannot know the
+// shape of a method added after this hostctl was built.
+func cmdCall(ctx context.Context, a *app, c *client, args []string) error {
+	var params any
+	if len(args) > 1 && args[1] != "" {
+		params = json.RawMessage(args[1])
+	}
+	var raw json.RawMessage
+	if err := c.call(ctx, args[0], params, &raw); err != nil {
+		return err
+	}
+	return printJSON(a.io.out, raw)
+}
+
+// noReview explains a method-not-found from a review method: the daemon
+// runs, it just was built without review records.
+func noReview(method string, err error) error {
+	if isMethodNotFound(err) {
+		return fmt.Errorf("this daemon has no review support: it does not serve %s (upgrade hostd)", method)
+	}
+	return err
+}
+
+func cmdReviewList(ctx context.Context, a *app, c *client, args []string) error {
+	params := map[string]string{"sessionId": args[0]}
+	if len(args) > 1 {
+		params["path"] = args[1]
+	}
+	raw, printed, err := fetch(ctx, a, c, "review.list", params)
+	if err != nil || printed {
+		return noReview("review.list", err)
+	}
+	var l reviewList
+	if err := decode("review.list", raw, &l); err != nil {
+		return err
+	}
+	a.fmt.reviewList(a.io.out, args[0], l.Entries)
+	return nil
+}
+
+func cmdReviewRollback(ctx context.Context, a *app, c *client, args []string) error {
+	session, toolCall := args[0], args[1]
+	raw, printed, err := fetch(ctx, a, c, "review.rollback", map[string]string{"sessionId": session, "toolCallId": toolCall})
+	if err != nil || printed {
+		return noReview("review.rollback", err)
+	}
+	var res rollbackResult
+	if err := decode("review.rollback", raw, &res); err != nil {
+		return err
+	}
+	// The entries of the call show what was undone. The rollback already
+	// succeeded, so failing to fetch them only shortens the report.
+	var undone []reviewEntry
+	var l reviewList
+	if c.call(ctx, "review.list", map[string]string{"sessionId": session}, &l) == nil {
+		for _, e := range l.Entries {
+			if e.ToolCallID == toolCall {
+				undone = append(undone, e)
+			}
+		}
+	}
+	a.fmt.rollback(a.io.out, toolCall, res, undone)
+	return nil
+}

@@ -1,0 +1,352 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+)
+
+// formatter renders results for people. Everything the daemon sends is
+// passed through cell or safeLine before it reaches the terminal: a file
+// name or file content holding escape sequences must not be able to
+// rewrite the user's screen.
+type formatter struct {
+	loc *time.Location   // times are shown in this zone
+	now func() time.Time // for "up 3m12s"
+}
+
+const timeLayout = "2006-01-02 15:04:05"
+
+func (f formatter) when(t stamp) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.In(f.loc).Format(timeLayout)
+}
+
+func table(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+}
+
+// row writes one table row; cells are joined by tabs.
+func row(tw *tabwriter.Writer, cells ...string) {
+	fmt.Fprintln(tw, strings.Join(cells, "\t"))
+}
+
+// cell makes a daemon-supplied string safe for one table cell: control
+// characters (tabs and newlines included, which would break the table)
+// force the quoted Go form.
+func cell(s string) string {
+	if s == "" {
+		return "-"
+	}
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// safeLine keeps tabs but shows every other control character as an
+// escape, for diff lines and messages printed as they are.
+func safeLine(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r != '\t' && unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// humanBytes renders a byte count in binary units: 512 B, 1.2 KiB, 64 MiB.
+func humanBytes(n int64) string {
+	if n < 1024 && n > -1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	v, unit := float64(n)/1024, "KiB"
+	for _, next := range []string{"MiB", "GiB", "TiB"} {
+		if v < 1024 && v > -1024 {
+			break
+		}
+		v, unit = v/1024, next
+	}
+	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0") + " " + unit
+}
+
+// micros renders a latency given in microseconds.
+func micros(us float64) string {
+	switch {
+	case us < 1000:
+		return strconv.FormatFloat(us, 'f', 0, 64) + "µs"
+	case us < 1e6:
+		return strconv.FormatFloat(us/1e3, 'f', 1, 64) + "ms"
+	default:
+		return strconv.FormatFloat(us/1e6, 'f', 2, 64) + "s"
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func (f formatter) info(w io.Writer, socket string, in hostInfo) {
+	tw := table(w)
+	row(tw, "name", cell(in.Name))
+	row(tw, "version", cell(in.Version))
+	row(tw, "protocol", strconv.Itoa(in.ProtocolVersion))
+	row(tw, "pid", strconv.Itoa(in.PID))
+	started := f.when(in.StartedAt)
+	if !in.StartedAt.IsZero() {
+		started += " (up " + f.now().Sub(in.StartedAt.Time).Round(time.Second).String() + ")"
+	}
+	row(tw, "started", started)
+	row(tw, "socket", cell(socket))
+	grammars := "none"
+	if len(in.Grammars) > 0 {
+		g := make([]string, len(in.Grammars))
+		for i, s := range in.Grammars {
+			g[i] = cell(s)
+		}
+		grammars = strings.Join(g, ", ")
+	}
+	row(tw, "grammars", grammars)
+	tw.Flush()
+
+	if len(in.Limits) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw = table(w)
+	row(tw, "LIMIT", "VALUE")
+	for _, name := range slices.Sorted(mapKeys(in.Limits)) {
+		row(tw, cell(name), limitValue(name, in.Limits[name]))
+	}
+	tw.Flush()
+}
+
+// limitValue prints a limit as sent, with byte counts also in binary
+// units so 67108864 reads as 64 MiB.
+func limitValue(name string, raw json.RawMessage) string {
+	s := safeLine(string(bytes.TrimSpace(raw)))
+	if strings.HasSuffix(name, "Bytes") {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 1024 {
+			s += " (" + humanBytes(n) + ")"
+		}
+	}
+	return s
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func (f formatter) sessions(w io.Writer, list []sessionInfo) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, "no sessions")
+		return
+	}
+	tw := table(w)
+	row(tw, "SESSION", "WORKSPACE", "CREATED", "PATHS", "RETAINED")
+	for _, s := range list {
+		row(tw, cell(s.SessionID), cell(s.Workspace), f.when(s.CreatedAt), strconv.Itoa(s.Paths), humanBytes(s.RetainedBytes))
+	}
+	tw.Flush()
+}
+
+func (f formatter) stats(w io.Writer, st stats) {
+	tw := table(w)
+	row(tw, "sessions", strconv.Itoa(st.Sessions))
+	row(tw, "retained", humanBytes(st.RetainedBytes))
+	row(tw, "snapshots", strconv.Itoa(st.Snapshots))
+	row(tw, "registers", strconv.Itoa(st.Registers))
+	row(tw, "uptime", (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second).String())
+	row(tw, "goroutines", strconv.Itoa(st.Goroutines))
+	row(tw, "heap", humanBytes(st.HeapBytes))
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	if len(st.Calls) == 0 {
+		fmt.Fprintln(w, "no calls yet")
+		return
+	}
+	tw = table(w)
+	row(tw, "METHOD", "CALLS", "ERRORS", "P50", "P99")
+	for _, m := range slices.Sorted(mapKeys(st.Calls)) {
+		c := st.Calls[m]
+		row(tw, cell(m), strconv.FormatInt(c.Count, 10), strconv.FormatInt(c.Errors, 10), micros(c.P50Us), micros(c.P99Us))
+	}
+	tw.Flush()
+}
+
+// maxSeenRanges is how many seen ranges one table cell shows before it
+// summarizes the rest; a sparse grep can leave hundreds.
+const maxSeenRanges = 4
+
+func seen(s seenLines) string {
+	if !s.Known {
+		return "unknown"
+	}
+	if len(s.Ranges) == 0 {
+		return "none"
+	}
+	parts := make([]string, 0, maxSeenRanges+1)
+	for i, r := range s.Ranges {
+		if i == maxSeenRanges {
+			parts = append(parts, fmt.Sprintf("…(+%d ranges)", len(s.Ranges)-i))
+			break
+		}
+		if r[0] == r[1] {
+			parts = append(parts, strconv.Itoa(r[0]))
+		} else {
+			parts = append(parts, strconv.Itoa(r[0])+"-"+strconv.Itoa(r[1]))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// relative shows a path under the workspace relative to it, as the model
+// sees it; anything else stays absolute.
+func relative(workspace, path string) string {
+	if workspace != "" {
+		if rest, ok := strings.CutPrefix(path, strings.TrimSuffix(workspace, "/")+"/"); ok && rest != "" {
+			return rest
+		}
+	}
+	return path
+}
+
+func (f formatter) session(w io.Writer, d sessionDetail) {
+	tw := table(w)
+	row(tw, "session", cell(d.SessionID))
+	row(tw, "workspace", cell(d.Workspace))
+	row(tw, "retained", humanBytes(d.RetainedBytes))
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	if len(d.Paths) == 0 {
+		fmt.Fprintln(w, "no snapshots (nothing read, grepped, written or edited yet)")
+	} else {
+		tw = table(w)
+		row(tw, "PATH", "TAG", "BYTES", "LINES", "SEEN", "RETAINED", "RECORDED")
+		for _, p := range d.Paths {
+			name := cell(relative(d.Workspace, p.Path))
+			for i, v := range p.Versions {
+				if i > 0 {
+					name = "" // older versions of the same path, newest first
+				}
+				row(tw, name, cell(v.Tag), strconv.FormatInt(v.Bytes, 10), strconv.Itoa(v.Lines), seen(v.SeenLines), yesNo(v.Retained), f.when(v.RecordedAt))
+			}
+		}
+		tw.Flush()
+	}
+
+	fmt.Fprintln(w)
+	if len(d.Registers) == 0 {
+		fmt.Fprintln(w, "no named registers")
+		return
+	}
+	tw = table(w)
+	row(tw, "REGISTER", "LINES", "BYTES")
+	for _, r := range d.Registers {
+		row(tw, "@"+cell(r.Name), strconv.Itoa(r.Lines), strconv.FormatInt(r.Bytes, 10))
+	}
+	tw.Flush()
+}
+
+func (f formatter) reviewList(w io.Writer, sessionID string, entries []reviewEntry) {
+	if len(entries) == 0 {
+		fmt.Fprintf(w, "no review entries for session %s\n", cell(sessionID))
+		return
+	}
+	tw := table(w)
+	row(tw, "AT", "TOOL CALL", "TOOL", "CHANGE", "PATH", "STATE")
+	for _, e := range entries {
+		state := "applied"
+		if e.RolledBack {
+			state = "rolled back"
+		}
+		row(tw, f.when(e.At), cell(e.ToolCallID), cell(e.Tool), cell(e.Change), cell(e.Path), state)
+	}
+	tw.Flush()
+	for _, e := range entries {
+		fmt.Fprintln(w)
+		f.entryDiff(w, e)
+	}
+	fmt.Fprintf(w, "\nundo one tool call with: hostctl review rollback %s TOOLCALL\n", cell(sessionID))
+}
+
+// entryDiff prints one entry's heading and its diff.
+func (f formatter) entryDiff(w io.Writer, e reviewEntry) {
+	head := fmt.Sprintf("== %s %s %s (tool call %s, entry %s)", cell(e.Tool), cell(e.Change), cell(e.Path), cell(e.ToolCallID), cell(e.ID))
+	if e.RolledBack {
+		head += " [rolled back]"
+	}
+	fmt.Fprintln(w, head)
+	diff := strings.TrimSuffix(e.Diff, "\n")
+	if diff == "" {
+		fmt.Fprintln(w, "(no textual diff)")
+		return
+	}
+	for line := range strings.SplitSeq(diff, "\n") {
+		fmt.Fprintln(w, safeLine(line))
+	}
+}
+
+// rollback reports what review.rollback restored and, when the entries
+// could be fetched, the changes that were undone.
+func (f formatter) rollback(w io.Writer, toolCallID string, res rollbackResult, undone []reviewEntry) {
+	fmt.Fprintf(w, "rolled back tool call %s: restored %d path(s)\n", cell(toolCallID), len(res.Restored))
+	for _, p := range res.Restored {
+		fmt.Fprintf(w, "  %s\n", cell(p))
+	}
+	if len(undone) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nundone changes:")
+	for _, e := range undone {
+		fmt.Fprintln(w)
+		f.entryDiff(w, e)
+	}
+}
+
+// rpcFailure prints a daemon error: its name, code and message, then any
+// error.data beyond the name (details a person may need, e.g. the paths
+// that conflicted).
+func rpcFailure(w io.Writer, e *rpcError) {
+	fmt.Fprintf(w, "hostctl: %s (%d): %s\n", cell(e.Name), e.Code, safeLine(e.Message))
+	var data map[string]json.RawMessage
+	if json.Unmarshal(e.Data, &data) != nil {
+		return
+	}
+	delete(data, "code")
+	if len(data) == 0 {
+		return
+	}
+	// Compact JSON escapes every control character, so it is safe as is.
+	b, err := json.Marshal(data)
+	if err == nil {
+		fmt.Fprintf(w, "  details: %s\n", b)
+	}
+}
