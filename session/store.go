@@ -26,14 +26,16 @@ type Version struct {
 	RecordedAt time.Time
 }
 
-// same reports whether v records the same content as o: full text for
-// retained versions (§3.3: a tag match is never identity), the full
-// SHA-256 otherwise.
+// same reports whether v records the same content as o: full text when
+// both are retained (§3.3: a tag match is never identity), the full
+// SHA-256 when either is not, as Match decides. Retention alone must not
+// split one content into two versions: a read that could not retain a
+// file and a grep that could would otherwise keep their seen lines apart.
 func (v *Version) same(o *Version) bool {
-	if v.Retained != o.Retained || v.Digest != o.Digest {
+	if v.Digest != o.Digest {
 		return false
 	}
-	return !v.Retained || v.Text == o.Text
+	return !v.Retained || !o.Retained || v.Text == o.Text
 }
 
 // Snapshot is what a producer hands to Record.
@@ -129,6 +131,11 @@ func (s *Store) Record(path string, snap Snapshot) string {
 		old.RecordedAt = v.RecordedAt
 		h.versions = slices.Delete(h.versions, i, i+1)
 		h.versions = slices.Insert(h.versions, 0, old)
+		if v.Retained && !old.Retained {
+			old.Text, old.Retained = v.Text, true
+			s.retained += int64(len(v.Text))
+			s.shrinkLocked(path, h)
+		}
 		return v.Tag
 	}
 	h.versions = slices.Insert(h.versions, 0, v)
@@ -284,6 +291,31 @@ func (s *Store) Dump() []PathVersions {
 			pv.Versions = append(pv.Versions, *v)
 		}
 		out = append(out, pv)
+	}
+	return out
+}
+
+// Head returns a copy of the newest version of path.
+func (s *Store) Head(path string) (Version, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.paths.Peek(path)
+	if !ok || len(h.versions) == 0 {
+		return Version{}, false
+	}
+	return *h.versions[0], true
+}
+
+// PathsMinted lists the paths this session minted tag for, per the ledger,
+// for path recovery (edit-contract §9.2).
+func (s *Store) PathsMinted(tag string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, k := range s.ledger.Keys() {
+		if k.tag == tag && !slices.Contains(out, k.path) {
+			out = append(out, k.path)
+		}
 	}
 	return out
 }
