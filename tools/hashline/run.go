@@ -1,0 +1,47 @@
+package hashline
+
+import "slices"
+
+// Env is what Run needs besides the text and the ops.
+type Env struct {
+	Limits    Limits
+	Resolver  BlockResolver // nil: block ops are EDIT_BLOCK_UNRESOLVED
+	Registers Registers     // nil: named registers are unavailable
+}
+
+// Run chains every step for one edit of lines: Parse, Lower,
+// ResolveBlocks, Expand, Validate, Apply and, on success, Commit. It is
+// the whole language without the gates, for tests and benchmarks; the
+// tool runs the steps itself so it can put the version and provenance
+// gates between them. A patch that is only REM or MV returns the lines
+// unchanged: those are file operations for the tool.
+func Run(lines []string, ops string, env Env) (Result, error) {
+	p, err := Parse(ops, env.Limits)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(p.Ops) == 0 {
+		return Result{Lines: slices.Clone(lines)}, nil
+	}
+	ir, err := Lower(p, len(lines), env.Limits)
+	if err != nil {
+		return Result{}, err
+	}
+	if ir, err = ResolveBlocks(ir, env.Resolver); err != nil {
+		return Result{}, err
+	}
+	if ir, err = Expand(ir, lines, env.Registers); err != nil {
+		return Result{}, err
+	}
+	if err = Validate(ir); err != nil {
+		return Result{}, err
+	}
+	res, err := Apply(lines, ir)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := Commit(ir, env.Registers); err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
