@@ -177,9 +177,16 @@ func (w *Workspace) Resolve(p string, access Access) (Path, error) {
 	return res, nil
 }
 
+// maxLinkHops bounds the symlinks one resolution follows by hand, as the
+// kernel bounds them, so a cycle of links is an error and not a runaway
+// recursion.
+const maxLinkHops = 40
+
 // canonicalPath resolves symlinks in the longest existing prefix of p and
 // appends the rest.
-func canonicalPath(p string) (string, error) {
+func canonicalPath(p string) (string, error) { return canonicalPathHops(p, 0) }
+
+func canonicalPathHops(p string, hops int) (string, error) {
 	rest := ""
 	cur := p
 	for {
@@ -187,17 +194,26 @@ func canonicalPath(p string) (string, error) {
 		if err == nil {
 			return filepath.Join(real, rest), nil
 		}
-		if !errors.Is(err, os.ErrNotExist) {
-			// A dangling symlink or a loop: resolve what the link says
-			// so a dangling link out of the workspace is still caught.
-			if target, lerr := os.Readlink(cur); lerr == nil {
-				if !filepath.IsAbs(target) {
-					target = filepath.Join(filepath.Dir(cur), target)
-				}
-				if target != cur {
-					return canonicalPath(filepath.Join(filepath.Clean(target), rest))
-				}
+		// A dangling symlink (EvalSymlinks reports its missing target as
+		// ErrNotExist) or a loop: resolve what the link says, so a link out
+		// of the roots is caught whether or not its target exists.
+		if info, lerr := os.Lstat(cur); lerr == nil && info.Mode()&os.ModeSymlink != 0 {
+			target, rerr := os.Readlink(cur)
+			if rerr != nil || hops >= maxLinkHops {
+				return "", fmt.Errorf("%w: %s: too many levels of symbolic links", ErrBadPath, cur)
 			}
+			if !filepath.IsAbs(target) {
+				// The link's directory exists (Lstat saw the link), so it
+				// resolves; a relative target is relative to it.
+				dir, derr := filepath.EvalSymlinks(filepath.Dir(cur))
+				if derr != nil {
+					return "", fmt.Errorf("%w: %v", ErrBadPath, derr)
+				}
+				target = filepath.Join(dir, target)
+			}
+			return canonicalPathHops(filepath.Join(filepath.Clean(target), rest), hops+1)
+		}
+		if !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("%w: %v", ErrBadPath, err)
 		}
 		parent := filepath.Dir(cur)

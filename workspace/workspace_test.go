@@ -1,0 +1,164 @@
+package workspace
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// tree builds a workspace root, a scratch root and two external roots (one
+// read-only) under one temp dir and returns the Workspace and the dir.
+func tree(t *testing.T) (*Workspace, string) {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"ws/src", "ws/.git/objects", "ws/sub/.git", "scratch", "ext-ro", "ext-rw", "outside"} {
+		must(t, os.MkdirAll(filepath.Join(base, d), 0o755))
+	}
+	for _, f := range []string{"ws/src/a.go", "outside/secret.txt", "ext-ro/lib.txt"} {
+		must(t, os.WriteFile(filepath.Join(base, f), []byte("x\n"), 0o644))
+	}
+	links := map[string]string{
+		"ws/out":         "../outside",                   // directory link leaving the workspace
+		"ws/secret":      "../outside/secret.txt",        // file link leaving the workspace
+		"ws/in":          "src",                          // link staying inside
+		"ws/dangling":    "../outside/missing-dir",       // dangling link leaving the workspace
+		"ws/dangling-in": "src/not-yet",                  // dangling link staying inside
+		"ws/loop-a":      "loop-b",                       // a cycle
+		"ws/loop-b":      "loop-a",                       //
+		"ws/abs-out":     filepath.Join(base, "outside"), // absolute target
+	}
+	for name, target := range links {
+		must(t, os.Symlink(target, filepath.Join(base, name)))
+	}
+	w, err := New(filepath.Join(base, "ws"), filepath.Join(base, "scratch"), []External{
+		{Path: filepath.Join(base, "ext-ro")},
+		{Path: filepath.Join(base, "ext-rw"), Writable: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, base
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	w, base := tree(t)
+	ws := filepath.Join(base, "ws")
+	tests := []struct {
+		name    string
+		path    string
+		access  Access
+		abs     string // "" when an error is expected
+		display string
+		root    RootKind
+		err     error
+	}{
+		{"relative file", "src/a.go", Read, ws + "/src/a.go", "src/a.go", KindWorkspace, nil},
+		{"dot segments are cleaned", "./src/../src/a.go", Read, ws + "/src/a.go", "src/a.go", KindWorkspace, nil},
+		{"absolute inside", ws + "/src/a.go", Read, ws + "/src/a.go", "src/a.go", KindWorkspace, nil},
+		{"missing file resolves through its parent", "src/new/file.go", Write, ws + "/src/new/file.go", "src/new/file.go", KindWorkspace, nil},
+		{"link inside is resolved to its target", "in/a.go", Read, ws + "/src/a.go", "src/a.go", KindWorkspace, nil},
+		{"dangling link inside resolves to its target", "dangling-in", Write, ws + "/src/not-yet", "src/not-yet", KindWorkspace, nil},
+		{"the root itself", ".", Read, ws, ".", KindWorkspace, nil},
+		{"scratch root", base + "/scratch/x.txt", Write, base + "/scratch/x.txt", base + "/scratch/x.txt", KindScratch, nil},
+		{"external read-only, read", base + "/ext-ro/lib.txt", Read, base + "/ext-ro/lib.txt", base + "/ext-ro/lib.txt", KindExternal, nil},
+		{"external read-write, write", base + "/ext-rw/new.txt", Write, base + "/ext-rw/new.txt", base + "/ext-rw/new.txt", KindExternal, nil},
+
+		{"parent escape", "../outside/secret.txt", Read, "", "", "", ErrOutside},
+		{"absolute outside", base + "/outside/secret.txt", Read, "", "", "", ErrOutside},
+		{"file link out", "secret", Read, "", "", "", ErrOutside},
+		{"directory link out", "out/secret.txt", Read, "", "", "", ErrOutside},
+		{"absolute link out", "abs-out/secret.txt", Read, "", "", "", ErrOutside},
+		{"write through a directory link out", "out/new.txt", Write, "", "", "", ErrOutside},
+		{"dangling link out, read", "dangling", Read, "", "", "", ErrOutside},
+		{"dangling link out, write below it", "dangling/new.txt", Write, "", "", "", ErrOutside},
+		{"symlink cycle", "loop-a", Read, "", "", "", ErrBadPath},
+		{"empty path", "", Read, "", "", "", ErrBadPath},
+		{"blank path", "  ", Read, "", "", "", ErrBadPath},
+		{"NUL byte", "a\x00b", Read, "", "", "", ErrBadPath},
+		{"write into .git", ".git/config", Write, "", "", "", ErrDenied},
+		{"write into a nested .git", "sub/.git/HEAD", Write, "", "", "", ErrDenied},
+		{"write to a read-only external root", base + "/ext-ro/lib.txt", Write, "", "", "", ErrDenied},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan struct{})
+			var got Path
+			var err error
+			go func() {
+				defer close(done)
+				got, err = w.Resolve(tt.path, tt.access)
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Resolve did not return")
+			}
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("Resolve(%q) error = %v, want %v", tt.path, err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Resolve(%q): %v", tt.path, err)
+			}
+			if got.Abs != tt.abs || got.Display != tt.display || got.Root != tt.root {
+				t.Errorf("Resolve(%q) = %+v, want abs=%s display=%s root=%s", tt.path, got, tt.abs, tt.display, tt.root)
+			}
+		})
+	}
+}
+
+func TestResolveReadOfGitIsAllowedButNotWritable(t *testing.T) {
+	w, _ := tree(t)
+	p, err := w.Resolve(".git/objects", Read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Writable {
+		t.Error("a path inside .git reports Writable")
+	}
+}
+
+func TestNewRejectsBadRoots(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	must(t, os.WriteFile(file, nil, 0o644))
+	for _, root := range []string{"", "relative/dir", filepath.Join(dir, "missing"), file} {
+		if _, err := New(root, "", nil); !errors.Is(err, ErrInvalid) {
+			t.Errorf("New(%q) error = %v, want ErrInvalid", root, err)
+		}
+	}
+}
+
+func TestRootsAreCanonical(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	must(t, os.Mkdir(filepath.Join(dir, "real"), 0o755))
+	must(t, os.Symlink("real", filepath.Join(dir, "alias")))
+	w, err := New(filepath.Join(dir, "alias"), "", nil)
+	must(t, err)
+	if w.Root() != filepath.Join(dir, "real") {
+		t.Errorf("Root() = %s, want the link's target", w.Root())
+	}
+	// A path spelled through the alias and through the target is one key.
+	a, err := w.Resolve(filepath.Join(dir, "alias", "x"), Read)
+	must(t, err)
+	b, err := w.Resolve("x", Read)
+	must(t, err)
+	if a.Abs != b.Abs {
+		t.Errorf("two spellings resolve to %s and %s", a.Abs, b.Abs)
+	}
+}
