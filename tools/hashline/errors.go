@@ -66,6 +66,17 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 // Unwrap returns the sentinel of e's code.
 func (e *Error) Unwrap() error { return sentinels[e.Code] }
 
+// wholeCall adds to an error of a call with several ops that none of
+// them was applied. A model that sees one op rejected otherwise tends to
+// assume the others landed and never resends them.
+func wholeCall(nOps int, err error) error {
+	var e *Error
+	if nOps > 1 && errors.As(err, &e) && e.Code != CodeNoChange {
+		e.Message += fmt.Sprintf(". None of the %d ops of this call was applied: fix this one and send them all again", nOps)
+	}
+	return err
+}
+
 // fail builds an *Error. The "ops line N: " prefix is part of Message
 // because the message is shown to the model on its own.
 func fail(code string, opsLine, line int, format string, args ...any) *Error {

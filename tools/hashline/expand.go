@@ -36,6 +36,11 @@ type anonCapture struct {
 // leaves the session's registers untouched. regs may be nil when no named
 // register is used.
 func Expand(ir IR, lines []string, regs Registers) (IR, error) {
+	out, err := expand(ir, lines, regs)
+	return out, wholeCall(len(ir.Sources), err)
+}
+
+func expand(ir IR, lines []string, regs Registers) (IR, error) {
 	lim := ir.Limits.orDefault()
 	if len(lines) != ir.NumLines {
 		return IR{}, fail(CodeInvalidArgument, 0, 0,

@@ -168,8 +168,9 @@ func (ir IR) HeadTailOnly() bool {
 		return false
 	}
 	for _, e := range ir.Edits {
-		gap := e.Kind == KindInsert || (e.Kind == KindPaste && !e.IsSpanPaste())
-		if !gap || (e.Cursor.Pos != PosHead && e.Cursor.Pos != PosEnd) {
+		// Only inserts and gap pastes carry a cursor; every other edit
+		// names lines and fails this test.
+		if e.Cursor.Pos != PosHead && e.Cursor.Pos != PosEnd {
 			return false
 		}
 	}

@@ -8,6 +8,14 @@ import "fmt"
 // range costs nothing. REM and MV are file operations for the tool layer
 // and produce no edits.
 func Lower(p *Patch, numLines int, lim Limits) (IR, error) {
+	ir, err := lower(p, numLines, lim)
+	if p != nil {
+		err = wholeCall(len(p.Ops), err)
+	}
+	return ir, err
+}
+
+func lower(p *Patch, numLines int, lim Limits) (IR, error) {
 	lim = lim.orDefault()
 	ir := IR{NumLines: numLines, Limits: lim}
 	if p == nil {

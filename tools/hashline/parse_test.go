@@ -145,6 +145,7 @@ func TestParseErrors(t *testing.T) {
 		{"blank inside locator", "PUT < 2:\n+x", CodeParseFailed, 1, []string{"Write: PUT <2:"}},
 		{"missing space", "PUT3.=4:\n+x", CodeParseFailed, 1, []string{"Write: PUT 3.=4:"}},
 		{"double space", "PUT  3.=4:\n+x", CodeParseFailed, 1, []string{"Write: PUT 3.=4:"}},
+		{"double blank before a register", "PUT >3  @r", CodeParseFailed, 1, []string{"Write: PUT >3 @r"}},
 		{"text after colon", "PUT 3.=4: foo()", CodeParseFailed, 1, []string{"+foo()", "Write: PUT 3.=4:"}},
 		{"garbage after CUT", "CUT 3.=4 please", CodeParseFailed, 1, []string{`"please"`, "Write: CUT 3.=4"}},
 		{"CUT with colon", "CUT 3.=4:", CodeParseFailed, 1, []string{"Write: CUT 3.=4"}},

@@ -18,6 +18,11 @@ type BlockResolver interface {
 // ops are not available in this build: each is EDIT_BLOCK_UNRESOLVED with
 // the plain-range alternative.
 func ResolveBlocks(ir IR, r BlockResolver) (IR, error) {
+	out, err := resolveBlocks(ir, r)
+	return out, wholeCall(len(ir.Sources), err)
+}
+
+func resolveBlocks(ir IR, r BlockResolver) (IR, error) {
 	out := ir.clone()
 	out.Edits = out.Edits[:0:0]
 	budget := ir.Limits.orDefault().MaxExpandedLines - countLines(ir.Edits)

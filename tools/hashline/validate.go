@@ -16,6 +16,10 @@ import "fmt"
 // so are <1 and >$ beside a range: the top and the end of the file do not
 // move.
 func Validate(ir IR) error {
+	return wholeCall(len(ir.Sources), validate(ir))
+}
+
+func validate(ir IR) error {
 	lim := ir.Limits.orDefault()
 	n := ir.NumLines
 	for _, e := range ir.Edits {

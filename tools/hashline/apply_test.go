@@ -1,0 +1,169 @@
+package hashline
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// runText runs ops on a text the way the tool addresses it.
+func runText(input, ops string, env Env) (string, Result, error) {
+	lines, trailing := splitText(input)
+	res, err := Run(lines, ops, env)
+	if err != nil {
+		return "", res, err
+	}
+	return joinText(res.Lines, trailing), res, nil
+}
+
+const abcde = "a\nb\nc\nd\ne\n"
+
+func TestApplySemantics(t *testing.T) {
+	tests := []struct {
+		name, input, ops, want string
+	}{
+		{"replace a range", abcde, "PUT 2.=3:\n+X", "a\nX\nd\ne\n"},
+		{"replace one line with several", abcde, "PUT 2.=2:\n+X\n+Y", "a\nX\nY\nc\nd\ne\n"},
+		{"insert before", abcde, "PUT <3:\n+X", "a\nb\nX\nc\nd\ne\n"},
+		{"insert after", abcde, "PUT >3:\n+X", "a\nb\nc\nX\nd\ne\n"},
+		{"insert at the head", abcde, "PUT <1:\n+X", "X\na\nb\nc\nd\ne\n"},
+		{"append", abcde, "PUT >$:\n+X", "a\nb\nc\nd\ne\nX\n"},
+		{"after the last line", abcde, "PUT >5:\n+X", "a\nb\nc\nd\ne\nX\n"},
+		{"append without terminal newline", "a\nb", "PUT >$:\n+X", "a\nb\nX"},
+		{"write an empty file from the head", "", "PUT <1:\n+X\n+Y", "X\nY"},
+		{"append to an empty file", "", "PUT >$:\n+X", "X"},
+		{"delete", abcde, "CUT 2.=3", "a\nd\ne\n"},
+		{"delete everything", abcde, "CUT 1.=5", ""},
+		{"empty rows and sigils", abcde, "PUT 1.=1:\n+\n++x\n+-y", "\n+x\n-y\nb\nc\nd\ne\n"},
+		{"whitespace kept verbatim", abcde, "PUT 2.=2:\n+\t  x  \t", "a\n\t  x  \t\nc\nd\ne\n"},
+		{"numbers never shift", abcde, "PUT 1.=1:\n+a1\n+a2\nCUT 3.=3\nPUT >4:\n+Z\nPUT 5.=5:\n+E", "a1\na2\nb\nd\nZ\nE\n"},
+		{"before and after one line are two places", abcde, "PUT <2:\n+before\nPUT >2:\n+after", "a\nbefore\nb\nafter\nc\nd\ne\n"},
+		{"gap just above a range lands above its body", abcde, "PUT >1:\n+G\nPUT 2.=3:\n+R", "a\nG\nR\nd\ne\n"},
+		{"gap just below a range lands below its body", abcde, "PUT 2.=3:\n+R\nPUT <4:\n+G", "a\nR\nG\nd\ne\n"},
+		{"head beside a range on line 1", abcde, "PUT 1.=2:\n+R\nPUT <1:\n+H", "H\nR\nc\nd\ne\n"},
+		{"end beside a range on the last line", abcde, "PUT >$:\n+T\nPUT 4.=5:\n+R", "a\nb\nc\nR\nT\n"},
+		{"adjacent ranges", abcde, "PUT 3.=3:\n+C\nPUT 2.=2:\n+B", "a\nB\nC\nd\ne\n"},
+		{"move down with the anonymous register", abcde, "CUT 1.=2\nPUT >4", "c\nd\na\nb\ne\n"},
+		{"move up with the anonymous register", abcde, "CUT 4.=5\nPUT <1", "d\ne\na\nb\nc\n"},
+		{"paste over a span with a named register", abcde, "CUT 1.=1 @x\nPUT 4.=5 @x", "b\nc\na\n"},
+		{"section header is not content", abcde, "[f.txt#ABCD]\nCUT 5.=5", "a\nb\nc\nd\n"},
+		{"CRLF ops", abcde, "PUT 2.=2:\r\n+X\r\n", "a\nX\nc\nd\ne\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := runText(tt.input, tt.ops, Env{Registers: newMemRegisters()})
+			if err != nil {
+				t.Fatalf("error: %v", err)
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOpOrderDoesNotMatter(t *testing.T) {
+	ops := []string{"PUT 1.=1:\n+A", "PUT <3:\n+G", "CUT 4.=4", "PUT >$:\n+T", "PUT 2.=2:\n+B\n+B2"}
+	want, _, err := runText(abcde, strings.Join(ops, "\n"), Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ops {
+		rot := append(append([]string(nil), ops[i:]...), ops[:i]...)
+		got, _, err := runText(abcde, strings.Join(rot, "\n"), Env{})
+		if err != nil || got != want {
+			t.Errorf("order %d: got %q, %v; want %q", i, got, err, want)
+		}
+	}
+}
+
+func TestApplyRejections(t *testing.T) {
+	tests := []struct {
+		name, input, ops string
+		code             string
+		frags            []string
+	}{
+		{"line past the end", abcde, "PUT 4.=7:\n+X", CodeRangeInvalid, []string{"line 7", "the file has 5 lines"}},
+		{"gap past the end", abcde, "PUT <6:\n+X", CodeRangeInvalid, []string{"the file has 5 lines", "PUT >$:"}},
+		{"after past the end", abcde, "PUT >6:\n+X", CodeRangeInvalid, []string{"the file has 5 lines"}},
+		{"empty file", "", "PUT 1.=1:\n+X", CodeRangeInvalid, []string{"the file is empty", "PUT <1:"}},
+		{"reversed range", abcde, "CUT 5.=2", CodeRangeInvalid, []string{"backwards", "CUT 2.=5", "CUT 5.=6"}},
+		{"overlapping ranges", abcde, "PUT 2.=4:\n+X\nPUT 3.=5:\n+Y", CodeRangeInvalid, []string{"both change line 3", "PUT 2.=5:", "None of the 2 ops"}},
+		{"CUT inside a PUT", abcde, "CUT 2.=4\nPUT 3.=3:\n+x", CodeRangeInvalid, []string{"both change line 3"}},
+		{"one gap, two ops", abcde, "PUT >4:\n+X\nPUT <5:\n+Y", CodeRangeInvalid, []string{"between lines 4 and 5", "one of the two headers"}},
+		{"two heads", abcde, "PUT <1:\n+X\nPUT <1:\n+Y", CodeRangeInvalid, []string{"at the top of the file"}},
+		{"end twice", abcde, "PUT >$:\n+X\nPUT >5:\n+Y", CodeRangeInvalid, []string{"at the end of the file"}},
+		{"after a replaced line", abcde, "PUT 3.=4:\n+X\nPUT >4:\n+Y", CodeRangeInvalid, []string{"after line 4", "PUT 3.=4:"}},
+		{"before a replaced line", abcde, "PUT <3:\n+Y\nPUT 3.=4:\n+X", CodeRangeInvalid, []string{"before line 3"}},
+		{"inside a deleted range", abcde, "CUT 2.=4\nPUT >3:\n+Y", CodeRangeInvalid, []string{"after line 3"}},
+		{"paste next to a cut", abcde, "CUT 2.=3\nPUT >3", CodeRangeInvalid, []string{"after line 3"}},
+		{"no change", abcde, "PUT 2.=2:\n+b", CodeNoChange, []string{"exactly as it is", "no edit is needed"}},
+		{"cut and paste back", abcde, "CUT 2.=2\nPUT <3", CodeNoChange, nil},
+		{"empty PUT is not a delete", abcde, "PUT 2.=2:", CodeParseFailed, []string{"CUT 2.=2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, res, err := runText(tt.input, tt.ops, Env{})
+			wantErr(t, err, tt.code, -1, tt.frags...)
+			if res.Lines != nil {
+				t.Errorf("a failed call returned lines %q", res.Lines)
+			}
+		})
+	}
+}
+
+func TestAmplificationLimit(t *testing.T) {
+	lim := Limits{MaxExpandedLines: 5}
+	if _, _, err := runText(abcde, "PUT 1.=2:\n+x\n+y\n+z", Env{Limits: lim}); err != nil {
+		t.Fatalf("5 line edits at a cap of 5: %v", err)
+	}
+	_, _, err := runText(abcde, "PUT 1.=3:\n+x\n+y\n+z", Env{Limits: lim})
+	wantErr(t, err, CodeAmplificationLimit, 1, "more than 5")
+	// Pastes multiply a register: the cap holds after expansion too.
+	_, _, err = runText(abcde, "CUT 1.=2 @r\nPUT >3 @r\nPUT >4 @r", Env{Limits: lim, Registers: newMemRegisters()})
+	wantErr(t, err, CodeAmplificationLimit, 3)
+	// The contract's own example: a 100,001-line range.
+	lines := make([]string, 100001)
+	_, err = Run(lines, "PUT 1.=100001:\n+x", Env{})
+	wantErr(t, err, CodeAmplificationLimit, 1, "100000")
+}
+
+func TestChangedRegions(t *testing.T) {
+	tests := []struct {
+		name, ops string
+		want      []Region
+	}{
+		{"replacement", "PUT 2.=3:\n+X", []Region{{Start: 2, End: 2, Inserted: 1, Removed: 2}}},
+		{"growth", "PUT 2.=2:\n+X\n+Y\n+Z", []Region{{Start: 2, End: 4, Inserted: 3, Removed: 1}}},
+		{"deletion names the join", "CUT 2.=3", []Region{{Start: 2, End: 1, Removed: 2}}},
+		{"deletion at the head", "CUT 1.=1", []Region{{Start: 1, End: 0, Removed: 1}}},
+		{"deletion at the end", "CUT 5.=5", []Region{{Start: 5, End: 4, Removed: 1}}},
+		{"append", "PUT >$:\n+X", []Region{{Start: 6, End: 6, Inserted: 1}}},
+		{"touching ops are one region", "PUT >1:\n+X\nCUT 2.=2\nPUT <3:\n+Y", []Region{{Start: 2, End: 3, Inserted: 2, Removed: 1}}},
+		{"separate regions in new numbers", "PUT <1:\n+H\n+H\nCUT 3.=3\nPUT 5.=5:\n+E", []Region{
+			{Start: 1, End: 2, Inserted: 2}, {Start: 5, End: 4, Removed: 1}, {Start: 6, End: 6, Inserted: 1, Removed: 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, res, err := runText(abcde, tt.ops, Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(res.Changed, tt.want) {
+				t.Errorf("Changed = %+v, want %+v", res.Changed, tt.want)
+			}
+		})
+	}
+}
+
+func TestApplyRefusesUnexpandedOrForeignIR(t *testing.T) {
+	lines := []string{"a", "b"}
+	p, _ := Parse("CUT 1.=1", Limits{})
+	ir, _ := Lower(p, 2, Limits{})
+	_, err := Apply(lines, ir)
+	wantErr(t, err, CodeInvalidArgument, 1, "not expanded")
+	_, err = Apply([]string{"a"}, ir)
+	wantErr(t, err, CodeInvalidArgument, 0, "lowered for 2")
+	_, err = Expand(ir, []string{"a", "b", "c"}, nil)
+	wantErr(t, err, CodeInvalidArgument, 0, "lowered for 2")
+}
