@@ -52,15 +52,15 @@ func validate(ir IR) error {
 		if c.Pos == PosAt {
 			if owner, taken := consumed[c.Line]; !taken || owner != e.Src {
 				return fail(CodeRangeInvalid, ir.source(e.Src).OpsLine, c.Line,
-					"%s replaces line %d without deleting it; re-issue the op", ir.describe(e.Src), c.Line)
+					"%q replaces line %d without deleting it; re-issue the op", ir.source(e.Src).Header, c.Line)
 			}
 			continue
 		}
 		g := gapOf(c, n)
 		if other, taken := gaps[g]; taken && other != e.Src {
 			return fail(CodeRangeInvalid, ir.source(e.Src).OpsLine, 0,
-				"%s and %s both insert %s, and their order would be a guess; put all the rows under one of the two headers, in the order you want",
-				ir.describe(other), ir.describe(e.Src), place(g, n))
+				"%q and %s both insert %s, and their order would be a guess; put all the rows under one of the two headers, in the order you want",
+				ir.source(e.Src).Header, ir.describe(other), place(g, n))
 		}
 		gaps[g] = e.Src
 		if c.Pos == PosBefore || c.Pos == PosAfter {
@@ -70,8 +70,8 @@ func validate(ir IR) error {
 					side = "after"
 				}
 				return fail(CodeRangeInvalid, ir.source(e.Src).OpsLine, c.Line,
-					"%s inserts %s line %d, but %s replaces or deletes that line, so the position is ambiguous; put these rows into that op's body where they belong",
-					ir.describe(e.Src), side, c.Line, ir.describe(owner))
+					"%q inserts %s line %d, but %s replaces or deletes that line, so the position is ambiguous; put these rows into that op's body where they belong",
+					ir.source(e.Src).Header, side, c.Line, ir.describe(owner))
 			}
 		}
 	}
@@ -178,6 +178,6 @@ func (ir IR) overlap(first, second, line int, consumed map[int]int) error {
 		}
 	}
 	return fail(CodeRangeInvalid, ir.source(second).OpsLine, line,
-		"%s and %s both change line %d; ops may not overlap. Use one op for the whole region, for example PUT %d.=%d: with the final text of lines %d-%d as +TEXT rows",
-		ir.describe(first), ir.describe(second), line, lo, hi, lo, hi)
+		"%q and %s both change line %d; ops may not overlap. Use one op for the whole region, for example PUT %d.=%d: with the final text of lines %d-%d as +TEXT rows",
+		ir.source(second).Header, ir.describe(first), line, lo, hi, lo, hi)
 }
