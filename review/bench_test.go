@@ -1,0 +1,50 @@
+package review
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// BenchmarkBeginCommit4KiB is the cost review adds to a small edit: the
+// fsynced intent, the diff, and the fsynced record, on the real store.
+// The write itself is benchmarked beside it for scale.
+func BenchmarkBeginCommit4KiB(b *testing.B) {
+	ws := b.TempDir()
+	p := filepath.Join(ws, "f.go")
+	before := bytes.Repeat([]byte("func f() int { return 40 + 2 } // padding\n"), 4096/43)
+	after := bytes.Replace(before, []byte("40 + 2"), []byte("41 + 1"), 1)
+	if err := workspace.WriteFile(p, before, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	c := Change{Path: p, Display: "f.go", Before: before, BeforeExists: true, BeforeMode: 0o644,
+		After: after, AfterExists: true, AfterMode: 0o644}
+
+	b.Run("review", func(b *testing.B) {
+		s, _ := openTest(b, config.DefaultLimits())
+		b.SetBytes(int64(len(before)))
+		i := 0
+		for b.Loop() {
+			txn, err := s.Begin("s1", fmt.Sprint("c", i), "edit", []Change{c})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := txn.Commit(nil); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("write-alone", func(b *testing.B) {
+		b.SetBytes(int64(len(before)))
+		for b.Loop() {
+			if err := workspace.WriteFile(p, after, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,96 @@
+package review
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// Diff bounds. An entry's diff is for a person to read in the desktop app;
+// past these sizes a summary line serves them better than megabytes of
+// hunks, and the store stays small.
+const (
+	// MaxDiffInputBytes: content larger than this on either side is not
+	// diffed at all; the entry carries a one-line summary instead.
+	MaxDiffInputBytes = 4 << 20
+	// MaxDiffBytes: a longer diff is cut at a line boundary and ends with
+	// a line saying how much was left out.
+	MaxDiffBytes = 256 << 10
+)
+
+// diffContext is the unified-diff context, as git and patch default to.
+const diffContext = 3
+
+// renderDiff describes one entry's change for a person: a unified diff
+// labelled a/PATH b/PATH, or one summary line for binary or oversized
+// content. Its length never exceeds MaxDiffBytes plus one short line.
+func renderDiff(display string, before, after Facts, beforeData, afterData []byte) string {
+	oldLabel, newLabel := "a/"+display, "b/"+display
+	switch {
+	case before.Size > MaxDiffInputBytes || after.Size > MaxDiffInputBytes:
+		return fmt.Sprintf("diff omitted: %s is too large to diff (%s before, %s after; the bound is %s)\n",
+			display, sizeOf(before), sizeOf(after), humanBytes(MaxDiffInputBytes))
+	case looksBinary(before, beforeData) || looksBinary(after, afterData):
+		return fmt.Sprintf("Binary files %s and %s differ (%s before, %s after)\n",
+			oldLabel, newLabel, sizeOf(before), sizeOf(after))
+	}
+	old, cur := string(beforeData), string(afterData)
+	edits := udiff.Lines(old, cur)
+	d, err := udiff.ToUnified(oldLabel, newLabel, old, edits, diffContext)
+	if err != nil {
+		// The edits come from the same library and the same text, so this
+		// is a library bug; a summary keeps the entry usable.
+		return fmt.Sprintf("diff unavailable for %s: %v\n", display, err)
+	}
+	return clipDiff(d)
+}
+
+// clipDiff cuts d to MaxDiffBytes at a line boundary and says so.
+func clipDiff(d string) string {
+	if len(d) <= MaxDiffBytes {
+		return d
+	}
+	cut := strings.LastIndexByte(d[:MaxDiffBytes], '\n') + 1
+	return d[:cut] + fmt.Sprintf("... diff truncated: showing %s of %s\n", humanBytes(int64(cut)), humanBytes(int64(len(d))))
+}
+
+// driftNote is appended to an entry whose landed bytes differ from the
+// intended ones (edit-contract §5.4): the diff describes the change the
+// tool made, and this line says that the file as saved is not that.
+func driftNote(landed Facts) string {
+	if !landed.Exists {
+		return "note: the file was not saved as this change describes; it is absent now\n"
+	}
+	return fmt.Sprintf("note: the file as saved differs from this change (a formatter or another writer changed it on save): %s, sha256 %s\n",
+		humanBytes(landed.Size), landed.SHA256)
+}
+
+// looksBinary applies the project's one definition of text (rpc.md §5.3).
+func looksBinary(f Facts, data []byte) bool {
+	if !f.Exists {
+		return false
+	}
+	_, err := workspace.Decode(data)
+	return errors.Is(err, workspace.ErrNotText)
+}
+
+func sizeOf(f Facts) string {
+	if !f.Exists {
+		return "absent"
+	}
+	return humanBytes(f.Size)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

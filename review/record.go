@@ -1,0 +1,165 @@
+package review
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The database layout. Every key is an 8-byte big-endian sequence number,
+// so a cursor walks records oldest first.
+var (
+	bucketMeta    = []byte("meta")    // "schema" → schemaVersion
+	bucketEntries = []byte("entries") // entry seq → entryRecord (JSON)
+	bucketBefore  = []byte("before")  // entry seq → the bytes the path held before
+	bucketDiffs   = []byte("diffs")   // entry seq → the rendered diff
+	bucketIntents = []byte("intents") // intent id → intentRecord (JSON)
+
+	keySchema     = []byte("schema")
+	schemaVersion = []byte("1")
+)
+
+// entryRecord is what the store keeps per entry besides the before bytes
+// and the diff, which live in their own buckets so that loading the index
+// at Open reads neither.
+type entryRecord struct {
+	Seq        uint64    `json:"seq"`
+	Session    string    `json:"session"`
+	ToolCallID string    `json:"toolCallId"`
+	Tool       string    `json:"tool"`
+	Path       string    `json:"path"`
+	Display    string    `json:"display"`
+	Change     string    `json:"change"`
+	Before     Facts     `json:"before"`
+	After      Facts     `json:"after"`
+	At         time.Time `json:"at"`
+	RolledBack bool      `json:"rolledBack"`
+	// Bytes is what this entry counts against retention: its before
+	// bytes, its diff and its paths.
+	Bytes int64 `json:"bytes"`
+}
+
+func (r *entryRecord) entry(diff string) Entry {
+	e := Entry{
+		ID:         entryID(r.Seq),
+		ToolCallID: r.ToolCallID,
+		Tool:       r.Tool,
+		Path:       r.Display,
+		Change:     r.Change,
+		Diff:       diff,
+		At:         r.At,
+		RolledBack: r.RolledBack,
+		Canonical:  r.Path,
+	}
+	e.BeforeSHA256 = r.Before.SHA256
+	e.AfterSHA256 = r.After.SHA256
+	return e
+}
+
+// entryID is stable across restarts because seq is.
+func entryID(seq uint64) string { return "rv-" + strconv.FormatUint(seq, 10) }
+
+// Intent kinds.
+const (
+	intentMutation = "mutation" // written by Begin, settled back to before
+	intentRestore  = "restore"  // written by RestoreTxn.Start, settled forward
+)
+
+// intentRecord is the durable promise that a multi-step filesystem change
+// is under way. Open settles every one it finds (see recover.go).
+type intentRecord struct {
+	ID         uint64    `json:"id"`
+	Kind       string    `json:"kind"`
+	Session    string    `json:"session"`
+	ToolCallID string    `json:"toolCallId"`
+	Tool       string    `json:"tool,omitempty"`
+	At         time.Time `json:"at"`
+	// Paths are the planned changes of a mutation; each owns the entry
+	// seq its before bytes are stored under.
+	Paths []intentPath `json:"paths,omitempty"`
+	// Seqs are the entries a restore is rolling back.
+	Seqs []uint64 `json:"seqs,omitempty"`
+}
+
+type intentPath struct {
+	Seq     uint64 `json:"seq"`
+	Path    string `json:"path"`
+	Display string `json:"display"`
+	Change  string `json:"change"`
+	Before  Facts  `json:"before"`
+	After   Facts  `json:"after"`
+}
+
+func seqKey(seq uint64) []byte {
+	var k [8]byte
+	binary.BigEndian.PutUint64(k[:], seq)
+	return k[:]
+}
+
+func keySeq(k []byte) (uint64, error) {
+	if len(k) != 8 {
+		return 0, fmt.Errorf("review store: malformed key %x", k)
+	}
+	return binary.BigEndian.Uint64(k), nil
+}
+
+func putJSON(b *bolt.Bucket, seq uint64, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(seqKey(seq), data)
+}
+
+// createBuckets makes a fresh database usable and refuses one written by
+// an incompatible version rather than misreading it.
+func createBuckets(tx *bolt.Tx) error {
+	meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+	if err != nil {
+		return err
+	}
+	switch v := meta.Get(keySchema); {
+	case v == nil:
+		if err := meta.Put(keySchema, schemaVersion); err != nil {
+			return err
+		}
+	case string(v) != string(schemaVersion):
+		return fmt.Errorf("review store has schema %q, this hostd reads %q", v, schemaVersion)
+	}
+	for _, name := range [][]byte{bucketEntries, bucketBefore, bucketDiffs, bucketIntents} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteEntry removes every trace of one entry.
+func deleteEntry(tx *bolt.Tx, seq uint64) error {
+	k := seqKey(seq)
+	for _, name := range [][]byte{bucketEntries, bucketBefore, bucketDiffs} {
+		if err := tx.Bucket(name).Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadBefore copies the before bytes of an entry out of the database (bolt
+// values are only valid inside their transaction).
+func (s *Store) loadBefore(seq uint64) ([]byte, error) {
+	var out []byte
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketBefore).Get(seqKey(seq))
+		if v == nil {
+			return fmt.Errorf("review store: before bytes of %s are missing", entryID(seq))
+		}
+		out = append([]byte{}, v...)
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,272 @@
+package review
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+	"go.uber.org/zap"
+)
+
+// recover settles every intent an earlier process left behind. The
+// direction is fixed per kind, and in both kinds it moves paths toward the
+// only content the store is sure to hold, the before bytes:
+//
+//   - an unfinished mutation is undone. Its tool result was never
+//     returned, so the model was not told the change happened, and the
+//     before bytes are in the intent (the after bytes are not stored, and
+//     may not even be what landed, if a formatter rewrote them).
+//   - an unfinished rollback is finished. The user asked for it, every
+//     conflict check had passed before its intent was written, and the
+//     before bytes are in the entries it restores.
+//
+// An intent that cannot be settled now (an I/O error) stays in the
+// database, is logged, and is tried again at the next Open; its call is
+// protected meanwhile (no reuse of its toolCallId, no eviction).
+func (s *Store) recover() error {
+	var intents []*intentRecord
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketIntents).ForEach(func(k, v []byte) error {
+			in := new(intentRecord)
+			if err := json.Unmarshal(v, in); err != nil {
+				return fmt.Errorf("intent %x: %w", k, err)
+			}
+			intents = append(intents, in)
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	for _, in := range intents {
+		key := callKey{in.Session, in.ToolCallID}
+		var err error
+		switch in.Kind {
+		case intentMutation:
+			s.pending[key] = true
+			err = s.settleMutation(in)
+		case intentRestore:
+			if c := s.calls[key]; c != nil {
+				c.busy = true
+			}
+			err = s.settleRestore(in)
+		default:
+			err = fmt.Errorf("unknown intent kind %q", in.Kind)
+		}
+		fields := []zap.Field{zap.String(logSession, in.Session), zap.String(logToolCall, in.ToolCallID), zap.String(logIntent, in.Kind)}
+		switch {
+		case errors.Is(err, ErrUnsettled):
+			s.log.Warn("review: settled an interrupted change, leaving some paths as found", append(fields, zap.Error(err))...)
+		case err != nil:
+			s.log.Error("review: could not settle an interrupted change; will retry at the next start", append(fields, zap.Error(err))...)
+		default:
+			s.log.Info("review: settled an interrupted change", fields...)
+		}
+	}
+	return nil
+}
+
+// settleMutation puts every path of an unfinished mutation back to its
+// before content and drops the intent. When some path holds content that
+// is neither its before nor its after, nothing is touched: undoing the
+// other paths would still leave that one unexplained, and overwriting it
+// could destroy work. The call is then recorded as it stands, so the user
+// sees it and can roll it back through the ordinary conflict-checked path.
+func (s *Store) settleMutation(in *intentRecord) error {
+	obs := make([]Observation, len(in.Paths))
+	var strangers []string
+	for i, p := range in.Paths {
+		o, err := Observe(p.Path, max(p.Before.Size, p.After.Size))
+		if err != nil {
+			return err
+		}
+		obs[i] = o
+		if !o.matches(p.Before) && !o.matches(p.After) {
+			strangers = append(strangers, p.Display)
+		}
+	}
+	drop := make([]uint64, 0, len(in.Paths))
+	if len(strangers) == 0 {
+		for i, p := range in.Paths {
+			drop = append(drop, p.Seq)
+			if obs[i].matches(p.Before) && (!p.Before.Exists || obs[i].Mode == p.Before.Mode) {
+				continue
+			}
+			st := State{Exists: p.Before.Exists, Mode: p.Before.Mode}
+			if p.Before.Exists {
+				var err error
+				if st.Data, err = s.loadBefore(p.Seq); err != nil {
+					return err
+				}
+			}
+			if err := Restore(p.Path, st); err != nil {
+				return fmt.Errorf("put back %s: %w", p.Display, err)
+			}
+		}
+		return s.finish(in, nil, nil, drop)
+	}
+
+	var recs []*entryRecord
+	var diffs []string
+	for i, p := range in.Paths {
+		if obs[i].matches(p.Before) {
+			drop = append(drop, p.Seq)
+			continue
+		}
+		var before []byte
+		if p.Before.Exists {
+			var err error
+			if before, err = s.loadBefore(p.Seq); err != nil {
+				return err
+			}
+		}
+		// Read the stranger's content for its digest and diff, bounded by
+		// the largest file a tool writes.
+		o, err := Observe(p.Path, max(s.lim.MaxWriteBytes, p.After.Size))
+		if err != nil {
+			return err
+		}
+		after := Facts{Exists: o.Exists, SHA256: o.SHA256, Size: o.Size, Mode: o.Mode}
+		var diff string
+		if o.Exists && o.Data == nil {
+			diff = fmt.Sprintf("diff omitted: %s is now %s\n", p.Display, describe(o))
+		} else {
+			diff = renderDiff(p.Display, p.Before, after, before, o.Data)
+		}
+		diff += "note: recorded while settling a change interrupted by a crash or an aborted call; the file was left as found\n"
+		recs = append(recs, &entryRecord{
+			Seq: p.Seq, Session: in.Session, ToolCallID: in.ToolCallID, Tool: in.Tool,
+			Path: p.Path, Display: p.Display, Change: p.Change,
+			Before: p.Before, After: after, At: s.clock().UTC(),
+			Bytes: int64(len(before) + len(diff) + len(p.Path) + len(p.Display)),
+		})
+		diffs = append(diffs, diff)
+	}
+	if err := s.finish(in, recs, diffs, drop); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: %s", ErrUnsettled, strings.Join(strangers, ", "))
+}
+
+// settleRestore finishes an unfinished rollback: each entry whose path
+// still holds its after content gets its before content back; each that
+// already holds its before content is done. Both are marked rolled back.
+// A path holding anything else was changed by someone else during the
+// crash window; it is left alone and its entry stays rollback-able.
+func (s *Store) settleRestore(in *intentRecord) error {
+	recs := s.recordsOf(callKey{in.Session, in.ToolCallID}, in.Seqs)
+	var done []uint64
+	var strangers []string
+	for _, r := range recs {
+		o, err := Observe(r.Path, max(r.Before.Size, r.After.Size))
+		if err != nil {
+			return err
+		}
+		switch {
+		case o.matches(r.Before):
+		case o.matches(r.After):
+			st := State{Exists: r.Before.Exists, Mode: r.Before.Mode}
+			if r.Before.Exists {
+				if st.Data, err = s.loadBefore(r.Seq); err != nil {
+					return err
+				}
+			}
+			if err := Restore(r.Path, st); err != nil {
+				return fmt.Errorf("restore %s: %w", r.Display, err)
+			}
+		default:
+			strangers = append(strangers, r.Display)
+			continue
+		}
+		done = append(done, r.Seq)
+	}
+	if err := s.markRolledBack(in, done); err != nil {
+		return err
+	}
+	if len(strangers) > 0 {
+		return fmt.Errorf("%w: %s", ErrUnsettled, strings.Join(strangers, ", "))
+	}
+	return nil
+}
+
+// recordsOf returns copies of the call's entries with the given seqs that
+// are not rolled back yet.
+func (s *Store) recordsOf(key callKey, seqs []uint64) []entryRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.calls[key]
+	if c == nil {
+		return nil
+	}
+	var out []entryRecord
+	for _, r := range c.entries {
+		for _, seq := range seqs {
+			if r.Seq == seq && !r.RolledBack {
+				out = append(out, *r)
+			}
+		}
+	}
+	return out
+}
+
+// markRolledBack marks the entries rolled back and deletes the restore
+// intent in one transaction, then releases the call for eviction and for
+// another rollback.
+func (s *Store) markRolledBack(in *intentRecord, seqs []uint64) error {
+	key := callKey{in.Session, in.ToolCallID}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	c := s.calls[key]
+	var marked []*entryRecord
+	if c != nil {
+		for _, r := range c.entries {
+			for _, seq := range seqs {
+				if r.Seq == seq {
+					marked = append(marked, r)
+				}
+			}
+		}
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		entries := tx.Bucket(bucketEntries)
+		for _, r := range marked {
+			rolled := *r
+			rolled.RolledBack = true
+			if err := putJSON(entries, r.Seq, &rolled); err != nil {
+				return err
+			}
+		}
+		if in.ID == 0 {
+			return nil
+		}
+		return tx.Bucket(bucketIntents).Delete(seqKey(in.ID))
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range marked {
+		r.RolledBack = true
+	}
+	if in.ID != 0 {
+		s.intents--
+	}
+	if c != nil {
+		c.busy = false
+	}
+	return nil
+}
+
+func describe(o Observation) string {
+	switch {
+	case !o.Exists:
+		return "absent"
+	case !o.Regular:
+		return "not a regular file"
+	}
+	return humanBytes(o.Size) + ", too large to read"
+}

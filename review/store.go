@@ -1,0 +1,269 @@
+package review
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	"go.uber.org/zap"
+
+	"github.com/hostd-dev/hostd/config"
+)
+
+// FileName is the database file Open creates in its directory.
+const FileName = "review.db"
+
+// lockTimeout bounds how long Open waits for another process holding the
+// same database: a second daemon on one state directory must fail with a
+// message, not hang.
+const lockTimeout = 2 * time.Second
+
+// Store is the durable review record of every session. It is safe for
+// concurrent use by many sessions.
+//
+// Locking: mu guards the in-memory index below and is held across every
+// bbolt write transaction, so the index and the database change together
+// (bbolt admits one writer at a time anyway, so this costs no parallelism).
+// mu is never taken inside a bbolt transaction callback, and no file is
+// written or read under mu: restores and diffs happen before or after it.
+// Serializing a rollback with the same session's mutations is the caller's
+// job (rollback.WithLock); the store only refuses two rollbacks of one call
+// at once (ErrBusy).
+type Store struct {
+	db    *bolt.DB
+	lim   config.Limits
+	log   *zap.Logger
+	clock func() time.Time
+
+	mu sync.Mutex
+	// calls holds every recorded call; order holds the same calls sorted
+	// by their first entry's seq, oldest first, which is eviction order.
+	calls    map[callKey]*call
+	order    []*call
+	sessions map[string]*SessionStats
+	total    SessionStats
+	// pending holds calls with an intent in the database: an in-flight
+	// mutation or a mutation whose settling failed and waits for Open.
+	pending map[callKey]bool
+	intents int
+	evicted int64
+	closed  bool
+}
+
+type callKey struct{ session, id string }
+
+// call is one recorded tool call: all its entries, oldest first.
+type call struct {
+	key     callKey
+	entries []*entryRecord
+	bytes   int64
+	// busy marks a call whose rollback is in flight or interrupted. It is
+	// never evicted, because its before bytes may still be needed to
+	// finish the rollback.
+	busy bool
+}
+
+func (c *call) first() uint64 { return c.entries[0].Seq }
+
+// Open opens (creating if needed) the store in dir, loads its index, and
+// settles every intent an earlier process left unfinished, so that when
+// Open returns each recorded path is its before or its after and the
+// store agrees with the disk. log may be nil.
+func Open(dir string, lim config.Limits, log *zap.Logger) (*Store, error) {
+	return open(dir, lim, log, false)
+}
+
+// open is Open with the option, for tests only, of skipping fsync.
+func open(dir string, lim config.Limits, log *zap.Logger, noSync bool) (*Store, error) {
+	if err := lim.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("review store: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout, NoSync: noSync})
+	if err != nil {
+		return nil, fmt.Errorf("review store %s: %w (is another hostd using this state directory?)", path, err)
+	}
+	s := &Store{
+		db:       db,
+		lim:      lim,
+		log:      log,
+		clock:    time.Now,
+		calls:    make(map[callKey]*call),
+		sessions: make(map[string]*SessionStats),
+		pending:  make(map[callKey]bool),
+	}
+	if err := db.Update(createBuckets); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("review store %s: %w", path, err)
+	}
+	if err := s.loadIndex(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("review store %s: %w", path, err)
+	}
+	if err := s.recover(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("review store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// loadIndex reads every entry record (not the before bytes or diffs).
+func (s *Store) loadIndex() error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		err := tx.Bucket(bucketEntries).ForEach(func(k, v []byte) error {
+			r := new(entryRecord)
+			if err := json.Unmarshal(v, r); err != nil {
+				return fmt.Errorf("entry %x: %w", k, err)
+			}
+			s.addLocked(r)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		s.intents = tx.Bucket(bucketIntents).Stats().KeyN
+		return nil
+	})
+}
+
+// addLocked puts one committed entry into the index. Entries arrive
+// oldest first per call (loadIndex walks seqs in order; commits append a
+// call's entries in seq order).
+func (s *Store) addLocked(r *entryRecord) {
+	k := callKey{r.Session, r.ToolCallID}
+	c := s.calls[k]
+	if c == nil {
+		c = &call{key: k}
+		s.calls[k] = c
+		i, _ := slices.BinarySearchFunc(s.order, r.Seq, func(c *call, seq uint64) int {
+			return cmpSeq(c.first(), seq)
+		})
+		s.order = slices.Insert(s.order, i, c)
+		s.usageLocked(k.session).Calls++
+		s.total.Calls++
+	}
+	c.entries = append(c.entries, r)
+	c.bytes += r.Bytes
+	u := s.usageLocked(k.session)
+	u.Entries++
+	u.Bytes += r.Bytes
+	s.total.Entries++
+	s.total.Bytes += r.Bytes
+}
+
+// removeLocked drops a whole call from the index.
+func (s *Store) removeLocked(c *call) {
+	delete(s.calls, c.key)
+	if i := slices.Index(s.order, c); i >= 0 {
+		s.order = slices.Delete(s.order, i, i+1)
+	}
+	u := s.usageLocked(c.key.session)
+	u.Calls--
+	u.Entries -= len(c.entries)
+	u.Bytes -= c.bytes
+	if u.Calls == 0 {
+		delete(s.sessions, c.key.session)
+	}
+	s.total.Calls--
+	s.total.Entries -= len(c.entries)
+	s.total.Bytes -= c.bytes
+}
+
+func (s *Store) usageLocked(session string) *SessionStats {
+	u := s.sessions[session]
+	if u == nil {
+		u = new(SessionStats)
+		s.sessions[session] = u
+	}
+	return u
+}
+
+func cmpSeq(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// List returns the session's entries, oldest first. A non-empty path keeps
+// only entries whose canonical or display path equals it. A session with
+// no entries has an empty list, not an error.
+func (s *Store) List(sessionID, path string) ([]Entry, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
+	var recs []entryRecord
+	for _, c := range s.order {
+		if c.key.session != sessionID {
+			continue
+		}
+		for _, r := range c.entries {
+			if path == "" || r.Path == path || r.Display == path {
+				recs = append(recs, *r) // a copy: RolledBack may change under mu
+			}
+		}
+	}
+	s.mu.Unlock()
+
+	// Diffs are read outside mu; an entry evicted meanwhile has no diff
+	// any more and is left out, as if List had run a moment later.
+	out := make([]Entry, 0, len(recs))
+	err := s.db.View(func(tx *bolt.Tx) error {
+		entries, diffs := tx.Bucket(bucketEntries), tx.Bucket(bucketDiffs)
+		for i := range recs {
+			k := seqKey(recs[i].Seq)
+			if entries.Get(k) == nil {
+				continue
+			}
+			out = append(out, recs[i].entry(string(diffs.Get(k))))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Stats reports the store's usage.
+func (s *Store) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Stats{
+		Entries:        s.total.Entries,
+		Calls:          s.total.Calls,
+		Bytes:          s.total.Bytes,
+		PendingIntents: s.intents,
+		EvictedCalls:   s.evicted,
+		Sessions:       make(map[string]SessionStats, len(s.sessions)),
+	}
+	for id, u := range s.sessions {
+		st.Sessions[id] = *u
+	}
+	return st
+}
+
+// Close closes the database. Unfinished transactions stay in it as
+// intents and are settled by the next Open, exactly as after a crash.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.db.Close()
+}
