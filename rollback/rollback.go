@@ -1,0 +1,208 @@
+// Package rollback undoes one tool call's recorded changes (rpc.md §6,
+// review.rollback): it checks that every path still holds exactly what the
+// call left there, and only then puts every path back, all or nothing.
+// A rollback never overwrites work done since the call, and a crash in the
+// middle of one is finished by the next review.Open.
+//
+// It owns the conflict check and the order of the steps; the durable
+// record and the restore primitive belong to package review. It does not
+// touch session snapshots: the caller invalidates them for the paths
+// Rollback returns.
+package rollback
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hostd-dev/hostd/review"
+)
+
+// ErrConflict: a path changed since the call being rolled back; nothing
+// was restored (ROLLBACK_CONFLICT). The error is a *ConflictError.
+var ErrConflict = errors.New("rollback conflict")
+
+// ErrIncomplete: a restore failed and putting the already restored paths
+// back failed too. The rollback stays recorded as in progress and is
+// finished by the next review.Open.
+var ErrIncomplete = errors.New("rollback incomplete")
+
+// Conflict is one path that changed since the call.
+type Conflict struct {
+	Path    string // canonical
+	Display string
+	Reason  string // what changed, for a person
+}
+
+// ConflictError lists every conflicting path, so the user can deal with all
+// of them at once rather than one per attempt.
+type ConflictError struct {
+	Conflicts []Conflict
+}
+
+func (e *ConflictError) Error() string {
+	parts := make([]string, len(e.Conflicts))
+	for i, c := range e.Conflicts {
+		parts[i] = c.Display + ": " + c.Reason
+	}
+	return "rollback conflict: " + strings.Join(parts, "; ") + "; nothing was restored"
+}
+
+// Unwrap makes errors.Is(err, ErrConflict) hold.
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// Option configures Rollback.
+type Option func(*options)
+
+type options struct {
+	lock func(sessionID string) (unlock func())
+}
+
+// WithLock makes Rollback hold the session's mutation lock for its whole
+// run, so no mutation of that session lands between the conflict check
+// and the restore. Without it the caller must already hold that lock.
+func WithLock(lock func(sessionID string) (unlock func())) Option {
+	return func(o *options) { o.lock = lock }
+}
+
+// Test hooks; nil in production.
+var (
+	// restore is the restore primitive, replaceable to inject failures.
+	restore = review.Restore
+	// testHookAfterRestore runs after each successful restore; an error
+	// stops Rollback on the spot, as a crash would.
+	testHookAfterRestore func(path string) error
+)
+
+// Rollback restores every entry of the call that is not rolled back yet
+// and returns their canonical paths, for the caller to invalidate the
+// session's snapshots. It fails with review.ErrNotFound for an unknown
+// call, review.ErrRolledBack when it was already rolled back, review.ErrBusy
+// when another rollback of it is running, a *ConflictError (ErrConflict)
+// when any path changed since, and ctx's error when cancelled before it
+// started writing; in all of these nothing was restored. Once the first
+// file is written the rollback runs to its end regardless of ctx, because
+// stopping halfway is the one outcome it must never produce.
+func Rollback(ctx context.Context, store *review.Store, sessionID, toolCallID string, opts ...Option) (restored []string, err error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.lock != nil {
+		unlock := o.lock(sessionID)
+		defer unlock()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	txn, err := store.BeginRestore(sessionID, toolCallID)
+	if err != nil {
+		return nil, err
+	}
+	leaveOpen := false
+	defer func() {
+		if !leaveOpen {
+			txn.Abort()
+		}
+	}()
+
+	targets := txn.Targets()
+	live, err := check(targets)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := txn.Start(); err != nil {
+		return nil, err
+	}
+	for i, t := range targets {
+		if err := restore(t.Path, t.Before); err != nil {
+			if undoErr := undo(targets[:i], live[:i]); undoErr != nil {
+				leaveOpen = true
+				return nil, fmt.Errorf("%w: restoring %s failed (%v) and putting back the paths already restored failed too (%v); it will be finished when hostd restarts",
+					ErrIncomplete, t.Entry.Path, err, undoErr)
+			}
+			return nil, fmt.Errorf("restore %s: %w; nothing was restored", t.Entry.Path, err)
+		}
+		if testHookAfterRestore != nil {
+			if err := testHookAfterRestore(t.Path); err != nil {
+				leaveOpen = true
+				return nil, err
+			}
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		// Every file is restored; only the mark is missing. The intent is
+		// still recorded, so the next Open sees the files at their before
+		// content and completes the mark.
+		leaveOpen = true
+		return nil, fmt.Errorf("%w: the files were restored but the rollback could not be recorded (%v); it will be recorded when hostd restarts", ErrIncomplete, err)
+	}
+	restored = make([]string, len(targets))
+	for i, t := range targets {
+		restored[i] = t.Path
+	}
+	return restored, nil
+}
+
+// check compares every target's live file with what its entry left and
+// returns the live states, which undo needs if a restore fails midway.
+// Memory is bounded by the after sizes: a file of any other size is a
+// conflict without being read.
+func check(targets []review.Target) ([]review.State, error) {
+	live := make([]review.State, len(targets))
+	var conflicts []Conflict
+	for i, t := range targets {
+		o, err := review.Observe(t.Path, t.After.Size)
+		if err != nil {
+			return nil, fmt.Errorf("check %s: %w", t.Entry.Path, err)
+		}
+		if reason := differs(o, t.After); reason != "" {
+			conflicts = append(conflicts, Conflict{Path: t.Path, Display: t.Entry.Path, Reason: reason})
+			continue
+		}
+		live[i], _ = o.State()
+	}
+	if len(conflicts) > 0 {
+		return nil, &ConflictError{Conflicts: conflicts}
+	}
+	return live, nil
+}
+
+// differs says how the live file differs from what the entry left, or ""
+// when it is exactly that. A changed mode is a change too: restoring the
+// old mode would undo someone's chmod.
+func differs(o review.Observation, after review.Facts) string {
+	switch {
+	case !after.Exists && o.Exists:
+		return "the call deleted it, and it exists again"
+	case !after.Exists:
+		return ""
+	case !o.Exists:
+		return "deleted since the call"
+	case !o.Regular:
+		return "no longer a regular file"
+	case o.Size != after.Size:
+		return fmt.Sprintf("content changed since the call (%d bytes now, %d after the call)", o.Size, after.Size)
+	case o.SHA256 != after.SHA256:
+		return fmt.Sprintf("content changed since the call (sha256 %.12s now, %.12s after the call)", o.SHA256, after.SHA256)
+	case o.Mode != after.Mode:
+		return fmt.Sprintf("mode changed since the call (%04o now, %04o after the call)", o.Mode, after.Mode)
+	}
+	return ""
+}
+
+// undo puts the paths already restored back to the live states check saw,
+// newest first.
+func undo(targets []review.Target, live []review.State) error {
+	var errs []error
+	for i := len(targets) - 1; i >= 0; i-- {
+		if err := restore(targets[i].Path, live[i]); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", targets[i].Entry.Path, err))
+		}
+	}
+	return errors.Join(errs...)
+}
