@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 )
 
@@ -35,6 +36,14 @@ type Call struct {
 	ToolCallID string
 	Limits     config.Limits
 	Log        *zap.Logger
+	// Review records every mutation for review and rollback; nil when
+	// review is off.
+	Review *review.Store
+	// Blocks resolves syntactic block locators; nil when this build has
+	// no grammars.
+	Blocks BlockResolverFactory
+	// ToolName is the tool being run, as review records it.
+	ToolName string
 }
 
 // Tool is one model-facing tool.
@@ -52,19 +61,30 @@ type Request struct {
 	ToolCallID string
 }
 
+// Options configure an Executor.
+type Options struct {
+	Sessions *session.Manager
+	Limits   config.Limits
+	Log      *zap.Logger // nil: no logs
+	Review   *review.Store
+	Blocks   BlockResolverFactory
+	Tools    []Tool // usually Builtin()
+}
+
 // Executor dispatches tool calls. It is safe for concurrent use: it holds
 // no mutable state of its own; each session serializes its own mutations.
 type Executor struct {
-	sessions *session.Manager
-	lim      config.Limits
-	log      *zap.Logger
-	tools    map[string]Tool
+	opt   Options
+	tools map[string]Tool
 }
 
-// NewExecutor returns an executor serving tools for the sessions of m.
-func NewExecutor(m *session.Manager, lim config.Limits, log *zap.Logger, tools ...Tool) *Executor {
-	e := &Executor{sessions: m, lim: lim, log: log, tools: make(map[string]Tool)}
-	for _, t := range tools {
+// NewExecutor returns an executor serving opt.Tools for opt.Sessions.
+func NewExecutor(opt Options) *Executor {
+	if opt.Log == nil {
+		opt.Log = zap.NewNop()
+	}
+	e := &Executor{opt: opt, tools: make(map[string]Tool)}
+	for _, t := range opt.Tools {
 		e.tools[t.Name()] = t
 	}
 	return e
@@ -73,7 +93,7 @@ func NewExecutor(m *session.Manager, lim config.Limits, log *zap.Logger, tools .
 // Execute runs one tool call. A protocol-level problem (unknown session or
 // tool) is an error; a tool that runs and fails is an Outcome with ok=false.
 func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
-	s, err := e.sessions.Get(req.SessionID)
+	s, err := e.opt.Sessions.Get(req.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +116,11 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 		Args:       req.Args,
 		PromptID:   req.PromptID,
 		ToolCallID: id,
-		Limits:     e.lim,
-		Log:        e.log,
+		Limits:     e.opt.Limits,
+		Log:        e.opt.Log,
+		Review:     e.opt.Review,
+		Blocks:     e.opt.Blocks,
+		ToolName:   req.Tool,
 	}
 	var out Outcome
 	if err := ctx.Err(); err != nil {

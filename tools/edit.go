@@ -1,0 +1,283 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/tools/hashline"
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// Edit is the edit tool: line-anchored edits proven against the version
+// and the provenance the session recorded (edit-contract §6-§10).
+type Edit struct{}
+
+// Name implements Tool.
+func (Edit) Name() string { return "edit" }
+
+type editArgs struct {
+	Path string `json:"path"`
+	Tag  string `json:"tag"`
+	Ops  string `json:"ops"`
+}
+
+// EditResult is the edit tool's result (rpc.md §4 edit).
+type EditResult struct {
+	Result
+	Path        string                `json:"path,omitempty"`
+	Tag         string                `json:"tag,omitempty"`
+	Resolutions []hashline.Resolution `json:"resolutions,omitempty"`
+	Diff        string                `json:"diff,omitempty"`
+	Removed     bool                  `json:"removed,omitempty"`
+	MovedTo     string                `json:"movedTo,omitempty"`
+}
+
+// Run implements Tool.
+func (Edit) Run(ctx context.Context, c *Call) Outcome {
+	var a editArgs
+	if e := DecodeArgs(c.Args, &a); e != nil {
+		return Failed(e)
+	}
+	unlock := c.Session.LockMutations()
+	defer unlock()
+	ed := &editor{c: c, args: a}
+	res := ed.run(ctx)
+	guardKey := ed.guardPath()
+	if res.Error == nil {
+		c.Session.Guard.Succeed(c.PromptID, guardKey)
+		return res
+	}
+	if v := c.Session.Guard.Fail(c.PromptID, guardKey, res.Error.Code); v.Terminate {
+		res.Terminate = true
+		res.Error.Details = withRecovery(res.Error.Details, recoveryHint(res.Error.Code), v.Attempt)
+	}
+	return res
+}
+
+// editor carries one edit call through its steps.
+type editor struct {
+	c    *Call
+	args editArgs
+
+	patch *hashline.Patch
+	path  workspace.Path // the file edited, after path recovery
+	file  *loaded
+	live  []string
+	body  string
+	dig   workspace.Digest
+
+	warnings   []string
+	errContent string // lines an error shows the model, under their header
+}
+
+func (ed *editor) guardPath() string {
+	if ed.path.Abs != "" {
+		return ed.path.Abs
+	}
+	return ed.args.Path
+}
+
+func (ed *editor) fail(e *Error) *EditResult {
+	return &EditResult{Result: Result{Error: e, Warnings: ed.warnings, Content: ed.errContent}}
+}
+
+func (ed *editor) run(ctx context.Context) *EditResult {
+	a := &ed.args
+	tag := strings.ToUpper(strings.TrimSpace(a.Tag))
+	if !validTag(tag) {
+		return ed.fail(Errorf(CodeTagRequired, "tag must be the 4 hex digits from the [PATH#TAG] header of your latest read of %s, got %q; read the file first", a.Path, a.Tag))
+	}
+	a.Tag = tag
+	if strings.TrimSpace(a.Path) == "" {
+		return ed.fail(Errorf(CodeInvalidArgument, "path is required: the file to edit, as shown in its [PATH#TAG] header"))
+	}
+	patch, err := hashline.Parse(a.Ops, hashline.LimitsFrom(ed.c.Limits))
+	if err != nil {
+		return ed.fail(languageError(err))
+	}
+	ed.patch = patch
+	if e := ed.resolvePath(); e != nil {
+		return ed.fail(e)
+	}
+	if e := ed.checkHeader(); e != nil {
+		return ed.fail(e)
+	}
+	file, e := loadText(ed.path, ed.c.Limits.MaxWriteBytes)
+	if e != nil {
+		return ed.fail(e)
+	}
+	ed.file, ed.body = file, file.Text.Body
+	ed.live = workspace.Lines(ed.body)
+	ed.dig = workspace.Sum(ed.body)
+	if err := ctx.Err(); err != nil {
+		return ed.fail(Errorf(CodeToolFailed, "the call was cancelled; nothing was changed"))
+	}
+	plan, e := ed.gate()
+	if e != nil {
+		return ed.fail(e)
+	}
+	return ed.commit(plan)
+}
+
+func validTag(t string) bool {
+	if len(t) != 4 {
+		return false
+	}
+	for _, c := range t {
+		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// resolvePath resolves the path argument, rebinds a mistyped path to the
+// one file the session read under that basename and tag (edit-contract
+// §9.2), and only then applies the write-permission gate.
+func (ed *editor) resolvePath() *Error {
+	ws := ed.c.State.Workspace
+	p, err := ws.Resolve(ed.args.Path, workspace.Read)
+	if err != nil {
+		return pathError(ed.args.Path, err)
+	}
+	exists, err := fileExists(p.Abs)
+	if err != nil {
+		return Errorf(CodeToolFailed, "cannot check %s: %v", p.Display, err)
+	}
+	if !exists {
+		rebound, e := ed.recoverPath(p)
+		if e != nil {
+			return e
+		}
+		p = rebound
+	}
+	if _, err := ws.Resolve(p.Abs, workspace.Write); err != nil {
+		return pathError(p.Display, err)
+	}
+	ed.path = p
+	return nil
+}
+
+// recoverPath finds the one recorded file whose basename and tag match a
+// path that does not exist. The authored path's own history is excluded,
+// so a deleted file never recovers onto itself.
+func (ed *editor) recoverPath(missing workspace.Path) (workspace.Path, *Error) {
+	base := filepath.Base(missing.Abs)
+	var found []string
+	for _, cand := range ed.c.State.Store.PathsMinted(ed.args.Tag) {
+		if cand == missing.Abs || filepath.Base(cand) != base {
+			continue
+		}
+		if ok, _ := fileExists(cand); ok {
+			found = append(found, cand)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return workspace.Path{}, Errorf(CodeNotFound, "%s does not exist; edit never creates files: create it with write, or check the path with grep", missing.Display)
+	case 1:
+		p, err := ed.c.State.Workspace.Resolve(found[0], workspace.Read)
+		if err != nil {
+			return workspace.Path{}, pathError(found[0], err)
+		}
+		ed.warnings = append(ed.warnings, fmt.Sprintf("%s does not exist; edited %s, the file you read with tag %s. Use that path from now on.", missing.Display, p.Display, ed.args.Tag))
+		return p, nil
+	}
+	ws := ed.c.State.Workspace
+	names := make([]string, len(found))
+	for i, f := range found {
+		names[i] = ws.Display(f)
+	}
+	return workspace.Path{}, Errorf(CodeNotFound, "%s does not exist, and %d files you read are named %s with tag %s (%s); give the full path", missing.Display, len(found), base, ed.args.Tag, strings.Join(names, ", "))
+}
+
+// checkHeader enforces the optional [path#TAG] first line of ops
+// (edit-contract §6): when present it must agree with the arguments.
+func (ed *editor) checkHeader() *Error {
+	h := ed.patch.Header
+	if h == nil {
+		return nil
+	}
+	if !strings.EqualFold(h.Tag, ed.args.Tag) {
+		return Errorf(CodeInvalidArgument, "the ops header says tag %s but the tag argument is %s; they must agree: use the tag of your latest read of %s in both", h.Tag, ed.args.Tag, ed.path.Display)
+	}
+	hp, err := ed.c.State.Workspace.Resolve(h.Path, workspace.Read)
+	if err != nil || (hp.Abs != ed.path.Abs && h.Path != ed.args.Path) {
+		return Errorf(CodeInvalidArgument, "the ops header names %s but the path argument is %s; they must name the same file: drop the header or fix the path", h.Path, ed.args.Path)
+	}
+	return nil
+}
+
+// pathError maps a resolver error to a tool error.
+func pathError(arg string, err error) *Error {
+	switch {
+	case errors.Is(err, workspace.ErrOutside):
+		return Errorf(CodeOutsideWorkspace, "%s is outside the workspace and its approved roots; use a path inside the workspace", arg)
+	case errors.Is(err, workspace.ErrDenied):
+		return Errorf(CodeToolDenied, "%v; files there cannot be changed by tools", err)
+	case errors.Is(err, workspace.ErrBadPath):
+		return Errorf(CodeInvalidArgument, "%v; give a file path relative to the workspace root", err)
+	}
+	return Errorf(CodeToolFailed, "cannot resolve %s: %v", arg, err)
+}
+
+// languageError maps an edit-language failure to a tool error.
+func languageError(err error) *Error {
+	var he *hashline.Error
+	if !errors.As(err, &he) {
+		return Errorf(CodeToolFailed, "%v", err)
+	}
+	e := Errorf(he.Code, "%s", he.Message)
+	if he.Code == CodeBlockUnresolved {
+		e.Details = map[string]any{"line": he.Line, "reason": he.Reason}
+	}
+	return e
+}
+
+// regs adapts the session's registers to the edit language.
+type regs struct{ r *session.Registers }
+
+func (r regs) Get(name string) ([]string, bool) { return r.r.Get(name) }
+func (r regs) Set(name string, lines []string) error {
+	r.r.Set(name, lines)
+	return nil
+}
+
+// recoveryHint is the class-specific hint a runtime shows when the repeat
+// guard stops a turn (edit-contract §9.3). For malformed ops it fixes the
+// syntax without asking for another read.
+func recoveryHint(code string) string {
+	switch code {
+	case CodeParseFailed:
+		return "A PUT with body rows must end its header with ':', for example PUT 48.=48:, and every body row starts with '+'. Delete lines with CUT N.=M, insert with PUT <N: or PUT >N:."
+	case CodeTagMismatch, CodeTagUnknown:
+		return "Read the file again and use the tag and line numbers that read shows."
+	case CodeLinesUnseen:
+		return "Read the lines the edit anchors on (read with offset and limit), or retry with the lines the refusal revealed in full."
+	case CodeRangeInvalid:
+		return "Name each changed line once: ranges must be ascending, inside the file, and must not overlap or share an anchor with another op."
+	case CodeNoChange:
+		return "The file already has this content; read it to see its current state instead of repeating the edit."
+	case CodeBlockUnresolved:
+		return "Use a plain line range (PUT N.=M: or CUT N.=M) instead of a block locator."
+	}
+	return "Read the file again, then make one smaller edit."
+}
+
+// withRecovery adds the repeat guard's recovery hint to an error's details.
+func withRecovery(details any, hint string, attempt int) map[string]any {
+	out := map[string]any{}
+	if m, ok := details.(map[string]any); ok {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	out["recovery"] = hint
+	out["attempts"] = attempt
+	out["kind"] = "edit"
+	return out
+}

@@ -1,0 +1,158 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/tools/hashline"
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// commit applies a gated plan, writes the result through the one mutation
+// path, records what landed, and renders the result.
+func (ed *editor) commit(p *plan) *EditResult {
+	if ed.patch.Rem {
+		return ed.remove()
+	}
+	newLines := ed.live
+	var changed []hashline.Region
+	res := &EditResult{}
+	if len(ed.patch.Ops) > 0 {
+		applied := p.applied
+		if applied == nil {
+			out, err := hashline.Apply(ed.live, p.ir)
+			if err != nil {
+				return ed.fail(languageError(err))
+			}
+			applied = &out
+		}
+		newLines, changed = applied.Lines, applied.Changed
+		if p.echo {
+			res.Resolutions = applied.Resolutions
+		}
+	}
+	trailing := ed.body == "" || strings.HasSuffix(ed.body, "\n")
+	newBody := workspace.Join(newLines, trailing)
+	data := ed.file.Text.Encode(newBody)
+
+	target := ed.path
+	changes := []fileChange{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, After: data}}
+	if ed.patch.MoveTo != "" {
+		dest, e := ed.destination()
+		if e != nil {
+			return ed.fail(e)
+		}
+		target = dest
+		changes = []fileChange{
+			{Path: dest, Mode: ed.file.Mode, After: data},
+			{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, Remove: true},
+		}
+	}
+	landed, e := ed.c.mutate(changes)
+	if landed == nil {
+		return ed.fail(e)
+	}
+	store := ed.c.State.Store
+	if target.Abs != ed.path.Abs {
+		store.Invalidate(ed.path.Abs)
+		res.MovedTo = target.Display
+	}
+	tag, landedLines := ed.record(target, data, landed[target.Abs])
+	if err := hashline.Commit(p.ir, regs{ed.c.State.Registers}); err != nil {
+		ed.warnings = append(ed.warnings, fmt.Sprintf("the edit landed but a named register could not be saved: %v", err))
+	}
+	res.Path, res.Tag = target.Display, tag
+	res.Diff = udiff.Unified("a/"+ed.path.Display, "b/"+target.Display, ed.body, newBody)
+	res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "")
+	res.Warnings = ed.warnings
+	return res
+}
+
+// record re-reads what landed, records it with every line seen (the
+// session authored it, edit-contract §4.3) and returns its tag and lines.
+func (ed *editor) record(p workspace.Path, intended, landed []byte) (string, []string) {
+	if w := landedDrift(p.Display, intended, landed); w != "" {
+		ed.warnings = append(ed.warnings, w)
+	}
+	t, err := workspace.Decode(landed)
+	if err != nil {
+		ed.warnings = append(ed.warnings, fmt.Sprintf("%s is no longer text after it was saved; read it before editing again", p.Display))
+		return "", nil
+	}
+	lines := workspace.Lines(t.Body)
+	tag := ed.c.State.Store.Record(p.Abs, session.Snapshot{
+		Digest: workspace.Sum(t.Body), Text: t.Body, HasText: true,
+		Lines: len(lines), Bytes: int64(len(landed)), Seen: session.Span(1, len(lines)),
+	})
+	return tag, lines
+}
+
+// destination resolves and checks the MV target: writable, inside the
+// allowed roots, and not an existing file.
+func (ed *editor) destination() (workspace.Path, *Error) {
+	dest, err := ed.c.State.Workspace.Resolve(ed.patch.MoveTo, workspace.Write)
+	if err != nil {
+		return workspace.Path{}, pathError(ed.patch.MoveTo, err)
+	}
+	if dest.Abs == ed.path.Abs {
+		return workspace.Path{}, Errorf(CodeInvalidArgument, "MV %s names the file itself; give a new path, or drop the MV", ed.patch.MoveTo)
+	}
+	exists, err := fileExists(dest.Abs)
+	if err != nil {
+		return workspace.Path{}, Errorf(CodeToolFailed, "cannot check %s: %v", dest.Display, err)
+	}
+	if exists {
+		return workspace.Path{}, Errorf(CodeInvalidArgument, "MV destination %s already exists and MV never overwrites; choose a new path, or REM that file first", dest.Display)
+	}
+	return dest, nil
+}
+
+// remove is REM: delete the file whose version the gates proved.
+func (ed *editor) remove() *EditResult {
+	landed, e := ed.c.mutate([]fileChange{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, Remove: true}})
+	if landed == nil {
+		return ed.fail(e)
+	}
+	ed.c.State.Store.Invalidate(ed.path.Abs)
+	res := &EditResult{Path: ed.path.Display, Removed: true}
+	res.Diff = udiff.Unified("a/"+ed.path.Display, "/dev/null", ed.body, "")
+	res.Content = fmt.Sprintf("[%s] removed (%d lines)", ed.path.Display, len(ed.live))
+	res.Warnings = ed.warnings
+	return res
+}
+
+// renderChanged shows the new header and every changed region with its
+// new line numbers, so the next edit needs no read. A pure deletion shows
+// the lines either side of the join.
+func renderChanged(display, tag string, lines []string, changed []hashline.Region, moved bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s#%s]", display, tag)
+	if moved {
+		b.WriteString(" (moved here)")
+	}
+	shown := session.Empty()
+	for _, r := range changed {
+		if r.Inserted == 0 {
+			shown = shown.Add(max(r.End, 1), min(r.Start, len(lines)))
+		} else {
+			shown = shown.Add(r.Start, r.End)
+		}
+	}
+	prev := 0
+	for _, r := range shown.Ranges() {
+		if prev != 0 && r.From > prev+1 {
+			b.WriteString("\n…")
+		}
+		for n := r.From; n <= r.To && n <= len(lines); n++ {
+			fmt.Fprintf(&b, "\n%d:%s", n, lines[n-1])
+		}
+		prev = r.To
+	}
+	if len(lines) == 0 {
+		b.WriteString("\n(the file is now empty)")
+	}
+	return b.String()
+}

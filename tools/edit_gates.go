@@ -1,0 +1,383 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/tools/drift"
+	"github.com/hostd-dev/hostd/tools/hashline"
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// plan is an edit that passed every gate: an IR ready to apply to the
+// live lines.
+type plan struct {
+	ir      hashline.IR
+	applied *hashline.Result // set when a gate already applied the IR
+	echo    bool             // resolved block spans index the live file (branch A)
+}
+
+// gate runs the version gate and picks the branch of edit-contract §9:
+// A (the tag names the live content), B (a stale tag, but only head and
+// tail inserts), C (a stale tag, recovered by §10) or D (rejected).
+func (ed *editor) gate() (*plan, *Error) {
+	store := ed.c.State.Store
+	path, tag := ed.path.Abs, ed.args.Tag
+	if v, ok := store.Match(path, tag, ed.body, ed.dig); ok {
+		return ed.direct(&v)
+	}
+	known, digestMatch := store.Minted(path, tag, ed.dig)
+	if !known {
+		e := Errorf(CodeTagUnknown, "this session never read %s with tag %s (a tag from another session, another file, or a guess); read the file and use the tag it shows (it is %s now)", ed.path.Display, tag, ed.dig.Tag())
+		e.Details = map[string]any{"liveTag": ed.dig.Tag()}
+		return nil, e
+	}
+	if digestMatch {
+		// rpc.md §5.4: the text aged out of the store but the ledger
+		// proves this is the content the tag was minted for.
+		ed.warnings = append(ed.warnings, fmt.Sprintf("the lines you were shown of %s#%s are no longer remembered, so only the version was checked, not that you saw each line; re-read before editing further", ed.path.Display, tag))
+		return ed.direct(nil)
+	}
+	return ed.stale()
+}
+
+// direct is branch A: the tag names the live text. v is the snapshot whose
+// seen lines the provenance gate checks; nil skips the gate.
+func (ed *editor) direct(v *session.Version) (*plan, *Error) {
+	lim := hashline.LimitsFrom(ed.c.Limits)
+	ir, err := hashline.Lower(ed.patch, len(ed.live), lim)
+	if err != nil {
+		return nil, languageError(err)
+	}
+	// Provenance before determinism (edit-contract §1): the lines the model
+	// named, then, once blocks resolve, every line of their spans.
+	if e := ed.provenance(v, ir.Anchors()); e != nil {
+		return nil, e
+	}
+	ir, e := ed.resolve(ir, ed.body, ed.live)
+	if e != nil {
+		return nil, e
+	}
+	if e := ed.provenance(v, ir.Anchors()); e != nil {
+		return nil, e
+	}
+	return &plan{ir: ir, echo: true}, nil
+}
+
+// resolve runs the determinism steps on an IR anchored on lines: block
+// resolution against text, the clipboard pre-pass and validation.
+func (ed *editor) resolve(ir hashline.IR, text string, lines []string) (hashline.IR, *Error) {
+	var resolver hashline.BlockResolver
+	if hasBlocks(ir) && ed.c.Blocks != nil {
+		r, err := ed.c.Blocks(ed.path.Abs, text)
+		if err != nil {
+			return hashline.IR{}, Errorf(CodeBlockUnresolved, "block ops are unavailable for %s: %v; use a line range (PUT N.=M:, CUT N.=M) instead", ed.path.Display, err)
+		}
+		defer r.Close()
+		resolver = r
+	}
+	ir, err := hashline.ResolveBlocks(ir, resolver)
+	if err != nil {
+		return hashline.IR{}, languageError(err)
+	}
+	if ir, err = hashline.Expand(ir, lines, regs{ed.c.State.Registers}); err != nil {
+		return hashline.IR{}, languageError(err)
+	}
+	if err := hashline.Validate(ir); err != nil {
+		return hashline.IR{}, languageError(err)
+	}
+	return ir, nil
+}
+
+// provenance is the gate of edit-contract §9.1: every anchor must have been
+// displayed to this session. The refusal shows the unseen lines, and when
+// it shows all of them in full they become seen, so an honest retry of the
+// same edit applies without another read.
+func (ed *editor) provenance(v *session.Version, anchors []int) *Error {
+	if v == nil || !v.Seen.Known() {
+		return nil
+	}
+	var unseen []int
+	for _, a := range anchors {
+		if a >= 1 && a <= len(ed.live) && !v.Seen.Contains(a) {
+			unseen = append(unseen, a)
+		}
+	}
+	if len(unseen) == 0 {
+		return nil
+	}
+	maxLines, maxChars := ed.c.Limits.MaxRevealLines, ed.c.Limits.MaxRevealLineChars
+	complete := len(unseen) <= maxLines
+	var rows []lineText
+	for _, n := range unseen[:min(len(unseen), maxLines)] {
+		text, clipped := clipRunes(ed.live[n-1], maxChars)
+		complete = complete && !clipped
+		rows = append(rows, lineText{Line: n, Text: text})
+	}
+	spans := spansOf(unseen)
+	var msg string
+	if complete {
+		set := session.Empty()
+		for _, n := range unseen {
+			set = set.Add(n, n)
+		}
+		complete = ed.c.State.Store.MarkSeen(ed.path.Abs, *v, set)
+	}
+	if complete {
+		msg = fmt.Sprintf("your edit anchors on %s of %s, which you were never shown. It is shown below and now counts as seen: check that it is what you meant, then retry the same edit with tag %s", spans, ed.path.Display, ed.args.Tag)
+		if len(unseen) > 1 {
+			msg = fmt.Sprintf("your edit anchors on %s of %s, which you were never shown. They are shown below and now count as seen: check that they are what you meant, then retry the same edit with tag %s", spans, ed.path.Display, ed.args.Tag)
+		}
+	} else {
+		first, last := unseen[0], unseen[len(unseen)-1]
+		msg = fmt.Sprintf("your edit anchors on %d lines of %s that you were never shown (%s); only part of them is shown below. Read them with read (path %q, offset %d, limit %d) and retry", len(unseen), ed.path.Display, spans, ed.path.Display, first, last-first+1)
+	}
+	e := Errorf(CodeLinesUnseen, "%s", msg)
+	e.Details = map[string]any{"lines": rows, "merged": complete}
+	ed.errContent = renderRows(ed.path.Display, ed.args.Tag, rows)
+	return e
+}
+
+// stale handles a tag that names another version than the live one:
+// branch B, then C, else D.
+func (ed *editor) stale() (*plan, *Error) {
+	lim := hashline.LimitsFrom(ed.c.Limits)
+	if ir, err := hashline.Lower(ed.patch, len(ed.live), lim); err == nil && ir.HeadTailOnly() {
+		ir, e := ed.resolve(ir, ed.body, ed.live)
+		if e != nil {
+			return nil, e
+		}
+		ed.warnings = append(ed.warnings, fmt.Sprintf("%s changed since tag %s (it is now %s); your ops only insert at the top or the end of the file, which no change can move, so they were applied to the current file", ed.path.Display, ed.args.Tag, ed.dig.Tag()))
+		return &plan{ir: ir}, nil
+	}
+	p, why, e := ed.recoverDrift()
+	if e != nil {
+		return nil, e
+	}
+	if p != nil {
+		return p, nil
+	}
+	return nil, ed.mismatch(why)
+}
+
+// recoverDrift is branch C (edit-contract §10). It returns a plan, or the
+// reason it declined, or an error in the edit itself (which no re-read
+// would fix).
+func (ed *editor) recoverDrift() (*plan, string, *Error) {
+	store := ed.c.State.Store
+	var snap *session.Version
+	for _, v := range store.Tagged(ed.path.Abs, ed.args.Tag) {
+		if v.Retained {
+			snap = &v
+			break
+		}
+	}
+	if snap == nil {
+		return nil, "the version you read is no longer held, so the edit cannot be moved onto the current file", nil
+	}
+	old := workspace.Lines(snap.Text)
+	lim := hashline.LimitsFrom(ed.c.Limits)
+	ir, err := hashline.Lower(ed.patch, len(old), lim)
+	if err != nil {
+		return nil, "", languageError(err)
+	}
+	if hasBlocks(ir) {
+		// Blocks resolve against the tagged snapshot (edit-contract §8.2).
+		var resolver hashline.BlockResolver
+		if ed.c.Blocks != nil {
+			r, rerr := ed.c.Blocks(ed.path.Abs, snap.Text)
+			if rerr != nil {
+				return nil, "", Errorf(CodeBlockUnresolved, "block ops are unavailable for %s: %v; use a line range instead", ed.path.Display, rerr)
+			}
+			defer r.Close()
+			resolver = r
+		}
+		if ir, err = hashline.ResolveBlocks(ir, resolver); err != nil {
+			return nil, "", languageError(err)
+		}
+	}
+	anchors := ir.Anchors()
+	if snap.Seen.Known() {
+		for _, a := range anchors {
+			if !snap.Seen.Contains(a) {
+				return nil, fmt.Sprintf("line %d was never shown to you in that version", a), nil
+			}
+		}
+	}
+	timeout := time.Duration(ed.c.Limits.RecoveryDiffTimeoutMs) * time.Millisecond
+	m, err := drift.Diff(old, ed.live, timeout)
+	if err != nil {
+		return nil, err.Error(), nil
+	}
+	off, err := drift.Check(old, ed.live, m, anchors)
+	if err != nil {
+		return nil, err.Error(), nil
+	}
+	moved, err := ir.Remap(func(l int) (int, bool) { return l + off, true })
+	if err != nil {
+		return nil, err.Error(), nil
+	}
+	moved.NumLines = len(ed.live)
+	moved.Resolutions = nil // spans are not echoed after a recovery
+	final, e := ed.resolve(moved, ed.body, ed.live)
+	if e != nil {
+		return nil, "replaying the edit on the current file failed: " + e.Message, nil
+	}
+	applied, err := hashline.Apply(ed.live, final)
+	if err != nil {
+		if errors.Is(err, hashline.ErrNoChange) {
+			return nil, "replayed on the current file, the edit changes nothing (the change may already be there)", nil
+		}
+		return nil, "replaying the edit on the current file failed: " + err.Error(), nil
+	}
+	ed.recoveryWarnings(snap, off)
+	return &plan{ir: final, applied: &applied}, "", nil
+}
+
+func (ed *editor) recoveryWarnings(snap *session.Version, off int) {
+	live := ed.dig.Tag()
+	if head, ok := ed.c.State.Store.Head(ed.path.Abs); ok && head.Digest == snap.Digest && head.Text == snap.Text {
+		ed.warnings = append(ed.warnings, fmt.Sprintf("external change: %s was changed outside this session since you read it as %s (now %s); every line your edit touches is unchanged, so it was applied to the current file. Re-read other parts before editing them", ed.path.Display, ed.args.Tag, live))
+	} else {
+		ed.warnings = append(ed.warnings, fmt.Sprintf("session chain: tag %s names an older version of %s from earlier in this session; your edit was applied to the current version. Always use the tag and line numbers of your latest edit result", ed.args.Tag, ed.path.Display))
+	}
+	if off != 0 {
+		ed.warnings = append(ed.warnings, fmt.Sprintf("line remap: the lines you named moved by %+d; the changed lines above carry their current numbers", off))
+	}
+}
+
+// mismatch is branch D: EDIT_TAG_MISMATCH with the live tag and the
+// current content where the edit was aimed, so the retry needs at most
+// one read of that range. The lines shown are displayed in full, so they
+// are recorded as seen under the live tag, like a read of them: when they
+// are all the retry touches, it needs no read at all.
+func (ed *editor) mismatch(why string) *Error {
+	anchors := patchAnchors(ed.patch)
+	rows, seen := contextRows(ed.live, anchors, ed.c.Limits.MaxRevealLines, ed.c.Limits.MaxRevealLineChars)
+	live := ed.c.State.Store.Record(ed.path.Abs, session.Snapshot{
+		Digest: ed.dig, Text: ed.body, HasText: true,
+		Lines: len(ed.live), Bytes: int64(len(ed.file.Raw)), Seen: seen,
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s changed since tag %s (it is now %s)", ed.path.Display, ed.args.Tag, live)
+	if why != "" {
+		fmt.Fprintf(&b, " and the edit could not be moved safely: %s", why)
+	}
+	if len(rows) > 0 {
+		first, last := rows[0].Line, rows[len(rows)-1].Line
+		fmt.Fprintf(&b, ". Its current lines %d-%d are shown below: if they are all your edit touches, redo it against them with tag %s; otherwise read what you need (read with path %q, offset %d, limit %d) first", first, last, live, ed.path.Display, first, last-first+1)
+	} else {
+		fmt.Fprintf(&b, ". Read the file again and redo the edit with the tag that read shows")
+	}
+	e := Errorf(CodeTagMismatch, "%s", b.String())
+	e.Details = map[string]any{"liveTag": live, "context": rows}
+	ed.errContent = renderRows(ed.path.Display, live, rows)
+	return e
+}
+
+// lineText is one line shown in an error.
+type lineText struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// patchAnchors lists the lines a patch names, straight from its locators,
+// for the context of a rejection when the IR itself cannot be built.
+func patchAnchors(p *hashline.Patch) []int {
+	var out []int
+	for _, op := range p.Ops {
+		switch op.Loc.Kind {
+		case hashline.LocEnd:
+		case hashline.LocRange:
+			for l := op.Loc.Start; l <= op.Loc.End && l-op.Loc.Start < 1000; l++ {
+				out = append(out, l)
+			}
+		default:
+			out = append(out, op.Loc.Start)
+		}
+	}
+	return out
+}
+
+// contextRows returns the live lines around each anchor (two either side),
+// ascending, at most maxLines, each clipped to maxChars, and the set of
+// those shown in full.
+func contextRows(live []string, anchors []int, maxLines, maxChars int) ([]lineText, session.LineSet) {
+	want := session.Empty()
+	for _, a := range anchors {
+		want = want.Add(max(a-2, 1), min(a+2, len(live)))
+	}
+	var rows []lineText
+	seen := session.Empty()
+	for _, r := range want.Ranges() {
+		for n := r.From; n <= r.To && len(rows) < maxLines; n++ {
+			text, clipped := clipRunes(live[n-1], maxChars)
+			rows = append(rows, lineText{Line: n, Text: text})
+			if !clipped {
+				seen = seen.Add(n, n)
+			}
+		}
+	}
+	return rows, seen
+}
+
+// clipRunes clips s to n characters, reporting whether it did.
+func clipRunes(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos] + "…", true
+		}
+		i++
+	}
+	return s, false
+}
+
+// spansOf renders ascending line numbers as "line 3" or "lines 3, 7-9".
+func spansOf(lines []int) string {
+	set := session.Empty()
+	for _, n := range lines {
+		set = set.Add(n, n)
+	}
+	var parts []string
+	for _, r := range set.Ranges() {
+		if r.From == r.To {
+			parts = append(parts, fmt.Sprint(r.From))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", r.From, r.To))
+		}
+	}
+	if len(lines) == 1 {
+		return "line " + parts[0]
+	}
+	return "lines " + strings.Join(parts, ", ")
+}
+
+// renderRows renders lines under a [PATH#TAG] header, as read does.
+func renderRows(display, tag string, rows []lineText) string {
+	if len(rows) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s#%s]\n", display, tag)
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%d:%s\n", r.Line, r.Text)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// hasBlocks reports whether an IR still holds block locators.
+func hasBlocks(ir hashline.IR) bool {
+	for _, e := range ir.Edits {
+		if e.Kind == hashline.KindBlock {
+			return true
+		}
+	}
+	return false
+}
