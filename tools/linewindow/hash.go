@@ -1,0 +1,120 @@
+package linewindow
+
+import (
+	"encoding/binary"
+)
+
+// trimmer decides, over a stream, the hash input of workspace.Sum: the
+// normalized body with every line's trailing [ \t\r] removed, newlines
+// kept. On the raw (BOM-stripped) bytes that input is the bytes minus every
+// maximal run of [ \t\r] followed by LF or by the end of the input; the CR
+// of a CRLF is such a run, so CRLF needs no separate treatment. Emitting
+// whole spans between such runs, instead of feeding workspace.Hasher line
+// by line, is what keeps a pass near the speed of plain SHA-256; the oracle
+// tests hold the two to the same digest.
+//
+// A run at the end of a chunk cannot be judged until the next non-blank
+// byte arrives, and it may be gigabytes long, so it is not buffered: it is
+// hashed speculatively after a checkpoint of the digest state, and the
+// checkpoint is restored if the run turns out to be trailing.
+//
+// The trimmer only plans: it appends hashOps that refer to the chunk, and
+// the digest goroutine (digest.go) carries them out.
+type trimmer struct {
+	pending bool     // the planned input ends with a blank run of undecided fate
+	ops     []hashOp // plan for the current chunk
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
+
+func (t *trimmer) write(b []byte) {
+	if len(b) > 0 {
+		t.ops = append(t.ops, hashOp{kind: opWrite, b: b})
+	}
+}
+
+// feed plans the next chunk of BOM-stripped input; final marks the end.
+func (t *trimmer) feed(p []byte, final bool) {
+	span := 0
+	if t.pending {
+		i := 0
+		for i < len(p) && isBlank(p[i]) {
+			i++
+		}
+		switch {
+		case i == len(p):
+			if final {
+				t.ops = append(t.ops, hashOp{kind: opRollback})
+			} else {
+				t.write(p)
+			}
+			return
+		case p[i] == '\n':
+			t.ops = append(t.ops, hashOp{kind: opRollback})
+			span = i
+		}
+		t.pending = false
+	}
+	for from := span; ; {
+		j := nextTrailing(p, from)
+		if j < 0 {
+			break
+		}
+		e := j - 1
+		for e > span && isBlank(p[e-1]) {
+			e--
+		}
+		t.write(p[span:e])
+		span, from = j, j+1
+	}
+	e := len(p)
+	for e > span && isBlank(p[e-1]) {
+		e--
+	}
+	t.write(p[span:e])
+	if e < len(p) && !final {
+		t.ops = append(t.ops, hashOp{kind: opCheckpoint})
+		t.write(p[e:])
+		t.pending = true
+	}
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+	lfs8  = '\n' * ones
+	sps8  = ' ' * ones
+	crs8  = '\r' * ones
+	bit2s = 0x04 * ones
+)
+
+// nextTrailing returns the smallest j > from with p[j] == '\n' and p[j-1]
+// blank, or -1. It runs over every byte of every file read, and most lines
+// end without trailing blanks, so it tests eight byte pairs at a time with
+// no branch per line (SWAR): one load per word, the previous bytes shifted
+// in. Tab (0x09) and CR (0x0D) differ only in bit 2, so one comparison of
+// b|0x04 against CR covers both. The has-zero-byte test used here can
+// misplace a match within a word but never misses one or reports one in a
+// word without a match, so the scalar loop locates it exactly.
+func nextTrailing(p []byte, from int) int {
+	var carry uint64 // the byte before the word, in the low byte; 0 is not blank
+	i := from
+	for q := p[from:]; len(q) >= 8; q = q[8:] {
+		x := binary.LittleEndian.Uint64(q)
+		prev := x<<8 | carry
+		carry = x >> 56
+		nl := x ^ lfs8
+		tabOrCR := nl | ((prev | bit2s) ^ crs8)
+		space := nl | (prev ^ sps8)
+		if ((tabOrCR-ones)&^tabOrCR|(space-ones)&^space)&highs != 0 {
+			break
+		}
+		i += 8
+	}
+	for j := max(i, from+1); j < len(p); j++ {
+		if p[j] == '\n' && isBlank(p[j-1]) {
+			return j
+		}
+	}
+	return -1
+}
