@@ -37,27 +37,27 @@ type placed struct {
 // validated IR. Every position was computed on the original numbering, so
 // no edit sees another's effect. An apply that reproduces the input is
 // EDIT_NO_CHANGE.
+//
+// The work is proportional to the edits plus one bulk copy of the
+// untouched lines: runs between edits are appended whole.
 func Apply(lines []string, ir IR) (Result, error) {
 	n := len(lines)
 	if n != ir.NumLines {
 		return Result{}, fail(CodeInvalidArgument, 0, 0,
 			"the text has %d lines but the edit was lowered for %d; lower it again for this text", n, ir.NumLines)
 	}
-	deleted := make([]bool, n+2)
 	var ins []placed
-	removed := 0
+	var dels []int
 	for i, e := range ir.Edits {
+		src := ir.source(e.Src)
 		switch e.Kind {
 		case KindDelete:
 			if e.Line < 1 || e.Line > n {
-				return Result{}, outOfBounds(ir.source(e.Src).Header, ir.source(e.Src).OpsLine, e.Line, n)
+				return Result{}, outOfBounds(src.Header, src.OpsLine, e.Line, n)
 			}
-			if !deleted[e.Line] {
-				removed++
-			}
-			deleted[e.Line] = true
+			dels = append(dels, e.Line)
 		case KindInsert:
-			if err := checkCursor(ir.source(e.Src), e.Cursor, n); err != nil {
+			if err := checkCursor(src, e.Cursor, n); err != nil {
 				return Result{}, err
 			}
 			p := placed{gap: gapOf(e.Cursor, n), seq: i, text: e.Text}
@@ -66,7 +66,6 @@ func Apply(lines []string, ir IR) (Result, error) {
 			}
 			ins = append(ins, p)
 		default:
-			src := ir.source(e.Src)
 			return Result{}, fail(CodeInvalidArgument, src.OpsLine, 0,
 				"%q was not expanded; run the clipboard pre-pass before applying", src.Header)
 		}
@@ -74,46 +73,85 @@ func Apply(lines []string, ir IR) (Result, error) {
 	slices.SortFunc(ins, func(a, b placed) int {
 		return cmp.Or(cmp.Compare(a.gap, b.gap), cmp.Compare(a.rank, b.rank), cmp.Compare(a.seq, b.seq))
 	})
+	slices.Sort(dels)
+	dels = slices.Compact(dels)
 
-	out := make([]string, 0, n-removed+len(ins))
-	var changed []Region
-	var cur *Region
-	open := func() {
-		if cur == nil {
-			cur = &Region{Start: len(out) + 1}
+	b := builder{lines: lines, out: make([]string, 0, n-len(dels)+len(ins))}
+	cur, i, j := 1, 0, 0 // next original line; next insert; next delete
+	for {
+		next := n + 1
+		if i < len(ins) {
+			next = min(next, ins[i].gap)
 		}
-	}
-	closeRegion := func() {
-		if cur != nil {
-			cur.End = len(out)
-			changed = append(changed, *cur)
-			cur = nil
+		if j < len(dels) {
+			next = min(next, dels[j])
 		}
-	}
-	k := 0
-	for g := 1; g <= n+1; g++ {
-		for ; k < len(ins) && ins[k].gap == g; k++ {
-			open()
-			out = append(out, ins[k].text)
-			cur.Inserted++
+		if next > cur {
+			b.keep(cur, next-1)
+			cur = next
 		}
-		if g > n {
+		for ; i < len(ins) && ins[i].gap == cur; i++ {
+			b.insert(ins[i].text)
+		}
+		if cur > n {
 			break
 		}
-		if deleted[g] {
-			open()
-			cur.Removed++
-			continue
+		if j < len(dels) && dels[j] == cur {
+			b.remove()
+			j++
+			cur++
 		}
-		closeRegion()
-		out = append(out, lines[g-1])
 	}
-	closeRegion()
-	if slices.Equal(out, lines) {
+	b.flush()
+	if b.unchanged() {
 		return Result{}, noChange(ir)
 	}
-	return Result{Lines: out, Changed: changed, Resolutions: slices.Clone(ir.Resolutions)}, nil
+	return Result{Lines: b.out, Changed: b.changed, Resolutions: slices.Clone(ir.Resolutions)}, nil
 }
+
+// builder assembles the new lines and the regions that differ.
+type builder struct {
+	lines   []string
+	out     []string
+	changed []Region
+	cur     *Region
+}
+
+func (b *builder) open() {
+	if b.cur == nil {
+		b.cur = &Region{Start: len(b.out) + 1}
+	}
+}
+
+func (b *builder) flush() {
+	if b.cur != nil {
+		b.cur.End = len(b.out)
+		b.changed = append(b.changed, *b.cur)
+		b.cur = nil
+	}
+}
+
+// keep copies original lines from..to unchanged, ending any region.
+func (b *builder) keep(from, to int) {
+	b.flush()
+	b.out = append(b.out, b.lines[from-1:to]...)
+}
+
+func (b *builder) insert(text string) {
+	b.open()
+	b.out = append(b.out, text)
+	b.cur.Inserted++
+}
+
+func (b *builder) remove() {
+	b.open()
+	b.cur.Removed++
+}
+
+// unchanged reports whether the new text equals the old. Regions alone
+// cannot tell: a line inserted at the top and an equal line deleted below
+// it are two regions and no change.
+func (b *builder) unchanged() bool { return slices.Equal(b.out, b.lines) }
 
 func noChange(ir IR) error {
 	what := "the ops"

@@ -99,6 +99,7 @@ func TestApplyRejections(t *testing.T) {
 		{"paste next to a cut", abcde, "CUT 2.=3\nPUT >3", CodeRangeInvalid, []string{"after line 3"}},
 		{"no change", abcde, "PUT 2.=2:\n+b", CodeNoChange, []string{"exactly as it is", "no edit is needed"}},
 		{"cut and paste back", abcde, "CUT 2.=2\nPUT <3", CodeNoChange, nil},
+		{"changes that cancel out", "a\na\na\n", "PUT <1:\n+a\nCUT 2.=2", CodeNoChange, nil},
 		{"empty PUT is not a delete", abcde, "PUT 2.=2:", CodeParseFailed, []string{"CUT 2.=2"}},
 	}
 	for _, tt := range tests {
