@@ -1,0 +1,44 @@
+package linewindow
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func naiveNextTrailing(p []byte, from int) int {
+	for j := from + 1; j < len(p); j++ {
+		if p[j] == '\n' && (p[j-1] == ' ' || p[j-1] == '\t' || p[j-1] == '\r') {
+			return j
+		}
+	}
+	return -1
+}
+
+// TestNextTrailingMatchesNaive holds the word-at-a-time search to the
+// byte loop it replaces, over bytes chosen to confuse its bit tricks: the
+// blanks and LF, their neighbours in value, and the same with the high bit
+// set.
+func TestNextTrailingMatchesNaive(t *testing.T) {
+	alphabet := []byte{' ', '\t', '\r', '\n', 'a', 0x0C, 0x05, 0x0B, 0x21, 0x1F, 0x2D, 0x00, 0x8A, 0x89, 0x8D, 0xA0, 0xFF}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		p := make([]byte, rng.IntN(40))
+		for i := range p {
+			p[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		from := 0
+		if len(p) > 0 {
+			from = rng.IntN(len(p) + 1)
+		}
+		for {
+			got, want := nextTrailing(p, from), naiveNextTrailing(p, from)
+			if got != want {
+				t.Fatalf("nextTrailing(%q, %d) = %d, want %d", p, from, got, want)
+			}
+			if got < 0 {
+				break
+			}
+			from = got + 1
+		}
+	}
+}
