@@ -168,3 +168,35 @@ func TestApplyRefusesUnexpandedOrForeignIR(t *testing.T) {
 	_, err = Expand(ir, []string{"a", "b", "c"}, nil)
 	wantErr(t, err, CodeInvalidArgument, 0, "lowered for 2")
 }
+
+func TestFileOpsLeaveLinesToTheTool(t *testing.T) {
+	// MV composes with line ops, which apply to the source first.
+	p, err := Parse("PUT 1.=1:\n+A\nMV \"new dir/f.txt\"", Limits{})
+	if err != nil || p.MoveTo != "new dir/f.txt" || len(p.Ops) != 1 {
+		t.Fatalf("Parse: %+v, %v", p, err)
+	}
+	got, _, err := runText(abcde, "PUT 1.=1:\n+A\nMV \"new dir/f.txt\"", Env{})
+	if err != nil || got != "A\nb\nc\nd\ne\n" {
+		t.Errorf("MV with an op: %q, %v", got, err)
+	}
+	// REM or MV alone change no line.
+	for _, ops := range []string{"REM", "MV g.txt"} {
+		got, _, err := runText(abcde, ops, Env{})
+		if err != nil || got != abcde {
+			t.Errorf("%s: %q, %v", ops, got, err)
+		}
+		ir, err := Lower(mustParse(t, ops), 5, Limits{})
+		if err != nil || len(ir.Edits) != 0 || ir.HeadTailOnly() {
+			t.Errorf("%s lowers to %+v, %v", ops, ir, err)
+		}
+	}
+}
+
+func mustParse(t *testing.T, ops string) *Patch {
+	t.Helper()
+	p, err := Parse(ops, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

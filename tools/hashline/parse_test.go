@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/config"
 )
 
 // wantErr checks an error's code, ops line and message fragments.
@@ -45,6 +47,7 @@ func TestParseAcceptsTheGrammar(t *testing.T) {
 		{"CUT 2.=3", []Op{{Kind: OpCut, Loc: Locator{LocRange, 2, 3}}}},
 		{"CUT 2*", []Op{{Kind: OpCut, Loc: Locator{LocBlock, 2, 2}}}},
 		{"CUT 2.=3 @fn_1-a", []Op{{Kind: OpCut, Loc: Locator{LocRange, 2, 3}, Register: "fn_1-a"}}},
+		{"CUT 1.=1 @" + strings.Repeat("r", 32), []Op{{Kind: OpCut, Loc: Locator{LocRange, 1, 1}, Register: strings.Repeat("r", 32)}}},
 		{"PUT <1 @fn", []Op{{Kind: OpPut, Loc: Locator{LocBefore, 1, 1}, Register: "fn"}}},
 		{"PUT >3", []Op{{Kind: OpPut, Loc: Locator{LocAfter, 3, 3}}}},
 		{"PUT >$", []Op{{Kind: OpPut, Loc: Locator{LocEnd, 0, 0}}}},
@@ -222,6 +225,9 @@ func TestParseLimits(t *testing.T) {
 	if d.MaxOpsPayloadBytes != 256<<10 || d.MaxOpsPerCall != 200 || d.MaxExpandedLines != 100000 ||
 		d.MaxRegisterLines != 4096 || d.MaxRegisterBytes != 1<<20 {
 		t.Errorf("DefaultLimits() = %+v", d)
+	}
+	if got := LimitsFrom(config.Limits{MaxOpsPerCall: 7, MaxRegisterBytes: 9}); got.MaxOpsPerCall != 7 || got.MaxRegisterBytes != 9 {
+		t.Errorf("LimitsFrom dropped configured values: %+v", got)
 	}
 	if (Limits{}).orDefault() != d {
 		t.Errorf("a zero Limits does not mean the defaults")
