@@ -99,7 +99,7 @@ func loadText(p workspace.Path, maxBytes int64) (*loaded, *Error) {
 }
 
 func notText(p workspace.Path) *Error {
-	return Errorf(CodeNotText, "%s is binary or not valid UTF-8 and cannot be shown or edited as text; replace it whole with write if you must, or search its text with grep", p.Display)
+	return Errorf(CodeNotText, "%s is binary or not valid UTF-8 and cannot be shown or edited as text (grep skips it too); replace it whole with write if you must", p.Display)
 }
 
 // fileExists reports whether anything exists at abs (without following a
