@@ -1,0 +1,120 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// Builtin returns the tools the daemon serves.
+func Builtin() []Tool {
+	return []Tool{
+		Read{},
+		Grep{},
+		Write{},
+	}
+}
+
+// This file also holds what the producers (read, grep, write) share: path
+// resolution with its error mapping, the [PATH#TAG] header and the clip
+// rule of edit-contract §4.3.
+
+// resolveArg resolves a tool's path argument through the session's
+// workspace and maps the resolver's sentinels to tool codes.
+func resolveArg(c *Call, path string, access workspace.Access) (workspace.Path, *Error) {
+	if path == "" {
+		return workspace.Path{}, Errorf(CodeInvalidArgument, "path is required; pass a file path relative to the workspace root, e.g. \"src/main.go\"")
+	}
+	p, err := c.State.Workspace.Resolve(path, access)
+	switch {
+	case err == nil:
+		return p, nil
+	case errors.Is(err, workspace.ErrOutside):
+		return p, Errorf(CodeOutsideWorkspace, "%s resolves outside the workspace (%s) and every approved root; use a path inside the workspace", path, c.State.Workspace.Root())
+	case errors.Is(err, workspace.ErrDenied):
+		return p, Errorf(CodeToolDenied, "%v; hostd never writes there: choose a path outside .git and inside a writable root", err)
+	case errors.Is(err, workspace.ErrBadPath):
+		return p, Errorf(CodeInvalidArgument, "%v; pass a plain file path relative to the workspace root", err)
+	}
+	return p, Errorf(CodeToolFailed, "cannot resolve %s: %v; check the path and call again", path, err)
+}
+
+// tagHeader is the section header every producer prints above a file's
+// lines (edit-contract §5.1).
+func tagHeader(display, tag string) string { return "[" + display + "#" + tag + "]" }
+
+// clipLine returns line cut to maxChars runes and whether it was cut. A
+// clipped line is displayed with clipMarker and never counted as seen: its
+// tail is exactly where a blind edit does damage (edit-contract §4.3).
+func clipLine(line string, maxChars int) (string, bool) {
+	if len(line) <= maxChars { // bytes >= runes: short lines are common
+		return line, false
+	}
+	n := 0
+	for i := range line {
+		if n == maxChars {
+			return line[:i], true
+		}
+		n++
+	}
+	return line, false
+}
+
+// clipMarker ends a clipped line in the displayed content.
+func clipMarker(maxChars int) string {
+	return fmt.Sprintf(" …[clipped at %d chars; not editable by number]", maxChars)
+}
+
+// missing is NOT_FOUND for a path that does not exist, naming the nearest
+// directory that does and how to find the file from there.
+func missing(c *Call, p workspace.Path) *Error {
+	dir := filepath.Dir(p.Abs)
+	for {
+		if info, err := os.Stat(dir); err == nil && info.IsDir() {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	shown := c.State.Workspace.Display(dir)
+	return Errorf(CodeNotFound, "%s does not exist; the nearest existing directory is %s: find the file with grep {\"pattern\": \"\", \"path\": %q, \"glob\": \"**/%s\", \"outputMode\": \"filesWithMatches\"}",
+		p.Display, shown, shown, filepath.Base(p.Abs))
+}
+
+// directoryError is NOT_A_FILE for a directory, naming a few of its
+// entries so the next call can read one of them. It reads a bounded number
+// of entries: a directory may be huge.
+func directoryError(p workspace.Path) *Error {
+	const sample, shown = 256, 8
+	var names []string
+	if d, err := os.Open(p.Abs); err == nil {
+		entries, _ := d.ReadDir(sample)
+		d.Close()
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() {
+				name += "/"
+			}
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	list := "it is empty"
+	if len(names) > 0 {
+		more := ""
+		if len(names) > shown {
+			names, more = names[:shown], ", …"
+		}
+		list = "it holds " + strings.Join(names, ", ") + more
+	}
+	return Errorf(CodeNotAFile, "%s is a directory (%s); read one of its files, or list them with grep {\"pattern\": \"\", \"path\": %q, \"outputMode\": \"filesWithMatches\"}",
+		p.Display, list, p.Display)
+}

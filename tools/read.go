@@ -1,0 +1,193 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/tools/linewindow"
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// Read is the read tool (edit-contract §5.1, rpc.md §4 read): a window of
+// a text file as numbered lines under the [PATH#TAG] header of the whole
+// file. It records the file in the session's snapshot store with exactly
+// the lines it displayed, so paginated reads of an unchanged file fuse into
+// one tag.
+type Read struct{}
+
+// Name implements Tool.
+func (Read) Name() string { return "read" }
+
+type readArgs struct {
+	Path   string `json:"path"`
+	Offset *int   `json:"offset"`
+	Limit  *int   `json:"limit"`
+}
+
+// ReadResult is read's result (rpc.md §4 read).
+type ReadResult struct {
+	Result
+	Path       string `json:"path"`
+	Root       string `json:"root"`
+	Offset     int    `json:"offset"`
+	LineCount  int    `json:"lineCount"`
+	TotalLines int    `json:"totalLines"`
+	Truncated  bool   `json:"truncated"`
+	FileBytes  int64  `json:"fileBytes"`
+	Notice     string `json:"notice,omitempty"`
+	Tag        string `json:"tag"`
+}
+
+// Run implements Tool.
+func (Read) Run(ctx context.Context, c *Call) Outcome {
+	var a readArgs
+	if e := DecodeArgs(c.Args, &a); e != nil {
+		return Failed(e)
+	}
+	offset, limit := 1, c.Limits.DefaultReadLimit
+	if a.Offset != nil {
+		if *a.Offset < 1 {
+			return Failed(Errorf(CodeInvalidArgument, "offset %d is not a line number: lines are numbered from 1; use offset 1 to read from the top", *a.Offset))
+		}
+		offset = *a.Offset
+	}
+	if a.Limit != nil {
+		if *a.Limit < 1 {
+			return Failed(Errorf(CodeInvalidArgument, "limit %d must be at least 1; omit it to read %d lines", *a.Limit, c.Limits.DefaultReadLimit))
+		}
+		limit = *a.Limit
+	}
+	capped := limit > c.Limits.MaxReadLimit
+	limit = min(limit, c.Limits.MaxReadLimit)
+
+	p, e := resolveArg(c, a.Path, workspace.Read)
+	if e != nil {
+		return Failed(e)
+	}
+	f, _, e := openRegular(p)
+	if e != nil {
+		return Failed(readOpenError(c, p, e))
+	}
+	defer f.Close()
+	w, err := linewindow.ReadContext(ctx, f, linewindow.Options{
+		Offset:       offset,
+		Limit:        limit,
+		MaxLineChars: c.Limits.MaxLineChars,
+		RetainBytes:  c.Limits.MaxRetainedFileBytes,
+	})
+	switch {
+	case errors.Is(err, workspace.ErrNotText):
+		return Failed(notText(p))
+	case ctx.Err() != nil:
+		return Failed(Errorf(CodeToolFailed, "the read of %s was cancelled; nothing was recorded, call again", p.Display))
+	case err != nil:
+		return Failed(Errorf(CodeToolFailed, "cannot read %s: %v; call again", p.Display, err))
+	}
+
+	tag := c.State.Store.Record(p.Abs, session.Snapshot{
+		Digest:  w.Digest,
+		Text:    w.Body,
+		HasText: w.Retained,
+		Lines:   w.TotalLines,
+		Bytes:   w.FileBytes,
+		Seen:    displayedLines(w.Lines),
+	})
+	r := &ReadResult{
+		Path:       p.Display,
+		Root:       string(p.Root),
+		Offset:     offset,
+		LineCount:  len(w.Lines),
+		TotalLines: w.TotalLines,
+		FileBytes:  w.FileBytes,
+		Tag:        tag,
+	}
+	if n := len(w.Lines); n > 0 {
+		r.Truncated = w.Lines[n-1].N < w.TotalLines
+	}
+	r.Notice = readNotice(r, limit, capped)
+	r.Content = renderWindow(p.Display, tag, w.Lines, c.Limits.MaxLineChars, r.Notice)
+	return r
+}
+
+// displayedLines is the seen set of a window: every line it shows in full.
+// A clipped line is shown only in part and stays unseen (§4.3).
+func displayedLines(lines []linewindow.Line) session.LineSet {
+	seen := session.Empty()
+	from := 0 // first line of the current run of unclipped lines, 0 if none
+	for i, l := range lines {
+		if l.Clipped {
+			if from > 0 {
+				seen = seen.Add(from, lines[i-1].N)
+			}
+			from = 0
+			continue
+		}
+		if from == 0 {
+			from = l.N
+		}
+	}
+	if from > 0 {
+		seen = seen.Add(from, lines[len(lines)-1].N)
+	}
+	return seen
+}
+
+func renderWindow(display, tag string, lines []linewindow.Line, maxChars int, notice string) string {
+	var b strings.Builder
+	b.WriteString(tagHeader(display, tag))
+	for _, l := range lines {
+		b.WriteByte('\n')
+		b.WriteString(strconv.Itoa(l.N))
+		b.WriteByte(':')
+		b.WriteString(l.Text)
+		if l.Clipped {
+			b.WriteString(clipMarker(maxChars))
+		}
+	}
+	if notice != "" {
+		b.WriteString("\n(")
+		b.WriteString(notice)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// readNotice says what the window leaves out and how to get it.
+func readNotice(r *ReadResult, limit int, capped bool) string {
+	var parts []string
+	switch {
+	case r.TotalLines == 0:
+		parts = append(parts, "the file is empty: 0 lines")
+	case r.LineCount == 0:
+		parts = append(parts, fmt.Sprintf("offset %d is past the end: the file has %d lines (totalLines %d); read with an offset from 1 to %d", r.Offset, r.TotalLines, r.TotalLines, r.TotalLines))
+	case r.Truncated:
+		last := r.Offset + r.LineCount - 1
+		parts = append(parts, fmt.Sprintf("showing lines %d-%d of %d; read on with offset=%d", r.Offset, last, r.TotalLines, last+1))
+	case r.Offset > 1:
+		parts = append(parts, fmt.Sprintf("showing lines %d-%d of %d", r.Offset, r.TotalLines, r.TotalLines))
+	}
+	if capped {
+		parts = append(parts, fmt.Sprintf("limit capped at %d lines per read", limit))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// readOpenError adds what read knows to the shared open errors: the
+// nearest existing directory for a missing file, a few entries for a
+// directory.
+func readOpenError(c *Call, p workspace.Path, e *Error) *Error {
+	switch e.Code {
+	case CodeNotFound:
+		return missing(c, p)
+	case CodeNotAFile:
+		if info, err := os.Stat(p.Abs); err == nil && info.IsDir() {
+			return directoryError(p)
+		}
+	}
+	return e
+}
