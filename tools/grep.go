@@ -1,0 +1,407 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// Grep is the grep tool (edit-contract §5.2, rpc.md §4 grep): RE2 search
+// over a file or a directory tree. Every file it shows gets a [PATH#TAG]
+// header and is recorded in the snapshot store: in content mode with its
+// matched lines seen, in the other modes with an empty seen set, which
+// makes the tag usable for version checks while every anchor still needs
+// a read (§4.3).
+type Grep struct{}
+
+// Name implements Tool.
+func (Grep) Name() string { return "grep" }
+
+// The output modes of rpc.md §4 grep.
+const (
+	grepContent = "content"
+	grepFiles   = "filesWithMatches"
+	grepCount   = "count"
+)
+
+type grepArgs struct {
+	Pattern    *string `json:"pattern"`
+	Path       string  `json:"path"`
+	Glob       string  `json:"glob"`
+	OutputMode string  `json:"outputMode"`
+	IgnoreCase bool    `json:"ignoreCase"`
+	HeadLimit  *int    `json:"headLimit"`
+}
+
+// GrepMatch is one matched line. Text is clipped like a read line; a
+// clipped match is not seen.
+type GrepMatch struct {
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	Text    string `json:"text"`
+	Clipped bool   `json:"clipped,omitempty"`
+}
+
+// GrepResult is grep's result (rpc.md §4 grep). Files lists every file
+// shown, in walk order, in every mode.
+type GrepResult struct {
+	Result
+	Matches       []GrepMatch       `json:"matches,omitempty"`
+	Files         []string          `json:"files"`
+	Counts        map[string]int    `json:"counts,omitempty"`
+	Tags          map[string]string `json:"tags"`
+	Truncated     bool              `json:"truncated"`
+	FilesSearched int               `json:"filesSearched"`
+	Notice        string            `json:"notice,omitempty"`
+}
+
+// grepFile is one file with matches, as the result shows it and the store
+// records it.
+type grepFile struct {
+	abs, display string
+	digest       workspace.Digest
+	text         string // kept for the store while the retention budget allows
+	hasText      bool
+	lines        int
+	bytes        int64
+	count        int
+	matches      []GrepMatch
+}
+
+// grepper carries one grep call.
+type grepper struct {
+	ctx  context.Context
+	c    *Call
+	m    *lineMatcher
+	mode string
+	max  int // results to show: matches in content mode, files otherwise
+
+	files     []*grepFile
+	shown     int // results so far
+	truncated bool
+	searched  int
+	kept      int64  // bytes of text held for the store
+	buf       []byte // reused read buffer
+}
+
+// Run implements Tool.
+func (Grep) Run(ctx context.Context, c *Call) Outcome {
+	var a grepArgs
+	if e := DecodeArgs(c.Args, &a); e != nil {
+		return Failed(e)
+	}
+	g := &grepper{ctx: ctx, c: c, mode: a.OutputMode, max: c.Limits.MaxGrepMatches}
+	if e := g.setup(a); e != nil {
+		return Failed(e)
+	}
+	path := a.Path
+	if path == "" {
+		path = "."
+	}
+	p, e := resolveArg(c, path, workspace.Read)
+	if e != nil {
+		return Failed(e)
+	}
+	glob, err := newGlob(a.Glob)
+	if err != nil {
+		return Failed(Errorf(CodeInvalidArgument, "glob %q is malformed: %v; use shell wildcards such as *.go or src/**/*.ts", a.Glob, err))
+	}
+	info, err := os.Stat(p.Abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Failed(missing(c, p))
+	case err != nil:
+		return Failed(Errorf(CodeToolFailed, "cannot search %s: %v; check the path and call again", p.Display, err))
+	case info.IsDir():
+		w := &walker{ctx: ctx, ws: c.State.Workspace, glob: glob, limit: c.Limits.MaxGrepFileBytes, visit: func(cd candidate) error {
+			_, err := g.file(cd, nil)
+			return err
+		}}
+		err = w.walk(rootOf(c.State.Workspace, p.Abs), p.Abs, p.Display)
+	default:
+		f, _, e := openRegular(p)
+		if e != nil {
+			return Failed(e)
+		}
+		var skip *Error
+		skip, err = g.file(candidate{abs: p.Abs, display: p.Display}, f)
+		f.Close()
+		if skip != nil {
+			return Failed(skip)
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return Failed(Errorf(CodeToolFailed, "grep was cancelled after searching %d files; nothing was recorded: call again with a narrower path or glob", g.searched))
+	case err != nil && !errors.Is(err, errStop):
+		return Failed(Errorf(CodeToolFailed, "grep failed: %v; call again", err))
+	}
+	return g.result(a, p)
+}
+
+func (g *grepper) setup(a grepArgs) *Error {
+	if a.Pattern == nil {
+		return Errorf(CodeInvalidArgument, "pattern is required: pass an RE2 regular expression, e.g. {\"pattern\": \"func main\"}")
+	}
+	switch g.mode {
+	case "":
+		g.mode = grepContent
+	case grepContent, grepFiles, grepCount:
+	default:
+		return Errorf(CodeInvalidArgument, "outputMode %q is not one of \"content\", \"filesWithMatches\", \"count\"; omit it for content", g.mode)
+	}
+	if a.HeadLimit != nil {
+		if *a.HeadLimit < 1 {
+			return Errorf(CodeInvalidArgument, "headLimit %d must be at least 1; omit it for up to %d results", *a.HeadLimit, g.c.Limits.MaxGrepMatches)
+		}
+		g.max = min(g.max, *a.HeadLimit)
+	}
+	m, err := newLineMatcher(*a.Pattern, a.IgnoreCase)
+	if err != nil {
+		return Errorf(CodeInvalidArgument, "pattern %q is not a usable RE2 expression: %v; escape metacharacters such as ( [ . * + ? with a backslash (RE2 has no lookaround or backreferences) and match within one line", *a.Pattern, err)
+	}
+	g.m = m
+	return nil
+}
+
+// rootOf returns the most specific root holding abs; .gitignore files are
+// read from there down.
+func rootOf(ws *workspace.Workspace, abs string) string {
+	best := ws.Root()
+	for _, r := range ws.Roots() {
+		if (abs == r.Path || strings.HasPrefix(abs, r.Path+string(filepath.Separator))) && len(r.Path) > len(best) {
+			best = r.Path
+		}
+	}
+	return best
+}
+
+// file searches one file. f is the open file when the model named it; a
+// file found by the walk is opened here, never following a link and never
+// blocking. A file that cannot be searched is skipped; the reason is
+// returned for a named file, which must not fail silently.
+func (g *grepper) file(cd candidate, f *os.File) (skip *Error, err error) {
+	if err := g.ctx.Err(); err != nil {
+		return nil, err
+	}
+	lim := g.c.Limits
+	p := workspace.Path{Abs: cd.abs, Display: cd.display}
+	if f == nil {
+		var oerr error
+		if f, oerr = os.OpenFile(cd.abs, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0); oerr != nil {
+			return nil, nil
+		}
+		defer f.Close()
+	}
+	info, serr := f.Stat()
+	if serr != nil || !info.Mode().IsRegular() {
+		return Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", cd.display), nil
+	}
+	if info.Size() > lim.MaxGrepFileBytes {
+		return tooLargeForGrep(cd.display, info.Size(), lim.MaxGrepFileBytes), nil
+	}
+	raw, rerr := readBounded(f, g.buf, info.Size(), lim.MaxGrepFileBytes)
+	g.buf = raw[:0]
+	if errors.Is(rerr, errTooLarge) {
+		return tooLargeForGrep(cd.display, int64(len(raw)), lim.MaxGrepFileBytes), nil
+	} else if rerr != nil {
+		return Errorf(CodeToolFailed, "cannot read %s: %v; call again", cd.display, rerr), nil
+	}
+	g.searched++
+	if bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0 {
+		return notText(p), nil
+	}
+
+	// Most files need no normalization, and most files do not match: search
+	// the bytes as they are and decode only what will be shown.
+	body, text, decoded := raw, "", false
+	if bytes.HasPrefix(raw, []byte("\xEF\xBB\xBF")) || bytes.IndexByte(raw, '\r') >= 0 {
+		t, derr := workspace.Decode(raw)
+		if derr != nil {
+			return notText(p), nil
+		}
+		body, text, decoded = []byte(t.Body), t.Body, true
+	}
+	gf := &grepFile{abs: cd.abs, display: cd.display, bytes: int64(len(raw))}
+	room := g.max - g.shown // results this file may still add
+	g.m.each(body, func(n int, line []byte) bool {
+		gf.count++
+		switch g.mode {
+		case grepFiles:
+			return false
+		case grepContent:
+			if gf.count > room {
+				return false
+			}
+			shown, clipped := clipLine(string(line), lim.MaxLineChars)
+			gf.matches = append(gf.matches, GrepMatch{Path: cd.display, Line: n, Text: shown, Clipped: clipped})
+		}
+		return true
+	})
+	if gf.count == 0 {
+		return nil, nil
+	}
+	if !decoded && !utf8.Valid(raw) {
+		return notText(p), nil
+	}
+	if room <= 0 || (g.mode == grepContent && gf.count > room) {
+		g.truncated = true
+	}
+	if room <= 0 {
+		return nil, errStop
+	}
+	if !decoded {
+		text = string(body)
+	}
+	gf.digest = workspace.Sum(text)
+	gf.lines = bytes.Count(body, []byte{'\n'})
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		gf.lines++
+	}
+	g.keep(gf, text)
+	g.files = append(g.files, gf)
+	if g.mode == grepContent {
+		g.shown += len(gf.matches)
+	} else {
+		g.shown++
+	}
+	if g.truncated {
+		return nil, errStop
+	}
+	return nil, nil
+}
+
+// keep holds a file's text for the store while the texts held stay within
+// what the store can retain for a session; past that, the earliest files
+// give theirs up, as the store itself would evict them first.
+func (g *grepper) keep(gf *grepFile, text string) {
+	lim := g.c.Limits
+	if int64(len(text)) > lim.MaxRetainedFileBytes {
+		return
+	}
+	gf.text, gf.hasText = text, true
+	g.kept += int64(len(text))
+	for _, old := range g.files {
+		if g.kept <= lim.MaxRetainedBytesPerSession {
+			break
+		}
+		if old.hasText {
+			g.kept -= int64(len(old.text))
+			old.text, old.hasText = "", false
+		}
+	}
+}
+
+var errTooLarge = errors.New("file too large")
+
+// readBounded reads f whole into buf (grown to size as needed), failing
+// with errTooLarge past limit bytes: a file may grow after its stat.
+func readBounded(f *os.File, buf []byte, size, limit int64) ([]byte, error) {
+	buf = slices.Grow(buf[:0], int(min(size, limit))+512)
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, len(buf))
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return buf, errTooLarge
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+func tooLargeForGrep(display string, size, limit int64) *Error {
+	return Errorf(CodeFileTooLarge, "%s is %d bytes, over grep's %d-byte limit; read it in windows with read's offset and limit instead", display, size, limit)
+}
+
+// result records every file shown, in order, and renders the result.
+func (g *grepper) result(a grepArgs, p workspace.Path) *GrepResult {
+	r := &GrepResult{Files: []string{}, Tags: map[string]string{}, Truncated: g.truncated, FilesSearched: g.searched}
+	if g.mode == grepCount {
+		r.Counts = map[string]int{}
+	}
+	var b strings.Builder
+	for _, gf := range g.files {
+		seen := session.Empty()
+		for _, m := range gf.matches {
+			if !m.Clipped {
+				seen = seen.Add(m.Line, m.Line)
+			}
+		}
+		tag := g.c.State.Store.Record(gf.abs, session.Snapshot{
+			Digest: gf.digest, Text: gf.text, HasText: gf.hasText,
+			Lines: gf.lines, Bytes: gf.bytes, Seen: seen,
+		})
+		r.Files = append(r.Files, gf.display)
+		r.Tags[gf.display] = tag
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(tagHeader(gf.display, tag))
+		switch g.mode {
+		case grepContent:
+			r.Matches = append(r.Matches, gf.matches...)
+			for _, m := range gf.matches {
+				fmt.Fprintf(&b, "\n%d:%s", m.Line, m.Text)
+				if m.Clipped {
+					b.WriteString(clipMarker(g.c.Limits.MaxLineChars))
+				}
+			}
+		case grepCount:
+			r.Counts[gf.display] = gf.count
+			fmt.Fprintf(&b, "\n%d matching %s", gf.count, plural(gf.count, "line", "lines"))
+		}
+	}
+	r.Notice = g.notice(a, p)
+	if r.Notice != "" {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("(" + r.Notice + ")")
+	}
+	r.Content = b.String()
+	return r
+}
+
+func (g *grepper) notice(a grepArgs, p workspace.Path) string {
+	if len(g.files) == 0 {
+		return fmt.Sprintf("no matches for %q in %s (%d %s searched); try ignoreCase, a simpler pattern or a wider path", *a.Pattern, p.Display, g.searched, plural(g.searched, "file", "files"))
+	}
+	if !g.truncated {
+		return ""
+	}
+	what := "files"
+	if g.mode == grepContent {
+		what = "matches"
+	}
+	limit := fmt.Sprintf("the limit of %d", g.max)
+	if a.HeadLimit != nil && *a.HeadLimit == g.max {
+		limit = fmt.Sprintf("headLimit %d", g.max)
+	}
+	return fmt.Sprintf("stopped at %s %s; more exist: narrow the pattern, path or glob, or raise headLimit", limit, what)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

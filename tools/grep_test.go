@@ -1,0 +1,339 @@
+package tools
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// §4.3: count and filesWithMatches mint a usable tag with an empty seen
+// set, which is not the unknown set; content mode sees the matched lines.
+func TestGrepSeenSets(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	e.put("f.txt", "alpha\nbeta\nalpha again\n")
+	for _, mode := range []string{"filesWithMatches", "count"} {
+		e2 := newProdEnv(t, config.DefaultLimits())
+		e2.put("f.txt", "alpha\nbeta\nalpha again\n")
+		r := e2.grep(fmt.Sprintf(`{"pattern":"alpha","outputMode":%q}`, mode))
+		v := e2.head("f.txt")
+		if r.Tags["f.txt"] != v.Tag || !v.Seen.Known() || v.Seen.Len() != 0 {
+			t.Errorf("%s: tag %s, seen known=%v len=%d; want a tag with a known, empty set", mode, r.Tags["f.txt"], v.Seen.Known(), v.Seen.Len())
+		}
+	}
+	e.grep(`{"pattern":"alpha"}`)
+	if got := e.head("f.txt").Seen; !got.Contains(1) || got.Contains(2) || !got.Contains(3) {
+		t.Errorf("content mode seen %v, want lines 1 and 3 only", got.Ranges())
+	}
+}
+
+// The tag grep prints is the tag read would print for the same file.
+func TestGrepTagIsReadTag(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	e.put("w.txt", "\xEF\xBB\xBFkey = 1  \r\nother\r\n")
+	g := e.grep(`{"pattern":"key"}`)
+	r := e.read(`{"path":"w.txt"}`)
+	if g.Tags["w.txt"] != r.Tag || r.Tag != workspace.Sum("key = 1\nother\n").Tag() {
+		t.Errorf("grep tag %s, read tag %s", g.Tags["w.txt"], r.Tag)
+	}
+	if g.Matches[0].Text != "key = 1  " {
+		t.Errorf("match text %q: want the normalized line without CR", g.Matches[0].Text)
+	}
+	if len(e.versions("w.txt")) != 1 {
+		t.Error("grep and read of one content made two versions")
+	}
+}
+
+func TestGrepCaps(t *testing.T) {
+	lim := config.DefaultLimits()
+	lim.MaxGrepMatches = 3
+	e := newProdEnv(t, lim)
+	e.put("a.txt", "x\nx\n")
+	e.put("b.txt", "x\nx\n")
+	e.put("c.txt", "x\n")
+	r := e.grep(`{"pattern":"x"}`)
+	if len(r.Matches) != 3 || !r.Truncated || !strings.Contains(r.Notice, "limit of 3") {
+		t.Errorf("%d matches, truncated %v, notice %q", len(r.Matches), r.Truncated, r.Notice)
+	}
+	// b.txt showed only its first line: only that line is seen.
+	if got := e.head("b.txt").Seen; got.Len() != 1 || !got.Contains(1) {
+		t.Errorf("b.txt seen %v", got.Ranges())
+	}
+	if e.versions("c.txt") != nil {
+		t.Error("a file past the cap was recorded")
+	}
+	r = e.grep(`{"pattern":"x","outputMode":"filesWithMatches","headLimit":2}`)
+	if !slices.Equal(r.Files, []string{"a.txt", "b.txt"}) || !r.Truncated {
+		t.Errorf("headLimit 2: files %v truncated %v", r.Files, r.Truncated)
+	}
+	r = e.grep(`{"pattern":"x","outputMode":"count","headLimit":3}`)
+	if len(r.Counts) != 3 || r.Truncated || r.Counts["a.txt"] != 2 {
+		t.Errorf("headLimit equal to the number of files: counts %v truncated %v", r.Counts, r.Truncated)
+	}
+}
+
+func TestGrepFileSizeBound(t *testing.T) {
+	lim := config.DefaultLimits()
+	lim.MaxGrepFileBytes = 10
+	e := newProdEnv(t, lim)
+	e.put("small.txt", "needle\n")
+	e.put("large.txt", "needle in a file over the bound\n")
+	r := e.grep(`{"pattern":"needle"}`)
+	if !slices.Equal(r.Files, []string{"small.txt"}) {
+		t.Errorf("files %v, want the large file skipped", r.Files)
+	}
+	e.failure("grep", `{"pattern":"needle","path":"large.txt"}`, CodeFileTooLarge)
+}
+
+// A walk keeps only what the store can retain: texts of the earliest files
+// are given up first, and every file still gets its tag.
+func TestGrepRetentionBudget(t *testing.T) {
+	lim := config.DefaultLimits()
+	lim.MaxRetainedBytesPerSession = 64
+	lim.MaxRetainedFileBytes = 30
+	e := newProdEnv(t, lim)
+	for i := range 6 {
+		e.put(fmt.Sprintf("f%d.txt", i), fmt.Sprintf("match %d %s\n", i, strings.Repeat("-", 10)))
+	}
+	e.put("huge.txt", "match but too long to retain at all\n")
+	r := e.grep(`{"pattern":"match"}`)
+	if len(r.Tags) != 7 {
+		t.Fatalf("tags %v", r.Tags)
+	}
+	retained := 0
+	for _, pv := range e.s.State().Store.Dump() {
+		if pv.Versions[0].Retained {
+			retained++
+		}
+	}
+	if st := e.s.State().Store.Stats(); st.RetainedBytes > lim.MaxRetainedBytesPerSession || retained != 3 {
+		t.Errorf("retained %d bytes in %d files", st.RetainedBytes, retained)
+	}
+	if e.head("f0.txt").Retained || !e.head("f5.txt").Retained {
+		t.Error("the budget kept early texts and dropped late ones")
+	}
+}
+
+func TestGrepCancelledRecordsNothing(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	for i := range 20 {
+		e.put(fmt.Sprintf("d/f%02d.txt", i), "hit\n")
+	}
+	r := e.callCtx(newCancelAfter(6), "grep", `{"pattern":"hit"}`).Base()
+	if r.OK || r.Error.Code != CodeToolFailed || !strings.Contains(r.Error.Message, "cancelled") {
+		t.Fatalf("cancelled grep: ok=%v %+v", r.OK, r.Error)
+	}
+	if d := e.s.State().Store.Dump(); len(d) != 0 {
+		t.Errorf("a cancelled grep recorded %d paths", len(d))
+	}
+}
+
+func TestGrepGitignore(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	files := map[string]string{
+		".gitignore":          "/rooted.txt\nlogs/\n*.tmp\n!keep.tmp\n",
+		"rooted.txt":          "hit",
+		"sub/rooted.txt":      "hit", // "/rooted.txt" anchors at the root only
+		"logs/a.txt":          "hit",
+		"sub/logs/b.txt":      "hit", // logs/ matches at any depth
+		"x.tmp":               "hit",
+		"keep.tmp":            "hit",
+		"pkg/.gitignore":      "local.txt\n",
+		"pkg/local.txt":       "hit",
+		"other/local.txt":     "hit", // pkg/.gitignore does not reach here
+		"vendor/.gitignore":   "*\n",
+		"vendor/lib.txt":      "hit",
+		".git/HEAD":           "hit",
+		"nested/.git/config":  "hit",
+		"nested/visible.txt":  "hit",
+		"logs.txt":            "hit", // logs/ is for directories
+		"deep/a/b/c/file.txt": "hit",
+	}
+	for name, data := range files {
+		e.put(name, data+"\n")
+	}
+	want := []string{"deep/a/b/c/file.txt", "keep.tmp", "logs.txt", "nested/visible.txt", "other/local.txt", "sub/rooted.txt"}
+	if r := e.grep(`{"pattern":"hit"}`); !slices.Equal(r.Files, want) {
+		t.Errorf("files %v\nwant  %v", r.Files, want)
+	}
+	// Asked for by name, an ignored directory is searched.
+	if r := e.grep(`{"pattern":"hit","path":"logs"}`); !slices.Equal(r.Files, []string{"logs/a.txt"}) {
+		t.Errorf("explicit ignored directory: %v", r.Files)
+	}
+	// A nested walk still honours the .gitignore files above it.
+	if r := e.grep(`{"pattern":"hit","path":"sub"}`); !slices.Equal(r.Files, []string{"sub/rooted.txt"}) {
+		t.Errorf("walk from sub: %v", r.Files)
+	}
+}
+
+func TestGrepGlob(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	for _, f := range []string{"a.go", "a_test.go", "src/b.go", "src/x/c.go", "src/x/c.ts", "docs/d.md"} {
+		e.put(f, "hit\n")
+	}
+	tests := []struct {
+		glob, path string
+		want       []string
+	}{
+		{"*.go", "", []string{"a.go", "a_test.go", "src/b.go", "src/x/c.go"}},
+		{"*_test.go", "", []string{"a_test.go"}},
+		{"src/**/*.go", "", []string{"src/b.go", "src/x/c.go"}},
+		{"src/*.go", "", []string{"src/b.go"}},
+		{"**/x/*", "", []string{"src/x/c.go", "src/x/c.ts"}},
+		{"x/*.ts", "src", []string{"src/x/c.ts"}}, // relative to the searched directory
+		{"**", "", []string{"a.go", "a_test.go", "docs/d.md", "src/b.go", "src/x/c.go", "src/x/c.ts"}},
+		{"*.{go,ts}", "", nil}, // no brace expansion: path.Match rules
+	}
+	for _, tt := range tests {
+		args := fmt.Sprintf(`{"pattern":"hit","glob":%q,"outputMode":"filesWithMatches","path":%q}`, tt.glob, tt.path)
+		if got := e.grep(args).Files; !slices.Equal(got, tt.want) && !(len(got) == 0 && tt.want == nil) {
+			t.Errorf("glob %q in %q: %v, want %v", tt.glob, tt.path, got, tt.want)
+		}
+	}
+}
+
+// naiveGlob is the oracle for matchSegments: plain recursion.
+func naiveGlob(pat, segs []string) bool {
+	if len(pat) == 0 {
+		return len(segs) == 0
+	}
+	if pat[0] == "**" {
+		for i := 0; i <= len(segs); i++ {
+			if naiveGlob(pat[1:], segs[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(segs) == 0 {
+		return false
+	}
+	ok, _ := filepath.Match(pat[0], segs[0])
+	return ok && naiveGlob(pat[1:], segs[1:])
+}
+
+func FuzzGlobSegments(f *testing.F) {
+	f.Add("src/**/*.go", "src/a/b/c.go")
+	f.Add("**/**/x", "x")
+	f.Add("a/**", "a")
+	f.Fuzz(func(t *testing.T, pattern, path string) {
+		if len(pattern) > 40 || len(path) > 40 {
+			return
+		}
+		pat, segs := strings.Split(pattern, "/"), strings.Split(path, "/")
+		if got, want := matchSegments(pat, segs), naiveGlob(pat, segs); got != want {
+			t.Fatalf("matchSegments(%q, %q) = %v, oracle %v", pattern, path, got, want)
+		}
+	})
+}
+
+// oracleLines is the definition lineMatcher must meet: each addressable
+// line of the body, matched alone.
+func oracleLines(re *regexp.Regexp, body string) []int {
+	var out []int
+	for i, l := range workspace.Lines(body) {
+		if re.MatchString(l) {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+func matcherLines(t testing.TB, pattern string, ignoreCase bool, body string) ([]int, *regexp.Regexp, bool) {
+	m, err := newLineMatcher(pattern, ignoreCase)
+	if err != nil {
+		return nil, nil, false
+	}
+	var got []int
+	m.each([]byte(body), func(n int, line []byte) bool {
+		if ls := workspace.Lines(body); string(line) != ls[n-1] {
+			t.Fatalf("line %d text %q, want %q", n, line, ls[n-1])
+		}
+		got = append(got, n)
+		return true
+	})
+	return got, m.re, true
+}
+
+func TestLineMatcher(t *testing.T) {
+	body := "func main() {\n\tx := a\n}\n\nfunc helper() {}\nFUNC upper\nend"
+	tests := []struct {
+		pattern    string
+		ignoreCase bool
+		want       []int
+	}{
+		{"func", false, []int{1, 5}},
+		{"func", true, []int{1, 5, 6}},
+		{"^func", false, []int{1, 5}},
+		{`\}$`, false, []int{3, 5}},
+		{`^$`, false, []int{4}},
+		{``, false, []int{1, 2, 3, 4, 5, 6, 7}},
+		{`\Afunc`, false, []int{1, 5}}, // \A is the start of each line
+		{`end\z`, false, []int{7}},     // \z is the end of each line
+		{`\{[^x]*x`, false, nil},       // [^x] must not reach into the next line
+		{`main\(\)\s*\{`, false, []int{1}},
+		{`help(er)+`, false, []int{5}},  // required literal inside a repeat
+		{`[a-z]+ :=`, false, []int{2}},  // required literal after a class
+		{`up|main`, false, []int{1, 6}}, // no required literal
+		{`(?i)UPPER`, false, []int{6}},
+		{`d$`, false, []int{7}}, // last line has no newline
+	}
+	for _, tt := range tests {
+		got, re, ok := matcherLines(t, tt.pattern, tt.ignoreCase, body)
+		if !ok {
+			t.Fatalf("pattern %q did not compile", tt.pattern)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q: lines %v, want %v", tt.pattern, got, tt.want)
+		}
+		if oracle := oracleLines(re, body); !slices.Equal(got, oracle) {
+			t.Errorf("%q: lines %v, oracle %v", tt.pattern, got, oracle)
+		}
+	}
+}
+
+// FuzzLineMatcher: whatever the pattern and text, the lines found are the
+// lines that match on their own.
+func FuzzLineMatcher(f *testing.F) {
+	for _, s := range [][2]string{
+		{"a", "a\nb\na"}, {"^$", "\n\n"}, {`[^a]+`, "ab\nba\n"}, {`\Ab`, "a\nb"}, {`a\s*b`, "a\n b\nab"},
+		{`(x|y)z`, "xz\nyz\nz"}, {`$`, "a\n"}, {`b\z`, "b\nb\n"},
+	} {
+		f.Add(s[0], s[1], false)
+	}
+	f.Fuzz(func(t *testing.T, pattern, body string, ignoreCase bool) {
+		if len(pattern) > 64 || len(body) > 4096 {
+			return
+		}
+		got, re, ok := matcherLines(t, pattern, ignoreCase, body)
+		if !ok {
+			return
+		}
+		if want := oracleLines(re, body); !slices.Equal(got, want) {
+			t.Fatalf("pattern %q on %q: lines %v, oracle %v", pattern, body, got, want)
+		}
+	})
+}
+
+func TestGrepSkipsUnreadableAndNonText(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	e.put("ok.txt", "hit\n")
+	e.put("latin1.txt", "hit \xe9t\xe9\n")
+	e.put("nul.txt", "hit\x00\n")
+	e.put("late-nul.txt", strings.Repeat("x", workspace.NULScanBytes)+"\nhit\x00\n")
+	r := e.grep(`{"pattern":"hit"}`)
+	if !slices.Equal(r.Files, []string{"late-nul.txt", "ok.txt"}) {
+		t.Errorf("files %v: invalid UTF-8 and an early NUL are binary; a NUL past 8 KiB is text", r.Files)
+	}
+	if err := os.Chmod(filepath.Join(e.root, "ok.txt"), 0); err == nil && os.Geteuid() != 0 {
+		if r := e.grep(`{"pattern":"hit"}`); slices.Contains(r.Files, "ok.txt") {
+			t.Error("an unreadable file was reported")
+		}
+	}
+}
