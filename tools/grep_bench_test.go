@@ -1,0 +1,122 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// The grep benchmarks search the Go standard library's source, a large
+// tree every machine with Go has, with hostd and with ripgrep run on one
+// thread (rg -j1), side by side in one run:
+//
+//	go test ./tools -run '^$' -bench 'Grep' -benchtime 5x
+
+// goSource is $(go env GOROOT)/src, or "" when it cannot be found.
+func goSource(tb testing.TB) string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Skipf("go env GOROOT: %v", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "src")
+}
+
+var grepBenchPatterns = []struct{ name, pattern string }{
+	{"Literal", "ErrUnexpectedEOF"},
+	{"Regex", `func \(\w+ \*\w+\) Write\w*\(`},
+	{"RegexNoLiteral", `\b[a-z]+[0-9]{4,}[a-z]+\b`},
+}
+
+func BenchmarkGrep(b *testing.B) {
+	src := goSource(b)
+	rg, rgErr := exec.LookPath("rg")
+	for _, p := range grepBenchPatterns {
+		b.Run("hostd/"+p.name, func(b *testing.B) {
+			lim := config.DefaultLimits()
+			ws, err := workspace.New(src, "", nil)
+			if err != nil {
+				b.Skip(err)
+			}
+			m := session.NewManager(lim)
+			s, _ := m.Create("", ws)
+			x := NewExecutor(Options{Sessions: m, Limits: lim, Tools: Builtin()})
+			args, _ := json.Marshal(map[string]string{"pattern": p.pattern})
+			var matches int
+			for b.Loop() {
+				out, err := x.Execute(context.Background(), Request{SessionID: s.ID, Tool: "grep", Args: args})
+				if err != nil || !out.Base().OK {
+					b.Fatalf("grep failed: %v %s", err, out.Base().Content)
+				}
+				matches = len(out.(*GrepResult).Matches)
+			}
+			b.ReportMetric(float64(matches), "matches")
+		})
+		b.Run("rg-j1/"+p.name, func(b *testing.B) {
+			if rgErr != nil {
+				b.Skip("ripgrep is not installed (apt-get install ripgrep)")
+			}
+			var matches int
+			for b.Loop() {
+				out, err := exec.Command(rg, "-j1", "--no-config", "-n", p.pattern, src).Output()
+				if err != nil {
+					b.Fatalf("rg: %v", err)
+				}
+				matches = bytes.Count(out, []byte{'\n'})
+			}
+			b.ReportMetric(float64(matches), "matches")
+		})
+	}
+}
+
+// TestGrepAgreesWithRipgrep checks grep's results against ripgrep's on a
+// real tree of plain text (a package of the Go standard library).
+func TestGrepAgreesWithRipgrep(t *testing.T) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		t.Skip("ripgrep is not installed (apt-get install ripgrep)")
+	}
+	dir := filepath.Join(goSource(t), "encoding", "json")
+	lim := config.DefaultLimits()
+	ws, err := workspace.New(dir, "", nil)
+	if err != nil {
+		t.Skip(err)
+	}
+	m := session.NewManager(lim)
+	s, _ := m.Create("", ws)
+	x := NewExecutor(Options{Sessions: m, Limits: lim, Tools: Builtin()})
+	for _, p := range append(grepBenchPatterns, struct{ name, pattern string }{"Anchored", `^\s*return nil, \w+$`}) {
+		args, _ := json.Marshal(map[string]string{"pattern": p.pattern})
+		out, err := x.Execute(context.Background(), Request{SessionID: s.ID, Tool: "grep", Args: args})
+		if err != nil || !out.Base().OK {
+			t.Fatalf("grep %s: %v", p.pattern, err)
+		}
+		var got []string
+		for _, mt := range out.(*GrepResult).Matches {
+			got = append(got, mt.Path+":"+strconv.Itoa(mt.Line))
+		}
+		cmd := exec.Command(rg, "-j1", "--no-config", "-n", "--no-heading", "--with-filename", p.pattern, ".")
+		cmd.Dir = dir
+		raw, _ := cmd.Output()
+		var want []string
+		for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+			if f := strings.SplitN(l, ":", 3); len(f) == 3 {
+				want = append(want, strings.TrimPrefix(f[0], "./")+":"+f[1])
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: hostd found %d lines, ripgrep %d", p.name, len(got), len(want))
+		}
+	}
+}
