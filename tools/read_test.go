@@ -255,3 +255,62 @@ func TestReadCancelledRecordsNothing(t *testing.T) {
 		t.Errorf("a cancelled read recorded %d paths", len(d))
 	}
 }
+
+// TestProducersOnCorpus runs the three producers over real source files:
+// the inputs and expected outputs of the TypeScript edit fixtures. Read,
+// grep and write must agree with each other and with workspace.Sum on
+// every file.
+func TestProducersOnCorpus(t *testing.T) {
+	fixtures, _ := filepath.Glob("../../shared/corpus/ts-edit-fixtures/fixtures/*")
+	if len(fixtures) == 0 {
+		t.Skip("the shared corpus (../../shared/corpus from this package) is absent")
+	}
+	e := newProdEnv(t, config.DefaultLimits())
+	type file struct{ rel, input, expected string }
+	var files []file
+	for _, dir := range fixtures {
+		inputs, _ := filepath.Glob(filepath.Join(dir, "input", "*"))
+		for _, in := range inputs {
+			raw, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exp, err := os.ReadFile(filepath.Join(dir, "expected", filepath.Base(in)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel := filepath.Base(dir) + "/" + filepath.Base(in)
+			e.put(rel, string(raw))
+			files = append(files, file{rel, string(raw), string(exp)})
+		}
+	}
+	g := e.grep(`{"pattern":"","outputMode":"filesWithMatches"}`)
+	if len(g.Files) != len(files) {
+		t.Fatalf("grep listed %d files, want %d", len(g.Files), len(files))
+	}
+	for _, f := range files {
+		text, err := workspace.Decode([]byte(f.input))
+		if err != nil {
+			t.Fatalf("%s: %v", f.rel, err)
+		}
+		want := workspace.Sum(text.Body).Tag()
+		r := e.read(fmt.Sprintf(`{"path":%q}`, f.rel))
+		if r.Tag != want || g.Tags[f.rel] != want {
+			t.Errorf("%s: read tag %s, grep tag %s, want %s", f.rel, r.Tag, g.Tags[f.rel], want)
+		}
+		ls := workspace.Lines(text.Body)
+		rows := strings.Split(r.Content, "\n")[1:]
+		if r.TotalLines != len(ls) || len(rows) != len(ls) || (len(ls) > 0 && rows[len(rows)-1] != fmt.Sprintf("%d:%s", len(ls), ls[len(ls)-1])) {
+			t.Errorf("%s: %d lines shown of %d", f.rel, len(rows), len(ls))
+		}
+		w := e.write(map[string]string{"path": f.rel, "content": r.Content})
+		if got := e.cat(f.rel); got != f.input || w.Tag != want {
+			t.Errorf("%s: writing back read's own output did not restore the file (tag %s)", f.rel, w.Tag)
+		}
+		w = e.write(map[string]string{"path": f.rel, "content": f.expected})
+		exp, _ := workspace.Decode([]byte(f.expected))
+		if w.Tag != workspace.Sum(exp.Body).Tag() {
+			t.Errorf("%s: write tag %s, want %s", f.rel, w.Tag, workspace.Sum(exp.Body).Tag())
+		}
+	}
+}

@@ -177,7 +177,9 @@ var (
 // mistake (rpc.md §4 write): a [PATH#TAG] first line, and N: line-number
 // prefixes when every line carries one and the numbers run consecutively.
 // One numbered line alone is stripped only under a pasted header: a
-// one-line file such as "8080:80" is content.
+// one-line file such as "8080:80" is content. Numbered rows never show
+// whether the file ended with a newline; stripped rows get one, as nearly
+// every text file has, so a read's output written back is the file again.
 func stripPasted(body string) string {
 	header := false
 	if first, rest, _ := strings.Cut(body, "\n"); pastedHeader.MatchString(first) {
@@ -201,5 +203,5 @@ func stripPasted(body string) string {
 		next = n + 1
 		stripped[i] = l[len(m[0]):]
 	}
-	return workspace.Join(stripped, strings.HasSuffix(body, "\n"))
+	return workspace.Join(stripped, true)
 }

@@ -20,7 +20,7 @@ func TestStripPasted(t *testing.T) {
 		name, in, want string
 	}{
 		{"header and numbered rows", "[a.go#1A2B]\n1:package a\n2:\n3:func A() {}\n", "package a\n\nfunc A() {}\n"},
-		{"numbered rows from an offset", "41:x\n42:y", "x\ny"},
+		{"numbered rows from an offset get a final newline", "41:x\n42:y", "x\ny\n"},
 		{"header only", "[src/a.go#FFFF]\npackage a\n", "package a\n"},
 		{"header and one numbered row", "[a#0000]\n7:only\n", "only\n"},
 		{"one numbered line alone is content", "8080:80", "8080:80"},
