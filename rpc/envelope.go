@@ -1,0 +1,184 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// A frame body is classified before jsonrpc2 sees it, because jsonrpc2
+// drops the connection on any body it cannot decode. What it could not
+// decode is answered here instead: -32700 for a body that is not JSON,
+// -32600 for JSON that is not a JSON-RPC 2.0 request or response hostd can
+// take, and the connection goes on.
+
+// envelope is the part of a message classify looks at: the raw values of
+// the top-level members that decide what the message is (nil: absent).
+// They alias the frame body; nothing is copied, so a large params costs
+// one validation pass here and no allocation.
+type envelope struct {
+	JSONRPC, ID, Method, Result, Error []byte
+}
+
+// scanEnvelope reads the top-level members of body, which must be a valid
+// JSON object. Keys match exactly, as jsonrpc2's request decoding does;
+// a repeated key keeps its last value, as encoding/json does.
+func scanEnvelope(body []byte) envelope {
+	var e envelope
+	i := skipSpace(body, 1)
+	for i < len(body) && body[i] != '}' {
+		end := skipString(body, i)
+		key := body[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var k string
+			json.Unmarshal(body[i:end], &k)
+			key = []byte(k)
+		}
+		i = skipSpace(body, skipSpace(body, end)+1) // past the colon
+		vend := skipValue(body, i)
+		switch string(key) {
+		case "jsonrpc":
+			e.JSONRPC = body[i:vend]
+		case "id":
+			e.ID = body[i:vend]
+		case "method":
+			e.Method = body[i:vend]
+		case "result":
+			e.Result = body[i:vend]
+		case "error":
+			e.Error = body[i:vend]
+		}
+		i = skipSpace(body, vend)
+		if i < len(body) && body[i] == ',' {
+			i = skipSpace(body, i+1)
+		}
+	}
+	return e
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index just past the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(b[i])) {
+		i++
+	}
+	return i
+}
+
+// rejectionMsg is a response hostd writes itself, outside jsonrpc2, whose
+// id may be null (the request's id was unreadable).
+type rejectionMsg struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   rejectionError  `json:"error"`
+}
+
+type rejectionError struct {
+	Code    int64     `json:"code"`
+	Message string    `json:"message"`
+	Data    errorData `json:"data"`
+	Name    string    `json:"-"`
+}
+
+func rejection(id json.RawMessage, code Code, msg string) *rejectionMsg {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	return &rejectionMsg{JSONRPC: "2.0", ID: id, Error: rejectionError{Code: code.Num, Message: msg, Data: errorData{Code: code.Name}, Name: code.Name}}
+}
+
+// classify returns the answer to a body that is not a JSON-RPC 2.0
+// request or response hostd can take, or nil for one it can.
+func classify(body []byte) *rejectionMsg {
+	body = bytes.TrimSpace(body)
+	switch {
+	case !json.Valid(body):
+		return rejection(nil, CodeParseError, "parse error: the frame body is not valid JSON")
+	case body[0] == '[':
+		return rejection(nil, CodeInvalidRequest, "batch requests are not supported: send one request per frame")
+	case body[0] != '{':
+		return rejection(nil, CodeInvalidRequest, "a JSON-RPC request must be a JSON object")
+	}
+	e := scanEnvelope(body)
+	id, ok := validID(e.ID)
+	if !ok {
+		return rejection(nil, CodeInvalidRequest, "id must be a string or a non-negative integer")
+	}
+	if string(e.JSONRPC) != `"2.0"` {
+		return rejection(id, CodeInvalidRequest, `"jsonrpc" must be "2.0"`)
+	}
+	isResponse := e.Result != nil || e.Error != nil
+	switch {
+	case e.Method == nil && !isResponse:
+		return rejection(id, CodeInvalidRequest, `a request needs a "method"`)
+	case e.Method != nil && isResponse:
+		return rejection(id, CodeInvalidRequest, `a message is a request ("method") or a response ("result"/"error"), not both`)
+	case e.Method != nil && e.Method[0] != '"':
+		return rejection(id, CodeInvalidRequest, `"method" must be a string`)
+	}
+	return nil
+}
+
+// validID reports whether raw is an id jsonrpc2 can echo back unchanged:
+// absent (a notification), a string, or an integer 0..2^63-1. It returns
+// the id to answer with.
+func validID(raw json.RawMessage) (json.RawMessage, bool) {
+	raw = bytes.TrimSpace(raw)
+	if raw == nil {
+		return nil, true
+	}
+	switch raw[0] {
+	case '"':
+		return raw, true
+	case 'n':
+		return nil, false // null ids are legal but ambiguous; jsonrpc2 would take it for a notification
+	}
+	if _, err := strconv.ParseInt(string(raw), 10, 64); err == nil && raw[0] != '-' {
+		return raw, true
+	}
+	return nil, false
+}

@@ -1,0 +1,113 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/tools"
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// Code is a JSON-RPC error code with the name clients match on, which is
+// sent as error.data.code (rpc.md §2).
+type Code struct {
+	Num  int64
+	Name string
+}
+
+// The codes hostd answers with. The protocol codes and the application
+// codes -32001..-32006 are rpc.md §2. SHUTTING_DOWN and REQUEST_CANCELLED
+// are additions: the first answers a request that arrives while the daemon
+// drains, the second a request cancelled by $/cancelRequest or by the
+// daemon's shutdown (the code is the one LSP clients already know).
+var (
+	CodeParseError       = Code{jsonrpc2.CodeParseError, "PARSE_ERROR"}
+	CodeInvalidRequest   = Code{jsonrpc2.CodeInvalidRequest, "INVALID_REQUEST"}
+	CodeMethodNotFound   = Code{jsonrpc2.CodeMethodNotFound, "METHOD_NOT_FOUND"}
+	CodeInvalidParams    = Code{jsonrpc2.CodeInvalidParams, "INVALID_PARAMS"}
+	CodeInternal         = Code{jsonrpc2.CodeInternalError, "INTERNAL_ERROR"}
+	CodeShuttingDown     = Code{-32000, "SHUTTING_DOWN"}
+	CodeSessionNotFound  = Code{-32001, "SESSION_NOT_FOUND"}
+	CodeWorkspaceInvalid = Code{-32002, "WORKSPACE_INVALID"}
+	CodeRollbackConflict = Code{-32003, "ROLLBACK_CONFLICT"}
+	CodeReviewNotFound   = Code{-32004, "REVIEW_NOT_FOUND"}
+	CodeUnknownTool      = Code{-32005, "UNKNOWN_TOOL"}
+	CodeSessionLimit     = Code{-32006, "SESSION_LIMIT"}
+	CodeRequestCancelled = Code{-32800, "REQUEST_CANCELLED"}
+)
+
+// sentinel maps a domain error to its wire code.
+type sentinel struct {
+	err  error
+	code Code
+}
+
+// sentinels, with reviewSentinels, are the one place domain errors become
+// wire codes. The first match wins, so more specific errors come first.
+var sentinels = []sentinel{
+	{session.ErrNotFound, CodeSessionNotFound},
+	{session.ErrLimit, CodeSessionLimit},
+	{session.ErrConflict, CodeInvalidParams},
+	{session.ErrBadID, CodeInvalidParams},
+	{workspace.ErrInvalid, CodeWorkspaceInvalid},
+	{tools.ErrUnknownTool, CodeUnknownTool},
+	{errShuttingDown, CodeShuttingDown},
+	{context.Canceled, CodeRequestCancelled},
+	{context.DeadlineExceeded, CodeRequestCancelled},
+}
+
+var errShuttingDown = errors.New("hostd is shutting down; reconnect once it has restarted")
+
+// errorData is error.data: the code's name, and for a params problem the
+// JSON path of the field at fault.
+type errorData struct {
+	Code  string `json:"code"`
+	Field string `json:"field,omitempty"`
+}
+
+// wireError is an error that already carries its wire code.
+type wireError struct {
+	code  Code
+	msg   string
+	field string
+}
+
+func (e *wireError) Error() string { return e.msg }
+
+func newError(code Code, format string, args ...any) *wireError {
+	return &wireError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// paramError is a params problem at one JSON path, such as
+// "params.workspace: must be a string" (-32602 naming the field).
+func paramError(path, problem string) *wireError {
+	return &wireError{code: CodeInvalidParams, msg: path + ": " + problem, field: path}
+}
+
+// toWire maps any handler error to the JSON-RPC error the client receives.
+// Errors hostd does not recognise are INTERNAL_ERROR with their message;
+// they are bugs, and the caller logs them.
+func toWire(err error) (*jsonrpc2.Error, bool) {
+	var we *wireError
+	if errors.As(err, &we) {
+		return makeError(we.code, we.msg, we.field), true
+	}
+	for _, list := range [][]sentinel{sentinels, reviewSentinels} {
+		for _, s := range list {
+			if errors.Is(err, s.err) {
+				return makeError(s.code, err.Error(), ""), true
+			}
+		}
+	}
+	return makeError(CodeInternal, err.Error(), ""), false
+}
+
+func makeError(code Code, msg, field string) *jsonrpc2.Error {
+	e := &jsonrpc2.Error{Code: code.Num, Message: msg}
+	e.SetError(errorData{Code: code.Name, Field: field})
+	return e
+}

@@ -1,0 +1,233 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Params are decoded strictly so a client learns exactly which field is
+// wrong: the raw JSON is first checked against the params type, field by
+// field, and only then unmarshalled. The check and the OpenRPC schema
+// (schema.go) both read the same Go type and the same struct tags, so what
+// the document promises is what the server accepts:
+//
+//   - a field is named by its json tag, matched exactly (encoding/json alone
+//     would accept "Workspace" for "workspace");
+//   - a field without omitempty is required and may not be null or "";
+//   - a key the type does not name is an unknown field.
+
+var (
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	timeType       = reflect.TypeFor[time.Time]()
+)
+
+// decodeParams checks raw against the type of *p and decodes it into p.
+// Absent or null params are an empty object.
+func decodeParams[P any](raw json.RawMessage, p *P) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	if raw[0] != '{' {
+		return paramError("params", "must be an object of named parameters")
+	}
+	if string(raw) == "{}" {
+		// The common call without params: only requiredness can fail,
+		// and the zero value is the decoding.
+		return checkFields("params", nil, structFields(reflect.TypeFor[P]()))
+	}
+	if err := check("params", raw, reflect.TypeFor[P]()); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, p); err != nil {
+		return paramError("params", err.Error())
+	}
+	return nil
+}
+
+// check reports the first place raw does not fit t. raw is valid JSON.
+func check(path string, raw json.RawMessage, t reflect.Type) error {
+	raw = bytes.TrimSpace(raw)
+	if t == rawMessageType || t.Kind() == reflect.Interface {
+		return nil
+	}
+	if string(raw) == "null" {
+		// encoding/json leaves the zero value; a required field's
+		// null is caught by its struct.
+		return nil
+	}
+	if t == timeType {
+		return expect(path, raw, '"', t)
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return check(path, raw, t.Elem())
+	case reflect.String:
+		return expect(path, raw, '"', t)
+	case reflect.Bool:
+		if string(raw) != "true" && string(raw) != "false" {
+			return paramError(path, "must be "+jsonTypeName(t))
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if _, err := strconv.ParseInt(string(raw), 10, t.Bits()); err != nil {
+			return paramError(path, "must be "+jsonTypeName(t))
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if _, err := strconv.ParseUint(string(raw), 10, t.Bits()); err != nil {
+			return paramError(path, "must be "+jsonTypeName(t))
+		}
+	case reflect.Float32, reflect.Float64:
+		if _, err := strconv.ParseFloat(string(raw), t.Bits()); err != nil {
+			return paramError(path, "must be "+jsonTypeName(t))
+		}
+	case reflect.Slice:
+		if err := expect(path, raw, '[', t); err != nil {
+			return err
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return paramError(path, err.Error())
+		}
+		for i, item := range items {
+			if err := check(path+"["+strconv.Itoa(i)+"]", item, t.Elem()); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		if err := expect(path, raw, '{', t); err != nil {
+			return err
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			return paramError(path, err.Error())
+		}
+		for _, k := range slices.Sorted(maps.Keys(fields)) {
+			if err := check(path+"."+k, fields[k], t.Elem()); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		return checkStruct(path, raw, t)
+	}
+	return nil
+}
+
+func checkStruct(path string, raw json.RawMessage, t reflect.Type) error {
+	if err := expect(path, raw, '{', t); err != nil {
+		return err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return paramError(path, err.Error())
+	}
+	return checkFields(path, fields, structFields(t))
+}
+
+// checkFields checks an object's members against a struct's fields.
+func checkFields(path string, fields map[string]json.RawMessage, known []field) error {
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if !slices.ContainsFunc(known, func(f field) bool { return f.name == k }) {
+			return paramError(path+"."+k, "unknown field (this method takes "+fieldList(known)+")")
+		}
+	}
+	for _, f := range known {
+		v, ok := fields[f.name]
+		v = bytes.TrimSpace(v)
+		if f.required && (!ok || string(v) == "null" || string(v) == `""`) {
+			return paramError(path+"."+f.name, "is required: "+jsonTypeName(f.typ))
+		}
+		if ok {
+			if err := check(path+"."+f.name, v, f.typ); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func expect(path string, raw json.RawMessage, first byte, t reflect.Type) error {
+	if len(raw) == 0 || raw[0] != first {
+		return paramError(path, "must be "+jsonTypeName(t))
+	}
+	return nil
+}
+
+// field is one JSON-visible struct field.
+type field struct {
+	name     string
+	typ      reflect.Type
+	required bool
+	doc      string
+}
+
+// structFields lists t's JSON fields in declaration order. Embedded
+// structs are not flattened: params and results do not use them.
+func structFields(t reflect.Type) []field {
+	var out []field
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = sf.Name
+		}
+		out = append(out, field{
+			name:     name,
+			typ:      sf.Type,
+			required: !slices.Contains(strings.Split(opts, ","), "omitempty"),
+			doc:      sf.Tag.Get("doc"),
+		})
+	}
+	return out
+}
+
+func fieldList(fs []field) string {
+	if len(fs) == 0 {
+		return "no parameters"
+	}
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// jsonTypeName names t as a client thinks of it: "a string", "an array".
+func jsonTypeName(t reflect.Type) string {
+	if t == timeType {
+		return "a string (RFC 3339 time)"
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return jsonTypeName(t.Elem())
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		if t == rawMessageType {
+			return "any JSON value"
+		}
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "any JSON value"
+}

@@ -1,0 +1,83 @@
+package rpc
+
+import (
+	"reflect"
+
+	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/tools"
+)
+
+// schema is a JSON Schema object as OpenRPC embeds it.
+type schema map[string]any
+
+// override describes the types whose JSON is not their Go structure:
+// custom marshallers and open-ended shapes.
+func override(t reflect.Type) (schema, bool) {
+	switch t {
+	case reflect.TypeFor[session.LineSet]():
+		return schema{
+			"description": "null when no provenance was recorded; otherwise inclusive [from, to] line ranges, ascending and merged ([] is the empty set)",
+			"oneOf": []any{
+				schema{"type": "null"},
+				schema{"type": "array", "items": rangeSchema()},
+			},
+		}, true
+	case reflect.TypeFor[session.Range]():
+		return rangeSchema(), true
+	case reflect.TypeFor[tools.Outcome]():
+		// Every tool result shares tools.Result and adds its own fields
+		// (rpc.md §4), so the shared part is described and the rest open.
+		s := schemaOf(reflect.TypeFor[tools.Result]())
+		s["additionalProperties"] = true
+		return s, true
+	case rawMessageType:
+		return schema{}, true
+	case timeType:
+		return schema{"type": "string", "format": "date-time"}, true
+	}
+	return nil, false
+}
+
+func rangeSchema() schema {
+	return schema{"type": "array", "items": schema{"type": "integer"}, "minItems": 2, "maxItems": 2}
+}
+
+// schemaOf describes the JSON form of t, reading the same struct tags the
+// params check reads (params.go).
+func schemaOf(t reflect.Type) schema {
+	if s, ok := override(t); ok {
+		return s
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return schemaOf(t.Elem())
+	case reflect.String:
+		return schema{"type": "string"}
+	case reflect.Bool:
+		return schema{"type": "boolean"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return schema{"type": "integer"}
+	case reflect.Float32, reflect.Float64:
+		return schema{"type": "number"}
+	case reflect.Slice, reflect.Array:
+		return schema{"type": "array", "items": schemaOf(t.Elem())}
+	case reflect.Map:
+		return schema{"type": "object", "additionalProperties": schemaOf(t.Elem())}
+	case reflect.Struct:
+		props := schema{}
+		required := []string{}
+		for _, f := range structFields(t) {
+			fs := schemaOf(f.typ)
+			if f.doc != "" {
+				fs["description"] = f.doc
+			}
+			props[f.name] = fs
+			if f.required {
+				required = append(required, f.name)
+			}
+		}
+		return schema{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+	}
+	return schema{}
+}
