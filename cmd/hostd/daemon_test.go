@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// The end-to-end tests build the real hostd binary and drive it as its
+// clients do: over its socket and over --stdio, with the jsonrpc2 client
+// the Go side uses and with hand-written frames for what a library would
+// never send.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// hostdBinary builds hostd once per test run.
+func hostdBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "hostd-e2e")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "hostd")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// daemon is one running hostd.
+type daemon struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	socket string
+	state  string
+	mu     sync.Mutex
+	stderr bytes.Buffer // guarded by mu
+	exited chan struct{}
+	err    error // the exit status, once exited is closed
+}
+
+// startDaemon runs hostd on socket (a fresh private one when empty) and
+// waits until it says where it listens.
+func startDaemon(t *testing.T, socket string, args ...string) *daemon {
+	t.Helper()
+	if socket == "" {
+		socket = filepath.Join(shortDir(t), "hostd.sock")
+	}
+	d := launch(t, append([]string{"--socket", socket, "--state-dir", t.TempDir()}, args...)...)
+	d.socket = socket
+	if !d.waitStderr("listening on "+socket, 30*time.Second) {
+		t.Fatalf("hostd did not start:\n%s", d.output())
+	}
+	return d
+}
+
+func launch(t *testing.T, args ...string) *daemon {
+	t.Helper()
+	d := &daemon{t: t, cmd: exec.Command(hostdBinary(t), args...), exited: make(chan struct{})}
+	stderr, err := d.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		io.Copy(lockedWriter{d}, stderr)
+		d.err = d.cmd.Wait()
+		close(d.exited)
+	}()
+	t.Cleanup(func() {
+		d.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-d.exited:
+		case <-time.After(15 * time.Second):
+			d.cmd.Process.Kill()
+		}
+		if t.Failed() {
+			t.Logf("hostd stderr:\n%s", d.output())
+		}
+	})
+	return d
+}
+
+type lockedWriter struct{ d *daemon }
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.d.mu.Lock()
+	defer w.d.mu.Unlock()
+	return w.d.stderr.Write(p)
+}
+
+func (d *daemon) output() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.stderr.String()
+}
+
+func (d *daemon) waitStderr(s string, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if strings.Contains(d.output(), s) {
+			return true
+		}
+		select {
+		case <-d.exited:
+			return strings.Contains(d.output(), s)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return false
+}
+
+// wait returns the exit code once hostd has exited.
+func (d *daemon) wait(timeout time.Duration) int {
+	d.t.Helper()
+	select {
+	case <-d.exited:
+	case <-time.After(timeout):
+		d.t.Fatalf("hostd did not exit within %v:\n%s", timeout, d.output())
+	}
+	var ee *exec.ExitError
+	if errors.As(d.err, &ee) {
+		return ee.ExitCode()
+	}
+	if d.err != nil {
+		d.t.Fatal(d.err)
+	}
+	return 0
+}
+
+// client connects with jsonrpc2 and LSP framing, as Go clients do.
+func (d *daemon) client() *jsonrpc2.Conn {
+	d.t.Helper()
+	nc, err := net.Dial("unix", d.socket)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return newClient(d.t, nc)
+}
+
+func newClient(t *testing.T, rwc io.ReadWriteCloser) *jsonrpc2.Conn {
+	c := jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(rwc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.AsyncHandler(nopHandler{}))
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+type nopHandler struct{}
+
+func (nopHandler) Handle(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) {}
+
+// rpcError is error.data as hostd sends it.
+type rpcError struct {
+	Code  int64
+	Name  string
+	Field string
+	Msg   string
+}
+
+// call makes one call; a JSON-RPC error comes back as *rpcError.
+func call(t *testing.T, c *jsonrpc2.Conn, method string, params, result any) *rpcError {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err := c.Call(ctx, method, params, result)
+	if err == nil {
+		return nil
+	}
+	var je *jsonrpc2.Error
+	if !errors.As(err, &je) {
+		t.Fatalf("%s: %v", method, err)
+	}
+	out := &rpcError{Code: je.Code, Msg: je.Message}
+	if je.Data != nil {
+		var data struct{ Code, Field string }
+		json.Unmarshal(*je.Data, &data)
+		out.Name, out.Field = data.Code, data.Field
+	}
+	return out
+}
+
+func mustCall(t *testing.T, c *jsonrpc2.Conn, method string, params, result any) {
+	t.Helper()
+	if e := call(t, c, method, params, result); e != nil {
+		t.Fatalf("%s: %+v", method, e)
+	}
+}
+
+func wantCode(t *testing.T, e *rpcError, code int64, name string) {
+	t.Helper()
+	if e == nil || e.Code != code || e.Name != name {
+		t.Fatalf("want %d %s, got %+v", code, name, e)
+	}
+}
+
+// raw is a connection that writes frames by hand.
+type raw struct {
+	t  *testing.T
+	nc net.Conn
+	r  *bufio.Reader
+}
+
+func (d *daemon) raw() *raw {
+	d.t.Helper()
+	nc, err := net.Dial("unix", d.socket)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.t.Cleanup(func() { nc.Close() })
+	return &raw{t: d.t, nc: nc, r: bufio.NewReader(nc)}
+}
+
+func (r *raw) send(body string) {
+	fmt.Fprintf(r.nc, "Content-Length: %d\r\n\r\n%s", len(body), body)
+}
+
+// recv reads one response frame as a generic object.
+func (r *raw) recv() map[string]any {
+	r.t.Helper()
+	r.nc.SetReadDeadline(time.Now().Add(20 * time.Second))
+	body, err := readFrame(r.r)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		r.t.Fatalf("%q: %v", body, err)
+	}
+	return m
+}
+
+// readFrame reads one LSP frame strictly: only Content-Length and
+// Content-Type headers, CRLF endings.
+func readFrame(r *bufio.Reader) ([]byte, error) {
+	n := -1
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		if !strings.HasSuffix(line, "\r\n") {
+			return nil, fmt.Errorf("header line %q does not end with CRLF", line)
+		}
+		line = strings.TrimSuffix(line, "\r\n")
+		if line == "" {
+			break
+		}
+		name, value, ok := strings.Cut(line, ": ")
+		switch {
+		case ok && name == "Content-Length":
+			if n, err = strconv.Atoi(value); err != nil {
+				return nil, err
+			}
+		case ok && name == "Content-Type":
+		default:
+			return nil, fmt.Errorf("unexpected header line %q", line)
+		}
+	}
+	if n < 0 {
+		return nil, errors.New("no Content-Length")
+	}
+	body := make([]byte, n)
+	_, err := io.ReadFull(r, body)
+	return body, err
+}
+
+// errorOf returns a raw response's error code and data.code.
+func errorOf(m map[string]any) (float64, string) {
+	e, _ := m["error"].(map[string]any)
+	if e == nil {
+		return 0, ""
+	}
+	data, _ := e["data"].(map[string]any)
+	name, _ := data["code"].(string)
+	code, _ := e["code"].(float64)
+	return code, name
+}
+
+// closedByPeer reports whether the daemon closed the connection.
+func (r *raw) closedByPeer() bool {
+	r.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, err := r.r.ReadByte()
+	return errors.Is(err, io.EOF) || (err != nil && strings.Contains(err.Error(), "reset"))
+}
+
+func bufioReader(s string) *bufio.Reader { return bufio.NewReader(strings.NewReader(s)) }

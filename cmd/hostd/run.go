@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc"
+	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/tools"
+)
+
+// stdio are the process's standard streams.
+type stdio struct {
+	in       io.ReadCloser
+	out, err io.WriteCloser
+}
+
+// Read, Write and Close make stdin+stdout the one --stdio connection.
+func (s stdio) Read(p []byte) (int, error)  { return s.in.Read(p) }
+func (s stdio) Write(p []byte) (int, error) { return s.out.Write(p) }
+func (s stdio) Close() error {
+	errIn, errOut := s.in.Close(), s.out.Close()
+	return errors.Join(errIn, errOut)
+}
+
+// exitCode maps run's error to the process exit status: 2 for a command
+// line or config the daemon cannot start with, 0 for --help, 1 otherwise.
+func exitCode(err error) int {
+	switch {
+	case errors.Is(err, errHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	}
+	return 1
+}
+
+// run is the daemon: parse, wire, serve until a signal (ctx), a
+// host.shutdown call, or, in --stdio mode, the end of the connection; then
+// shut down gracefully. It returns nil for every orderly exit.
+func run(ctx context.Context, args []string, std stdio) error {
+	cfg, err := parseConfig(args, std.err)
+	if err != nil {
+		return err
+	}
+	log, closeLog, err := newLogger(cfg, std.err)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+
+	// In socket mode the socket comes first: a second daemon learns that
+	// one is live from the socket, before it touches the state directory.
+	var l *socketListener
+	if !cfg.Stdio {
+		if l, err = listenSocket(cfg.Socket, log); err != nil {
+			return err
+		}
+		defer l.Close()
+	}
+	store, err := review.Open(cfg.StateDir, cfg.Limits, log)
+	if err != nil {
+		return fmt.Errorf("%w (a second daemon needs its own --state-dir)", err)
+	}
+	defer store.Close()
+
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	srv := newServer(cfg, log, store, func() { stopOnce.Do(func() { close(stop) }) })
+
+	served := make(chan error, 1)
+	if cfg.Stdio {
+		go func() { srv.ServeConn(std); served <- nil }()
+		fmt.Fprintf(std.err, "hostd %s serving JSON-RPC on stdin/stdout (pid %d)\n", version(), os.Getpid())
+		log.Info("serving", zap.String(rpc.LogSocket, "stdio"), zap.Int(rpc.LogPID, os.Getpid()), zap.String(rpc.LogVersion, version()))
+	} else {
+		go func() { served <- srv.Serve(l) }()
+		fmt.Fprintf(std.err, "hostd %s listening on %s (pid %d)\n"+
+			"  talk to it:  hostctl info        (from a checkout: go run ./cmd/hostctl info)\n"+
+			"  stop it:     Ctrl-C, or hostctl call host.shutdown\n", version(), l.path, os.Getpid())
+		log.Info("listening", zap.String(rpc.LogSocket, l.path), zap.Int(rpc.LogPID, os.Getpid()), zap.String(rpc.LogVersion, version()))
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down on a signal")
+	case <-stop:
+		log.Info("shutting down on host.shutdown")
+	case serveErr = <-served:
+		log.Info("connection closed")
+	}
+	grace, cancel := context.WithTimeout(context.Background(), cfg.Limits.ShutdownGrace())
+	defer cancel()
+	if err := srv.Shutdown(grace); err != nil {
+		log.Warn("shutdown", zap.Error(err))
+	}
+	log.Info("stopped")
+	return serveErr
+}
+
+// newServer wires the daemon's domain objects into the RPC server.
+func newServer(cfg config.Config, log *zap.Logger, store *review.Store, onShutdown func()) *rpc.Server {
+	sessions := session.NewManager(cfg.Limits)
+	exec := tools.NewExecutor(tools.Options{
+		Sessions: sessions,
+		Limits:   cfg.Limits,
+		Log:      log,
+		Review:   store,
+		Tools:    builtinTools(),
+	})
+	return rpc.NewServer(rpc.Options{
+		Limits:     cfg.Limits,
+		Sessions:   sessions,
+		Executor:   exec,
+		Review:     store,
+		Log:        log,
+		Version:    version(),
+		Grammars:   []string{},
+		OnShutdown: onShutdown,
+	})
+}
+
+// builtinTools is the tool list the daemon serves; a new tool is one line
+// in tools.Builtin.
+func builtinTools() []tools.Tool {
+	return tools.Builtin()
+}
+
+// version is the module version this binary was built from, or "dev" for
+// a build from a checkout.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/hostd-dev/hostd/rpc"
+)
+
+// The socket's security (rpc.md §1): the directory is private (0700,
+// ours, not a symlink), the socket is 0600, and every accepted peer must
+// run as our uid. A lock file beside the socket, held for the daemon's
+// life, decides which daemon owns the path: a second daemon cannot steal
+// a live socket, and a socket file left by a dead one is known to be
+// stale without guessing.
+
+// errLive reports another daemon serving the socket; it exits 1.
+var errLive = errors.New("another hostd is serving this socket")
+
+// probeTimeout bounds the connect attempt that tells a live socket from a
+// stale one.
+const probeTimeout = time.Second
+
+// socketListener is the daemon's Unix listener. Accept refuses peers of
+// another uid; Close removes the socket file.
+type socketListener struct {
+	*net.UnixListener
+	path      string
+	lock      *os.File
+	uid       int // peers must run as this uid
+	log       *zap.Logger
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// listenSocket prepares the directory, takes the lock and listens on path.
+func listenSocket(path string, log *zap.Logger) (*socketListener, error) {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := privateDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	lock, err := lockSocket(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := clearStale(path); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	// The directory is private, so the moment between bind and chmod
+	// exposes nothing; the mode documents the intent to anyone listing it.
+	if err := os.Chmod(path, 0o600); err != nil {
+		l.Close()
+		lock.Close()
+		return nil, err
+	}
+	return &socketListener{UnixListener: l, path: path, lock: lock, uid: os.Getuid(), log: log}, nil
+}
+
+// privateDir creates dir 0700 if needed and checks that it is a real
+// directory owned by us that nobody else can enter.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("socket directory: %w", err)
+	}
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("socket directory: %w", err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("socket directory %s is not a directory (symlinks are refused); choose another --socket", dir)
+	}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("socket directory %s belongs to uid %d, not to us (uid %d); choose another --socket", dir, st.Uid, os.Getuid())
+	}
+	if perm := info.Mode().Perm(); perm != 0o700 {
+		return fmt.Errorf("socket directory %s has mode %04o; it must be 0700 so no other user can reach the socket (chmod 700 %s)", dir, perm, dir)
+	}
+	return nil
+}
+
+// lockSocket takes the exclusive lock that makes this daemon the owner of
+// path, and writes our pid into the lock file so a second daemon can name
+// us. The lock file is never removed: removing it would let two daemons
+// lock two different files of the same name.
+func lockSocket(path string) (*os.File, error) {
+	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("socket lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		b := make([]byte, 32)
+		n, _ := f.Read(b)
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, liveError(path, strings.TrimSpace(string(b[:n])))
+		}
+		return nil, fmt.Errorf("socket lock: %w", err)
+	}
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
+}
+
+func liveError(path, pid string) error {
+	who := "another hostd"
+	if pid != "" {
+		who += " (pid " + pid + ")"
+	}
+	return fmt.Errorf("%w: %s is listening on %s; talk to it (hostctl info), stop it (hostctl call host.shutdown), or start this one with another --socket", errLive, who, path)
+}
+
+// clearStale removes a socket file no daemon answers on. Holding the lock
+// already means no hostd owns it; the connect probe also keeps us from
+// removing a socket some other live process serves.
+func clearStale(path string) error {
+	info, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if info.Mode().Type() != fs.ModeSocket {
+		return fmt.Errorf("%s exists and is not a socket; remove it or choose another --socket", path)
+	}
+	c, err := net.DialTimeout("unix", path, probeTimeout)
+	if err == nil {
+		pid := ""
+		if cred, err := peerCred(c.(*net.UnixConn)); err == nil {
+			pid = strconv.Itoa(int(cred.Pid))
+		}
+		c.Close()
+		return liveError(path, pid)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing stale socket %s: %w", path, err)
+	}
+	return nil
+}
+
+// Accept returns the next connection from a peer running as our uid.
+// Others are closed at once and logged.
+func (l *socketListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.AcceptUnix()
+		if err != nil {
+			return nil, err
+		}
+		cred, err := peerCred(c)
+		if err != nil {
+			l.log.Warn("refused a peer whose credentials cannot be read", zap.Error(err))
+			c.Close()
+			continue
+		}
+		if int(cred.Uid) != l.uid {
+			l.log.Warn("refused a peer of another user", zap.Uint32(rpc.LogPeerUID, cred.Uid), zap.Int32(rpc.LogPID, cred.Pid))
+			c.Close()
+			continue
+		}
+		return c, nil
+	}
+}
+
+// Close stops listening, removes the socket file and releases the lock.
+// It is safe to call more than once: the server closes it when it starts
+// draining, and the daemon again on its way out.
+func (l *socketListener) Close() error {
+	l.closeOnce.Do(func() {
+		l.closeErr = l.UnixListener.Close()
+		if err := os.Remove(l.path); err != nil && !errors.Is(err, fs.ErrNotExist) && l.closeErr == nil {
+			l.closeErr = err
+		}
+		l.lock.Close()
+	})
+	return l.closeErr
+}
