@@ -33,7 +33,7 @@ func TestCommandsPrintTables(t *testing.T) {
 		params string // what hostctl must send; "" for no params member
 		want   []string
 	}{
-		{[]string{"info"}, "host.info", "", []string{"version   0.1.0", "socket    " + d.socket, "maxFrameBytes         67108864 (64 MiB)"}},
+		{[]string{"info"}, "host.info", "", []string{"version   0.1.0", "socket    " + d.socket, "maxFrameBytes               67108864 (64 MiB)"}},
 		{[]string{"sessions"}, "session.list", "", []string{"SESSION  WORKSPACE", "agent-2  /src/lib"}},
 		{[]string{"stats"}, "debug.stats", "", []string{"tools.execute  12     1       850µs  12.5ms"}},
 		{[]string{"session", "s-1"}, "debug.session", `{"sessionId":"s-1"}`, []string{"main.go     A1B2", "@fn"}},
@@ -187,6 +187,9 @@ func TestDaemonErrorsAreNamed(t *testing.T) {
 		"weird": func(context.Context, json.RawMessage) (any, error) {
 			return nil, &jsonrpc2.Error{Code: -31999, Message: "something new"}
 		},
+		"cancelled": func(context.Context, json.RawMessage) (any, error) {
+			return nil, &jsonrpc2.Error{Code: -32800, Message: "request cancelled"}
+		},
 		"detailed": appError(-32003, "ROLLBACK_CONFLICT", "a file changed since", map[string]any{"paths": []string{"a.go"}}),
 	})
 	tests := []struct {
@@ -197,6 +200,7 @@ func TestDaemonErrorsAreNamed(t *testing.T) {
 		{[]string{"call", "no.such.method"}, []string{"hostctl: METHOD_NOT_FOUND (-32601): method not found: no.such.method"}},
 		{[]string{"call", "bad.params", "{}"}, []string{"hostctl: INVALID_PARAMS (-32602): params.workspace: must be a string"}},
 		{[]string{"call", "weird"}, []string{"hostctl: ERROR (-31999): something new"}},
+		{[]string{"call", "cancelled"}, []string{"hostctl: REQUEST_CANCELLED (-32800): request cancelled"}},
 		{[]string{"call", "detailed"}, []string{"ROLLBACK_CONFLICT (-32003)", `details: {"paths":["a.go"]}`}},
 	}
 	for _, tt := range tests {

@@ -144,7 +144,7 @@ func (f formatter) info(w io.Writer, socket string, in hostInfo) {
 // units so 67108864 reads as 64 MiB.
 func limitValue(name string, raw json.RawMessage) string {
 	s := safeLine(string(bytes.TrimSpace(raw)))
-	if strings.HasSuffix(name, "Bytes") {
+	if strings.Contains(name, "Bytes") {
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 1024 {
 			s += " (" + humanBytes(n) + ")"
 		}

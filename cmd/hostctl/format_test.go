@@ -13,7 +13,7 @@ import (
 const (
 	infoJSON = `{"name":"hostd","version":"0.1.0","protocolVersion":1,"pid":4242,
 		"startedAt":"2026-01-02T10:00:00Z","grammars":[],
-		"limits":{"maxSessions":256,"maxFrameBytes":67108864,"maxLineChars":16384,"maxRetainedFileBytes":2097152,"maxLedgerEntries":4096}}`
+		"limits":{"maxSessions":256,"maxFrameBytes":67108864,"maxLineChars":16384,"maxRetainedFileBytes":2097152,"maxLedgerEntries":4096,"maxRetainedBytesPerSession":8388608}}`
 
 	sessionsJSON = `{"sessions":[
 		{"sessionId":"s-1","workspace":"/src/app","createdAt":"2026-01-02T10:01:00Z","paths":3,"retainedBytes":5120},
@@ -70,12 +70,13 @@ started   2026-01-02 10:00:00 (up 3m12s)
 socket    /run/user/1000/hostd/hostd.sock
 grammars  none
 
-LIMIT                 VALUE
-maxFrameBytes         67108864 (64 MiB)
-maxLedgerEntries      4096
-maxLineChars          16384
-maxRetainedFileBytes  2097152 (2 MiB)
-maxSessions           256
+LIMIT                       VALUE
+maxFrameBytes               67108864 (64 MiB)
+maxLedgerEntries            4096
+maxLineChars                16384
+maxRetainedBytesPerSession  8388608 (8 MiB)
+maxRetainedFileBytes        2097152 (2 MiB)
+maxSessions                 256
 `},
 		{"sessions", func(b *bytes.Buffer) {
 			var l sessionList
