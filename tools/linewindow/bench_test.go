@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -160,6 +161,40 @@ func BenchmarkOpensslSHA256(b *testing.B) {
 	}
 }
 
+// BenchmarkTailOpensslRatio alternates the two runs above, one of each per
+// iteration, and reports their ratio: on a shared machine the load changes
+// between two separate benchmarks, and alternating cancels most of it.
+func BenchmarkTailOpensslRatio(b *testing.B) {
+	bin, err := exec.LookPath("openssl")
+	if err != nil {
+		b.Skip("openssl not installed")
+	}
+	path, lines, _ := makeBigFile(b)
+	opt := defaults()
+	opt.Offset, opt.Limit = lines-49, 50
+	var ours, theirs time.Duration
+	for b.Loop() {
+		start := time.Now()
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, err = Read(f, opt)
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if out, err := exec.Command(bin, "dgst", "-sha256", path).CombinedOutput(); err != nil {
+			b.Fatalf("openssl: %v: %s", err, out)
+		}
+		ours, theirs = ours+mid.Sub(start), theirs+time.Since(mid)
+	}
+	b.ReportMetric(float64(ours)/float64(theirs), "x-openssl")
+	b.ReportMetric(float64(ours.Nanoseconds())/float64(b.N), "linewindow-ns/op")
+	b.ReportMetric(float64(theirs.Nanoseconds())/float64(b.N), "openssl-ns/op")
+}
+
 // BenchmarkSHA256File is the in-process floor: plain crypto/sha256 of the
 // file in chunks of the same size, with no text work at all.
 func BenchmarkSHA256File(b *testing.B) {
@@ -200,5 +235,34 @@ func BenchmarkNextTrailing(b *testing.B) {
 			}
 			from = j + 1
 		}
+	}
+}
+
+// BenchmarkGenerated256MiB compares, without the file system, the pass over
+// LF and CRLF source text with plain SHA-256 of the same bytes: CRLF puts a
+// trimmed span on every line, the worst realistic case for the hash plan.
+func BenchmarkGenerated256MiB(b *testing.B) {
+	const size = 256 << 20
+	lf := strings.Join(sourceLines, "\n") + "\n"
+	for _, bc := range []struct {
+		name string
+		run  func(r io.Reader) error
+		body string
+	}{
+		{"lf", func(r io.Reader) error { _, err := Read(r, defaults()); return err }, lf},
+		{"crlf", func(r io.Reader) error { _, err := Read(r, defaults()); return err }, strings.ReplaceAll(lf, "\n", "\r\n")},
+		{"sha256", func(r io.Reader) error {
+			_, err := io.CopyBuffer(sha256.New(), r, make([]byte, DefaultChunkBytes))
+			return err
+		}, lf},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(size)
+			for b.Loop() {
+				if err := bc.run(&patternReader{body: bc.body, size: size}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -23,7 +23,6 @@ type scanner struct {
 	bodyBytes int64 // input bytes processed so far, after the BOM
 	last      byte  // last byte processed
 	lfs       int   // LF bytes so far; line lfs+1 is the one in progress
-	crlfs     int   // CRLF pairs so far
 
 	cur   lineBuilder // the window line being collected
 	lines []Line
@@ -54,14 +53,10 @@ func (s *scanner) process(p []byte, final bool) error {
 	}
 	if len(p) > 0 {
 		lfs := bytes.Count(p, lf)
-		hasCR := bytes.IndexByte(p, '\r') >= 0
-		if hasCR {
-			s.crlfs += bytes.Count(p, crlf)
-		}
 		s.collect(p, lfs)
 		if s.retain {
 			s.growBody(len(p))
-			s.body = appendNormalized(s.body, p, hasCR)
+			s.body = appendNormalized(s.body, p)
 		}
 		s.lfs += lfs
 		s.bodyBytes += int64(len(p))
@@ -115,7 +110,7 @@ func (s *scanner) result(d workspace.Digest) *Window {
 		TotalLines: s.lfs,
 		Digest:     d,
 		BOM:        s.bomLen > 0,
-		CRLF:       s.crlfs > s.lfs-s.crlfs,
+		CRLF:       s.trim.crlfs > s.lfs-s.trim.crlfs,
 		FileBytes:  s.rawBytes,
 		Retained:   s.retain,
 	}
@@ -183,10 +178,7 @@ func (s *scanner) growBody(n int) {
 }
 
 // appendNormalized appends p to dst with every CRLF turned into LF.
-func appendNormalized(dst, p []byte, hasCR bool) []byte {
-	if !hasCR {
-		return append(dst, p...)
-	}
+func appendNormalized(dst, p []byte) []byte {
 	for {
 		i := bytes.Index(p, crlf)
 		if i < 0 {
