@@ -26,7 +26,7 @@ import (
 // stale without guessing.
 
 // errLive reports another daemon serving the socket; it exits 1.
-var errLive = errors.New("another hostd is serving this socket")
+var errLive = errors.New("already running")
 
 // probeTimeout bounds the connect attempt that tells a live socket from a
 // stale one.
@@ -125,9 +125,9 @@ func lockSocket(path string) (*os.File, error) {
 func liveError(path, pid string) error {
 	who := "another hostd"
 	if pid != "" {
-		who += " (pid " + pid + ")"
+		who = "pid " + pid
 	}
-	return fmt.Errorf("%w: %s is listening on %s; talk to it (hostctl info), stop it (hostctl call host.shutdown), or start this one with another --socket", errLive, who, path)
+	return fmt.Errorf("%w: %s is listening on %s; talk to it (hostctl info), stop it (hostctl call host.shutdown), or give this one another --socket", errLive, who, path)
 }
 
 // clearStale removes a socket file no daemon answers on. Holding the lock
