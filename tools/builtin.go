@@ -17,6 +17,7 @@ func Builtin() []Tool {
 		Read{},
 		Grep{},
 		Write{},
+		Edit{},
 	}
 }
 

@@ -1,0 +1,90 @@
+package tools
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// corpusDir is where the shared corpora live beside the checkout.
+func corpusDir(t *testing.T, rel string) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "shared", "corpus", rel)
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("corpus %s is not beside this checkout: %v", rel, err)
+	}
+	return dir
+}
+
+var patchHeader = regexp.MustCompile(`^\[([^\]#]+)#[0-9A-F]{4}\]\n`)
+
+// TestTSFixturesRoundTrip drives every fixture of the real-TypeScript
+// corpus through the real tool path: read the input over tools.execute,
+// then edit it with the fixture's patch under the tag that read minted, and
+// compare the file with expected/ byte for byte.
+func TestTSFixturesRoundTrip(t *testing.T) {
+	dir := corpusDir(t, "ts-edit-fixtures")
+	f, err := os.Open(filepath.Join(dir, "roundtrip-patches.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	type fixture struct {
+		ID, File, Patch string
+	}
+	var cases []fixture
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var c fixture
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, c)
+	}
+	if len(cases) != 106 {
+		t.Fatalf("read %d fixtures, want 106", len(cases))
+	}
+	passed := 0
+	for _, c := range cases {
+		t.Run(c.ID, func(t *testing.T) {
+			e := newEditEnv(t)
+			e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin()})
+			input, err := os.ReadFile(filepath.Join(dir, "fixtures", c.ID, "input", c.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join(dir, "fixtures", c.ID, "expected", c.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.write(c.File, string(input))
+			args, _ := json.Marshal(map[string]any{"path": c.File})
+			out, err := e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: "read", Args: args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rr := out.(*ReadResult)
+			if !rr.OK || rr.Truncated {
+				t.Fatalf("read: %s", rr.Content)
+			}
+			// The patch carries the reference's own tag; swap in ours.
+			ops := patchHeader.ReplaceAllString(c.Patch, "["+c.File+"#"+rr.Tag+"]\n")
+			r := e.edit(c.File, rr.Tag, ops)
+			wantOK(t, r)
+			if got := e.file(c.File); got != string(want) {
+				t.Fatalf("result differs from expected/%s", c.File)
+			}
+			if !strings.HasPrefix(r.Content, "["+c.File+"#") {
+				t.Fatalf("content: %s", r.Content)
+			}
+			passed++
+		})
+	}
+	t.Logf("%d of %d fixtures produce expected/ byte for byte", passed, len(cases))
+}
