@@ -84,14 +84,31 @@ func (s LineSet) Add(from, to int) LineSet {
 }
 
 // Union returns s ∪ o. The union with an unknown set keeps the other's
-// knowledge: unknown ∪ unknown is unknown.
+// knowledge: unknown ∪ unknown is unknown. It merges the two range lists in
+// one pass, so fusing two large seen sets under the store's lock costs
+// their length, not its square.
 func (s LineSet) Union(o LineSet) LineSet {
 	if !s.known && !o.known {
 		return LineSet{}
 	}
-	out := LineSet{known: true, ranges: slices.Clone(s.ranges)}
-	for _, r := range o.ranges {
-		out = out.Add(r.From, r.To)
+	out := LineSet{known: true}
+	if len(s.ranges)+len(o.ranges) == 0 {
+		return out
+	}
+	out.ranges = make([]Range, 0, len(s.ranges)+len(o.ranges))
+	i, j := 0, 0
+	for i < len(s.ranges) || j < len(o.ranges) {
+		var r Range
+		if j == len(o.ranges) || (i < len(s.ranges) && s.ranges[i].From <= o.ranges[j].From) {
+			r, i = s.ranges[i], i+1
+		} else {
+			r, j = o.ranges[j], j+1
+		}
+		if n := len(out.ranges); n > 0 && r.From <= out.ranges[n-1].To+1 {
+			out.ranges[n-1].To = max(out.ranges[n-1].To, r.To)
+		} else {
+			out.ranges = append(out.ranges, r)
+		}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestLineSetUnknownIsNotEmpty(t *testing.T) {
@@ -96,6 +97,28 @@ func TestLineSetIsCompact(t *testing.T) {
 	}
 	if !s.Contains(1) || !s.Contains(1_000_000) || s.Contains(1_000_001) || s.Contains(0) {
 		t.Error("Contains is wrong at the edges")
+	}
+}
+
+// Fusing two seen sets of many scattered lines happens under the store's
+// lock: it must cost their length, not its square.
+func TestLineSetUnionIsLinear(t *testing.T) {
+	// every(from) is the set from, from+4, from+8, ... built by halves.
+	var every func(from, n int) LineSet
+	every = func(from, n int) LineSet {
+		if n == 1 {
+			return Span(from, from)
+		}
+		return every(from, n/2).Union(every(from+4*(n/2), n-n/2))
+	}
+	a, b := every(1, 100_000), every(3, 100_000)
+	start := time.Now()
+	u := a.Union(b)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("union of %d and %d ranges took %v", len(a.Ranges()), len(b.Ranges()), d)
+	}
+	if len(u.Ranges()) != 200_000 || u.Len() != 200_000 {
+		t.Errorf("union: %d ranges, %d lines", len(u.Ranges()), u.Len())
 	}
 }
 
