@@ -340,12 +340,13 @@ func (g *grepper) result(a grepArgs, p workspace.Path) *GrepResult {
 	}
 	var b strings.Builder
 	for _, gf := range g.files {
-		seen := session.Empty()
+		var shown []int
 		for _, m := range gf.matches {
 			if !m.Clipped {
-				seen = seen.Add(m.Line, m.Line)
+				shown = append(shown, m.Line)
 			}
 		}
+		seen := seenLines(shown)
 		tag := g.c.State.Store.Record(gf.abs, session.Snapshot{
 			Digest: gf.digest, Text: gf.text, HasText: gf.hasText,
 			Lines: gf.lines, Bytes: gf.bytes, Seen: seen,
@@ -381,6 +382,18 @@ func (g *grepper) result(a grepArgs, p workspace.Path) *GrepResult {
 	return r
 }
 
+// seenLines is the set of the ascending line numbers ns, built by halves so
+// that thousands of scattered matches cost n log n, not n squared.
+func seenLines(ns []int) session.LineSet {
+	switch len(ns) {
+	case 0:
+		return session.Empty()
+	case 1:
+		return session.Span(ns[0], ns[0])
+	}
+	return seenLines(ns[:len(ns)/2]).Union(seenLines(ns[len(ns)/2:]))
+}
+
 func (g *grepper) notice(a grepArgs, p workspace.Path) string {
 	if len(g.files) == 0 {
 		return fmt.Sprintf("no matches for %q in %s (%d %s searched); try ignoreCase, a simpler pattern or a wider path", *a.Pattern, p.Display, g.searched, plural(g.searched, "file", "files"))
@@ -392,11 +405,10 @@ func (g *grepper) notice(a grepArgs, p workspace.Path) string {
 	if g.mode == grepContent {
 		what = "matches"
 	}
-	limit := fmt.Sprintf("the limit of %d", g.max)
 	if a.HeadLimit != nil && *a.HeadLimit == g.max {
-		limit = fmt.Sprintf("headLimit %d", g.max)
+		return fmt.Sprintf("stopped at headLimit %d %s; more exist: raise headLimit, or narrow the pattern, path or glob", g.max, what)
 	}
-	return fmt.Sprintf("stopped at %s %s; more exist: narrow the pattern, path or glob, or raise headLimit", limit, what)
+	return fmt.Sprintf("stopped at the limit of %d %s; more exist: narrow the pattern, path or glob", g.max, what)
 }
 
 func plural(n int, one, many string) string {

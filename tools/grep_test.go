@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/workspace"
@@ -335,5 +336,22 @@ func TestGrepSkipsUnreadableAndNonText(t *testing.T) {
 		if r := e.grep(`{"pattern":"hit"}`); slices.Contains(r.Files, "ok.txt") {
 			t.Error("an unreadable file was reported")
 		}
+	}
+}
+
+// 20,000 scattered matches in one file make 20,000 seen ranges: building
+// and recording them must not cost the square of that.
+func TestGrepManyScatteredMatches(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	e.put("f.txt", strings.Repeat("hit\nmiss\n", 20000))
+	within(t, 10*time.Second, func() {
+		r := e.grep(`{"pattern":"hit"}`)
+		if len(r.Matches) != 20000 {
+			t.Errorf("%d matches", len(r.Matches))
+		}
+		e.grep(`{"pattern":"hit"}`) // fuses with the first record
+	})
+	if got := e.head("f.txt").Seen; got.Len() != 20000 || !got.Contains(39999) || got.Contains(2) {
+		t.Errorf("seen %d lines", got.Len())
 	}
 }
