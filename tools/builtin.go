@@ -32,17 +32,23 @@ func resolveArg(c *Call, path string, access workspace.Access) (workspace.Path, 
 		return workspace.Path{}, Errorf(CodeInvalidArgument, "path is required; pass a file path relative to the workspace root, e.g. \"src/main.go\"")
 	}
 	p, err := c.State.Workspace.Resolve(path, access)
-	switch {
-	case err == nil:
-		return p, nil
-	case errors.Is(err, workspace.ErrOutside):
-		return p, Errorf(CodeOutsideWorkspace, "%s resolves outside the workspace (%s) and every approved root; use a path inside the workspace", path, c.State.Workspace.Root())
-	case errors.Is(err, workspace.ErrDenied):
-		return p, Errorf(CodeToolDenied, "%v; hostd never writes there: choose a path outside .git and inside a writable root", err)
-	case errors.Is(err, workspace.ErrBadPath):
-		return p, Errorf(CodeInvalidArgument, "%v; pass a plain file path relative to the workspace root", err)
+	if err != nil {
+		return p, resolveError(c, path, err)
 	}
-	return p, Errorf(CodeToolFailed, "cannot resolve %s: %v; check the path and call again", path, err)
+	return p, nil
+}
+
+// resolveError maps a resolver error for path to a tool error.
+func resolveError(c *Call, path string, err error) *Error {
+	switch {
+	case errors.Is(err, workspace.ErrOutside):
+		return Errorf(CodeOutsideWorkspace, "%s resolves outside the workspace (%s) and every approved root; use a path inside the workspace", path, c.State.Workspace.Root())
+	case errors.Is(err, workspace.ErrDenied):
+		return Errorf(CodeToolDenied, "%v; hostd never writes there: choose a path outside .git and inside a writable root", err)
+	case errors.Is(err, workspace.ErrBadPath):
+		return Errorf(CodeInvalidArgument, "%v; pass a plain file path relative to the workspace root", err)
+	}
+	return Errorf(CodeToolFailed, "cannot resolve %s: %v; check the path and call again", path, err)
 }
 
 // tagHeader is the section header every producer prints above a file's

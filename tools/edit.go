@@ -142,7 +142,7 @@ func (ed *editor) resolvePath() *Error {
 	ws := ed.c.State.Workspace
 	p, err := ws.Resolve(ed.args.Path, workspace.Read)
 	if err != nil {
-		return pathError(ed.args.Path, err)
+		return resolveError(ed.c, ed.args.Path, err)
 	}
 	exists, err := fileExists(p.Abs)
 	if err != nil {
@@ -156,7 +156,7 @@ func (ed *editor) resolvePath() *Error {
 		p = rebound
 	}
 	if _, err := ws.Resolve(p.Abs, workspace.Write); err != nil {
-		return pathError(p.Display, err)
+		return resolveError(ed.c, p.Display, err)
 	}
 	ed.path = p
 	return nil
@@ -182,7 +182,7 @@ func (ed *editor) recoverPath(missing workspace.Path) (workspace.Path, *Error) {
 	case 1:
 		p, err := ed.c.State.Workspace.Resolve(found[0], workspace.Read)
 		if err != nil {
-			return workspace.Path{}, pathError(found[0], err)
+			return workspace.Path{}, resolveError(ed.c, found[0], err)
 		}
 		ed.warnings = append(ed.warnings, fmt.Sprintf("%s does not exist; edited %s, the file you read with tag %s. Use that path from now on.", missing.Display, p.Display, ed.args.Tag))
 		return p, nil
@@ -210,19 +210,6 @@ func (ed *editor) checkHeader() *Error {
 		return Errorf(CodeInvalidArgument, "the ops header names %s but the path argument is %s; they must name the same file: drop the header or fix the path", h.Path, ed.args.Path)
 	}
 	return nil
-}
-
-// pathError maps a resolver error to a tool error.
-func pathError(arg string, err error) *Error {
-	switch {
-	case errors.Is(err, workspace.ErrOutside):
-		return Errorf(CodeOutsideWorkspace, "%s is outside the workspace and its approved roots; use a path inside the workspace", arg)
-	case errors.Is(err, workspace.ErrDenied):
-		return Errorf(CodeToolDenied, "%v; files there cannot be changed by tools", err)
-	case errors.Is(err, workspace.ErrBadPath):
-		return Errorf(CodeInvalidArgument, "%v; give a file path relative to the workspace root", err)
-	}
-	return Errorf(CodeToolFailed, "cannot resolve %s: %v", arg, err)
 }
 
 // languageError maps an edit-language failure to a tool error.

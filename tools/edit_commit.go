@@ -95,7 +95,7 @@ func (ed *editor) record(p workspace.Path, intended, landed []byte) (string, []s
 func (ed *editor) destination() (workspace.Path, *Error) {
 	dest, err := ed.c.State.Workspace.Resolve(ed.patch.MoveTo, workspace.Write)
 	if err != nil {
-		return workspace.Path{}, pathError(ed.patch.MoveTo, err)
+		return workspace.Path{}, resolveError(ed.c, ed.patch.MoveTo, err)
 	}
 	if dest.Abs == ed.path.Abs {
 		return workspace.Path{}, Errorf(CodeInvalidArgument, "MV %s names the file itself; give a new path, or drop the MV", ed.patch.MoveTo)

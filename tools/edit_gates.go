@@ -324,19 +324,14 @@ func contextRows(live []string, anchors []int, maxLines, maxChars int) ([]lineTe
 	return rows, seen
 }
 
-// clipRunes clips s to n characters, reporting whether it did.
+// clipRunes clips s to n characters for an error's reveal, marking a cut
+// with an ellipsis, and reports whether it cut.
 func clipRunes(s string, n int) (string, bool) {
-	if len(s) <= n {
-		return s, false
+	out, clipped := clipLine(s, n)
+	if clipped {
+		out += "…"
 	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos] + "…", true
-		}
-		i++
-	}
-	return s, false
+	return out, clipped
 }
 
 // spansOf renders ascending line numbers as "line 3" or "lines 3, 7-9".
