@@ -1,0 +1,159 @@
+package blocks
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/bash"
+	"github.com/smacker/go-tree-sitter/css"
+	"github.com/smacker/go-tree-sitter/html"
+	"github.com/smacker/go-tree-sitter/javascript"
+	markdown "github.com/smacker/go-tree-sitter/markdown/tree-sitter-markdown"
+	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/rust"
+	"github.com/smacker/go-tree-sitter/toml"
+	"github.com/smacker/go-tree-sitter/typescript/tsx"
+	"github.com/smacker/go-tree-sitter/typescript/typescript"
+	"github.com/smacker/go-tree-sitter/yaml"
+	tsjson "github.com/tree-sitter/tree-sitter-json/bindings/go"
+)
+
+// language is one supported grammar and the few facts about its node types
+// that the resolution rules need.
+type language struct {
+	name    string
+	grammar func() *sitter.Language
+	// lists are node types that hold a sequence of items and start where
+	// their first item starts (a Python block, a YAML mapping). Climbing
+	// from the first item into such a node would turn "the item opening at
+	// this line" into "every item from here to the end of the list", so
+	// resolution never climbs into them.
+	lists []string
+	// attached are node types that attach to the declaration after them
+	// (decorators, attributes): separate nodes under edit-contract §8.2.
+	attached []string
+	// markdown enables heading sections (edit-contract §8.2).
+	markdown bool
+}
+
+func jsonGrammar() *sitter.Language { return sitter.NewLanguage(tsjson.Language()) }
+
+// ecmaAttached are the decorator nodes of the JavaScript family.
+var ecmaAttached = []string{"decorator"}
+
+// languages is every grammar, by the name host.info reports. jsx is
+// JavaScript's grammar (which parses JSX) under the contract's name.
+var languages = map[string]*language{
+	"bash":       {name: "bash", grammar: bash.GetLanguage},
+	"css":        {name: "css", grammar: css.GetLanguage},
+	"html":       {name: "html", grammar: html.GetLanguage},
+	"javascript": {name: "javascript", grammar: javascript.GetLanguage, attached: ecmaAttached},
+	"json":       {name: "json", grammar: jsonGrammar},
+	"jsx":        {name: "jsx", grammar: javascript.GetLanguage, attached: ecmaAttached},
+	"markdown":   {name: "markdown", grammar: markdown.GetLanguage, markdown: true, lists: []string{"list", "section"}},
+	"python":     {name: "python", grammar: python.GetLanguage, lists: []string{"block"}, attached: []string{"decorator"}},
+	"rust":       {name: "rust", grammar: rust.GetLanguage, attached: []string{"attribute_item"}},
+	"toml":       {name: "toml", grammar: toml.GetLanguage},
+	"tsx":        {name: "tsx", grammar: tsx.GetLanguage, attached: ecmaAttached},
+	"typescript": {name: "typescript", grammar: typescript.GetLanguage, attached: ecmaAttached},
+	"yaml":       {name: "yaml", grammar: yaml.GetLanguage, lists: []string{"block_mapping", "block_sequence", "block_node", "document"}},
+}
+
+// byExtension maps a lower-cased file extension to a language name.
+var byExtension = map[string]string{
+	".rs":       "rust",
+	".ts":       "typescript",
+	".mts":      "typescript",
+	".cts":      "typescript",
+	".tsx":      "tsx",
+	".js":       "javascript",
+	".mjs":      "javascript",
+	".cjs":      "javascript",
+	".jsx":      "jsx",
+	".json":     "json",
+	".md":       "markdown",
+	".markdown": "markdown",
+	".css":      "css",
+	".py":       "python",
+	".pyi":      "python",
+	".toml":     "toml",
+	".yaml":     "yaml",
+	".yml":      "yaml",
+	".html":     "html",
+	".htm":      "html",
+	".sh":       "bash",
+	".bash":     "bash",
+}
+
+// byName maps well-known file names that carry no telling extension.
+var byName = map[string]string{
+	".bashrc":       "bash",
+	".bash_profile": "bash",
+	".bash_aliases": "bash",
+	".bash_logout":  "bash",
+	".profile":      "bash",
+	"Cargo.lock":    "toml",
+	"Pipfile":       "toml",
+	"poetry.lock":   "toml",
+	"uv.lock":       "toml",
+}
+
+// Languages lists the grammar names block ops support, sorted, for
+// host.info.
+func Languages() []string {
+	names := make([]string, 0, len(languages))
+	for name := range languages {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// languageFor picks the grammar for a file: by well-known name first, then
+// by extension, then by a #! line for extensionless scripts. nil means
+// block ops are unavailable for this file type.
+func languageFor(path, text string) *language {
+	base := filepath.Base(filepath.ToSlash(path))
+	if name, ok := byName[base]; ok {
+		return languages[name]
+	}
+	if ext := strings.ToLower(filepath.Ext(base)); ext != "" {
+		return languages[byExtension[ext]]
+	}
+	return languages[byShebang(text)]
+}
+
+// byShebang recognises the interpreters of the supported languages on a
+// script's first line: "#!/bin/bash", "#!/usr/bin/env python3".
+func byShebang(text string) string {
+	if !strings.HasPrefix(text, "#!") {
+		return ""
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	fields := strings.Fields(first[2:])
+	if len(fields) == 0 {
+		return ""
+	}
+	interp := filepath.Base(fields[0])
+	if interp == "env" {
+		// Skip env's own options ("env -S bash -e").
+		interp = ""
+		for _, f := range fields[1:] {
+			if !strings.HasPrefix(f, "-") {
+				interp = filepath.Base(f)
+				break
+			}
+		}
+	}
+	switch {
+	case interp == "sh" || interp == "bash" || interp == "dash":
+		return "bash"
+	case interp == "python" || strings.HasPrefix(interp, "python3") || strings.HasPrefix(interp, "python2"):
+		return "python"
+	case interp == "node":
+		return "javascript"
+	}
+	return ""
+}

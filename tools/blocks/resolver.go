@@ -1,0 +1,200 @@
+package blocks
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// parseTimeout bounds one parse. Tree-sitter is linear on ordinary input
+// and the text is already capped at the parse limit; this is the backstop
+// for a pathological input that drives error recovery into a long search,
+// so an edit call can never hang on a block op.
+const parseTimeout = 10 * time.Second
+
+// Resolver resolves block locators against one text. It parses the text
+// at most once, on the first Resolve, however many block ops the call
+// carries; Close releases the tree. A Resolver is safe for concurrent use,
+// but resolutions are serialized: it is meant to live for one edit call.
+type Resolver struct {
+	path     string
+	text     string
+	maxBytes int64
+	lang     *language // nil: unsupported file type
+	numLines int
+
+	// mu guards everything below. The tree is C memory: a Resolve racing
+	// Close must not walk a freed tree.
+	mu       sync.Mutex
+	closed   bool
+	parsed   bool
+	parses   int // how many times the text was parsed (tests check it is 1)
+	tree     *sitter.Tree
+	root     *sitter.Node
+	fileErr  *UnresolvedError // a decline that applies to every line
+	headings []heading        // markdown only, built with the tree
+}
+
+// NewResolver prepares block resolution for text, the normalized body (LF
+// line endings, no BOM) the tagged snapshot holds, of the file at path.
+// The path picks the grammar: by well-known file name, then by extension,
+// then by a #! line. maxParseBytes is config.Limits.MaxBlockParseBytes; a
+// larger text declines every block op. Nothing is parsed until the first
+// Resolve.
+func NewResolver(path string, text string, maxParseBytes int64) (*Resolver, error) {
+	if maxParseBytes <= 0 {
+		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
+	}
+	return &Resolver{
+		path:     path,
+		text:     text,
+		maxBytes: maxParseBytes,
+		lang:     languageFor(path, text),
+		numLines: countLines(text),
+	}, nil
+}
+
+// Language is the grammar name block ops use for this file, "" when the
+// file type is unsupported.
+func (r *Resolver) Language() string {
+	if r.lang == nil {
+		return ""
+	}
+	return r.lang.name
+}
+
+// Resolve returns the inclusive 1-based span of the block opening at line.
+// start is always line. A decline is an *UnresolvedError.
+func (r *Resolver) Resolve(line int) (start, end int, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return 0, 0, ErrClosed
+	}
+	if r.lang == nil {
+		return 0, 0, r.unsupported(line)
+	}
+	if line < 1 || line > r.numLines {
+		return 0, 0, decline(ErrLineRange, line, "line %d is outside the file, which has %d lines", line, r.numLines)
+	}
+	if int64(len(r.text)) > r.maxBytes {
+		return 0, 0, decline(ErrTooLarge, line,
+			"block ops are declined for files over %d bytes (this one has %d), because parsing it would cost too much; %s",
+			r.maxBytes, len(r.text), plainOps)
+	}
+	if err := r.parseLocked(); err != nil {
+		e := *err
+		e.Line = line
+		return 0, 0, &e
+	}
+	s, ue := r.resolveRow(line-1, true)
+	if ue != nil {
+		return 0, 0, ue
+	}
+	return s.start + 1, s.end + 1, nil
+}
+
+// Close releases the syntax tree. It is safe to call more than once.
+func (r *Resolver) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	if r.tree != nil {
+		r.tree.Close()
+		r.tree, r.root, r.headings = nil, nil, nil
+	}
+}
+
+func (r *Resolver) unsupported(line int) *UnresolvedError {
+	kind := filepath.Ext(r.path)
+	if kind == "" {
+		kind = filepath.Base(r.path)
+	}
+	return decline(ErrUnsupported, line,
+		"block ops (N*, >N*) are unavailable for %q files: there is no grammar for that file type (block ops cover %s); %s",
+		kind, strings.Join(Languages(), ", "), plainOps)
+}
+
+// parseLocked parses the text once. A failure is remembered and returned
+// for every later line, since it is a property of the file.
+func (r *Resolver) parseLocked() *UnresolvedError {
+	if r.parsed {
+		return r.fileErr
+	}
+	r.parsed = true
+	r.parses++
+	parser := sitter.NewParser()
+	defer parser.Close()
+	parser.SetLanguage(r.lang.grammar())
+	parser.SetOperationLimit(int(parseTimeout / time.Microsecond))
+	tree, err := parser.ParseCtx(context.Background(), nil, []byte(r.text))
+	if err != nil {
+		r.fileErr = decline(ErrNotClean, 0, "the file could not be parsed as %s within %s, so block ops are declined; %s",
+			r.lang.name, parseTimeout, plainOps)
+		return r.fileErr
+	}
+	root := tree.RootNode()
+	if root.HasError() {
+		at := firstError(root)
+		tree.Close()
+		r.fileErr = decline(ErrNotClean, 0,
+			"the file does not parse cleanly as %s (first syntax error at line %d), so no block span can be trusted; %s",
+			r.lang.name, at+1, plainOps)
+		return r.fileErr
+	}
+	r.tree, r.root = tree, root
+	if r.lang.markdown {
+		r.headings = collectHeadings(root)
+	}
+	return nil
+}
+
+// firstError finds the row of the first ERROR or MISSING node.
+func firstError(n *sitter.Node) int {
+	for !n.IsError() && !n.IsMissing() {
+		var next *sitter.Node
+		eachChild(n, func(c *sitter.Node) bool {
+			if c.HasError() {
+				next = c
+				return false
+			}
+			return true
+		})
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return int(n.StartPoint().Row)
+}
+
+// countLines counts addressable lines the way workspace.Lines does: a
+// terminal newline ends the last line and is not a line itself.
+func countLines(text string) int {
+	if text == "" {
+		return 0
+	}
+	n := strings.Count(text, "\n")
+	if !strings.HasSuffix(text, "\n") {
+		n++
+	}
+	return n
+}
+
+// lineBounds returns the byte range of 0-based row, without its newline.
+func (r *Resolver) lineBounds(row int) (start, end int) {
+	for i := 0; i < row; i++ {
+		nl := strings.IndexByte(r.text[start:], '\n')
+		start += nl + 1
+	}
+	end = len(r.text)
+	if nl := strings.IndexByte(r.text[start:], '\n'); nl >= 0 {
+		end = start + nl
+	}
+	return start, end
+}
