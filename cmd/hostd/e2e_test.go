@@ -126,6 +126,44 @@ func TestE2EToolsWriteRead(t *testing.T) {
 	}
 }
 
+// A change made through the daemon is recorded for review and can be
+// rolled back: the daemon hands its review store to the tools.
+func TestE2EEditIsReviewedAndRolledBack(t *testing.T) {
+	d := startDaemon(t, "")
+	c := d.client()
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("hello\n"), 0o644)
+	var ref struct{ SessionID string }
+	mustCall(t, c, "session.create", map[string]any{"workspace": ws}, &ref)
+	var read map[string]any
+	mustCall(t, c, "tools.execute", map[string]any{"sessionId": ref.SessionID, "tool": "read", "args": map[string]any{"path": "a.txt"}}, &read)
+	var edit map[string]any
+	mustCall(t, c, "tools.execute", map[string]any{"sessionId": ref.SessionID, "tool": "edit", "toolCallId": "e1", "args": map[string]any{"path": "a.txt", "tag": read["tag"], "ops": "PUT 1.=1:\n+world"}}, &edit)
+	if edit["ok"] != true {
+		t.Fatalf("edit: %v", edit)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "world\n" {
+		t.Fatalf("after edit: %q", b)
+	}
+	var entries struct {
+		Entries []struct{ ToolCallID, Tool, Change, Path string } `json:"entries"`
+	}
+	mustCall(t, c, "review.list", map[string]any{"sessionId": ref.SessionID}, &entries)
+	if len(entries.Entries) != 1 || entries.Entries[0].ToolCallID != "e1" || entries.Entries[0].Change != "modify" || entries.Entries[0].Path != "a.txt" {
+		t.Fatalf("review.list: %+v", entries)
+	}
+	var rb struct{ Restored []string }
+	mustCall(t, c, "review.rollback", map[string]any{"sessionId": ref.SessionID, "toolCallId": "e1"}, &rb)
+	if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "hello\n" || !slices.Equal(rb.Restored, []string{"a.txt"}) {
+		t.Fatalf("after rollback: %q, restored %v", b, rb.Restored)
+	}
+	// The tag minted before the rollback names content that is gone.
+	mustCall(t, c, "tools.execute", map[string]any{"sessionId": ref.SessionID, "tool": "edit", "args": map[string]any{"path": "a.txt", "tag": edit["tag"], "ops": "PUT 1.=1:\n+again"}}, &edit)
+	if edit["ok"] != false {
+		t.Errorf("an edit with a tag from before the rollback must fail: %v", edit)
+	}
+}
+
 func TestE2EMalformedJSON(t *testing.T) {
 	d := startDaemon(t, "")
 	r := d.raw()
