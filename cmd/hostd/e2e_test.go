@@ -28,8 +28,14 @@ func TestE2EHostInfoAndDiscover(t *testing.T) {
 		Limits          map[string]any `json:"limits"`
 	}
 	mustCall(t, c, "host.info", nil, &info)
-	if info.Name != "hostd" || info.ProtocolVersion != 1 || info.PID != d.cmd.Process.Pid || info.Grammars == nil || info.Limits["maxFrameBytes"] != float64(64<<20) {
+	if info.Name != "hostd" || info.ProtocolVersion != 1 || info.PID != d.cmd.Process.Pid || info.Limits["maxFrameBytes"] != float64(64<<20) {
 		t.Errorf("host.info: %+v", info)
+	}
+	// The grammars block ops resolve with (edit-contract §8.2 names these).
+	for _, g := range []string{"rust", "typescript", "python", "markdown", "json"} {
+		if !slices.Contains(info.Grammars, g) {
+			t.Errorf("host.info grammars %v lack %s", info.Grammars, g)
+		}
 	}
 	var doc struct {
 		OpenRPC string `json:"openrpc"`
@@ -161,6 +167,25 @@ func TestE2EEditIsReviewedAndRolledBack(t *testing.T) {
 	mustCall(t, c, "tools.execute", map[string]any{"sessionId": ref.SessionID, "tool": "edit", "args": map[string]any{"path": "a.txt", "tag": edit["tag"], "ops": "PUT 1.=1:\n+again"}}, &edit)
 	if edit["ok"] != false {
 		t.Errorf("an edit with a tag from before the rollback must fail: %v", edit)
+	}
+}
+
+// Block ops resolve through the daemon's tree-sitter grammars.
+func TestE2EBlockOpResolves(t *testing.T) {
+	d := startDaemon(t, "")
+	c := d.client()
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.py"), []byte("def f():\n    return 1\n\nx = 2\n"), 0o644)
+	var ref struct{ SessionID string }
+	mustCall(t, c, "session.create", map[string]any{"workspace": ws}, &ref)
+	var read, edit map[string]any
+	mustCall(t, c, "tools.execute", map[string]any{"sessionId": ref.SessionID, "tool": "read", "args": map[string]any{"path": "a.py"}}, &read)
+	mustCall(t, c, "tools.execute", map[string]any{"sessionId": ref.SessionID, "tool": "edit", "args": map[string]any{"path": "a.py", "tag": read["tag"], "ops": "PUT 1*:\n+def f():\n+    return 3"}}, &edit)
+	if edit["ok"] != true {
+		t.Fatalf("edit: %v", edit)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "a.py")); string(b) != "def f():\n    return 3\n\nx = 2\n" {
+		t.Errorf("after the block op: %q", b)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/hostd-dev/hostd/rpc"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
+	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
 // stdio are the process's standard streams.
@@ -116,6 +117,7 @@ func newServer(cfg config.Config, log *zap.Logger, store *review.Store, onShutdo
 		Limits:   cfg.Limits,
 		Log:      log,
 		Review:   store,
+		Blocks:   blockResolvers(cfg.Limits.MaxBlockParseBytes),
 		Tools:    builtinTools(),
 	})
 	return rpc.NewServer(rpc.Options{
@@ -125,7 +127,7 @@ func newServer(cfg config.Config, log *zap.Logger, store *review.Store, onShutdo
 		Review:     store,
 		Log:        log,
 		Version:    version(),
-		Grammars:   []string{},
+		Grammars:   blocks.Languages(),
 		OnShutdown: onShutdown,
 	})
 }
@@ -134,6 +136,14 @@ func newServer(cfg config.Config, log *zap.Logger, store *review.Store, onShutdo
 // in tools.Builtin.
 func builtinTools() []tools.Tool {
 	return tools.Builtin()
+}
+
+// blockResolvers resolves N* locators with the tree-sitter grammars,
+// declining files over maxParseBytes.
+func blockResolvers(maxParseBytes int64) tools.BlockResolverFactory {
+	return func(path, text string) (tools.BlockResolver, error) {
+		return blocks.NewResolver(path, text, maxParseBytes)
+	}
 }
 
 // version is the module version this binary was built from, or "dev" for
