@@ -1,0 +1,307 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hostd-dev/hostd/tools/hashline"
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// referenceSection is section 2: hostd's edit language against the
+// reference implementation, @oh-my-pi/hashline under Bun, on the same
+// 5,000-line file and the same edits, both timed in process in this run.
+func referenceSection(ctx context.Context, o options) *Section {
+	s := &Section{Title: "2. Edit language: hostd vs the reference implementation (@oh-my-pi/hashline under Bun)"}
+	s.Intro = "Both sides apply the same edits to the same 5,000-line file, text in and text out: parse the patch, " +
+		"apply it, join the lines. hostd runs `hashline.Run` (parse, lower, resolve, expand, validate, apply) in this " +
+		"process; the reference runs `Patch.parseSingle` + `applyEdits` inside one Bun process (bench/omp-apply.ts), " +
+		"timed there with `Bun.nanoseconds`, so process start and module loading are excluded. Each side's patch is in " +
+		"its own syntax: the reference's carries its `[PATH#TAG]` header with its own xxHash32 tag. Each figure is the " +
+		"median of timed rounds after a warm-up; each round times hostd and then the reference back to back, and the ratio " +
+		"(reference time / hostd time) is the median of the per-round ratios."
+	goalNames := []string{"hostd apply vs reference, single op", "hostd apply vs reference, 50 ops"}
+	bun, note, err := ensureBun(ctx, o)
+	if note != "" {
+		s.Notes = append(s.Notes, note)
+	}
+	if err != nil {
+		s.Notes = append(s.Notes, "not measured: "+err.Error())
+		for _, n := range goalNames {
+			s.Goals = append(s.Goals, skippedGoal(n, ">= 5x", "Bun is not installed (cd bench && npm install)"))
+		}
+		return s
+	}
+	job := refJob{Path: "bench.txt", Text: refText(5000), Warmup: 200, Iterations: 1000, Rounds: 3}
+	if o.quick {
+		job.Warmup, job.Iterations, job.Rounds = 20, 100, 1
+	}
+	job.Patches = []refPatch{
+		{Name: "single op (replace 2 lines with 2)", Ops: "PUT 2500.=2501:\n+\tvalue := replaced()\n+\tuse(value)\n"},
+		{Name: "50 ops (replace, insert after, cut, insert before)", Ops: spreadOps(50, 5000)},
+	}
+	// The machine is shared, so its load drifts: each round times hostd and
+	// then the reference back to back, and the ratio is the median of the
+	// per-round ratios.
+	rounds := job.Rounds
+	job.Rounds = 1
+	var ref refOutput
+	host := make([]hostTiming, len(job.Patches))
+	ratios := make([][]float64, len(job.Patches))
+	for r := 0; r < rounds; r++ {
+		for i, p := range job.Patches {
+			if err := timeHostd(ctx, job, p.Ops, &host[i]); err != nil {
+				s.Notes = append(s.Notes, fmt.Sprintf("hostd failed on %q: %v", p.Name, err))
+				for _, n := range goalNames {
+					s.Goals = append(s.Goals, skippedGoal(n, ">= 5x", "hostd failed"))
+				}
+				return s
+			}
+		}
+		out, err := runReference(ctx, o, bun, job)
+		if err != nil {
+			s.Notes = append(s.Notes, "the reference run failed: "+err.Error())
+			for _, n := range goalNames {
+				s.Goals = append(s.Goals, skippedGoal(n, ">= 5x", "the reference run failed"))
+			}
+			return s
+		}
+		for i := range job.Patches {
+			ns := out.Results[i].RoundsNs[0]
+			if r == 0 {
+				ref.Results = append(ref.Results, out.Results[i])
+			} else {
+				ref.Results[i].RoundsNs = append(ref.Results[i].RoundsNs, ns)
+			}
+			ratios[i] = append(ratios[i], ns/float64(host[i].rounds[r]))
+		}
+		ref.Bun, ref.Hashline = out.Bun, out.Hashline
+	}
+	job.Rounds = rounds
+	t := Table{Header: []string{"patch", "hostd per application", "hostd hashline.Run alone", "reference per application", "ratio (reference / hostd)", "same output"}}
+	for i, p := range job.Patches {
+		r := ref.Results[i]
+		per := time.Duration(job.Iterations)
+		hostPer, refPer := median(host[i].rounds)/per, median(toDurations(r.RoundsNs))/per
+		ratio := medianFloat(ratios[i])
+		same := "yes"
+		if host[i].sha256 != r.SHA256 {
+			same = "NO: the outputs differ"
+		}
+		t.Add(p.Name, fmtDur(hostPer), fmtDur(median(host[i].runOnly)/per), fmtDur(refPer), fmtRatio(ratio), same)
+		s.Goals = append(s.Goals, atLeast(goalNames[i], ratio, 5, "x"))
+		if len(r.Warnings) > 0 {
+			s.Notes = append(s.Notes, fmt.Sprintf("the reference warned on %q: %s", p.Name, strings.Join(r.Warnings, "; ")))
+		}
+	}
+	s.Tables = append(s.Tables, t)
+	s.Notes = append(s.Notes, fmt.Sprintf("%d applications per round, %d rounds, %d warm-up applications per patch; Bun %s, @oh-my-pi/hashline %s.",
+		job.Iterations, job.Rounds, job.Warmup, ref.Bun, ref.Hashline))
+	return s
+}
+
+// refJob is the job file the Bun driver reads.
+type refJob struct {
+	Path       string     `json:"path"`
+	Text       string     `json:"text"`
+	Warmup     int        `json:"warmup"`
+	Iterations int        `json:"iterations"`
+	Rounds     int        `json:"rounds"`
+	Patches    []refPatch `json:"patches"`
+}
+
+type refPatch struct {
+	Name string `json:"name"`
+	Ops  string `json:"ops"`
+}
+
+// refOutput is what the Bun driver prints.
+type refOutput struct {
+	Bun      string `json:"bun"`
+	Hashline string `json:"hashline"`
+	Results  []struct {
+		Name     string    `json:"name"`
+		SHA256   string    `json:"sha256"`
+		Warnings []string  `json:"warnings"`
+		RoundsNs []float64 `json:"roundsNs"`
+	} `json:"results"`
+}
+
+// refText is a source-like file of n lines.
+func refText(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "\tvalue%d := compute(%d, \"line\") // %d\n", i, i*7, i)
+	}
+	return b.String()
+}
+
+// spreadOps spreads k ops evenly over n lines, cycling through a two-line
+// replacement, an insert after a line, a one-line cut and an insert before
+// a line: the shapes a model's multi-op edit is made of. The syntax is
+// common to both implementations.
+func spreadOps(k, n int) string {
+	var b strings.Builder
+	step := n / k
+	for i := 0; i < k; i++ {
+		l := i*step + 1
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&b, "PUT %d.=%d:\n+\tvalue := replaced(%d)\n+\tuse(value)\n+\tcheck(value)\n", l, l+1, i)
+		case 1:
+			fmt.Fprintf(&b, "PUT >%d:\n+\tinserted(%d)\n", l, i)
+		case 2:
+			fmt.Fprintf(&b, "CUT %d.=%d\n", l, l)
+		case 3:
+			fmt.Fprintf(&b, "PUT <%d:\n+\t// note %d\n+\tbefore(%d)\n", l+1, i, i)
+		}
+	}
+	return b.String()
+}
+
+// ensureBun returns the pinned Bun, installing bench/ with npm when its
+// node_modules is absent. npm ci cannot be used: @oh-my-pi/pi-natives
+// lists platform packages the registry does not serve, so no lockfile can
+// hold them all; npm install with the committed lockfile installs exactly
+// the pinned versions and leaves the lockfile as it is.
+func ensureBun(ctx context.Context, o options) (bun, note string, err error) {
+	bun = filepath.Join(o.benchDir, "node_modules", ".bin", "bun")
+	if _, err := os.Stat(bun); err == nil {
+		return bun, "", nil
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", "", fmt.Errorf("bench/node_modules is absent and npm is not installed; install Node.js, then run: (cd bench && npm install)")
+	}
+	fmt.Fprintln(o.log, "hostbench: installing Bun and @oh-my-pi/hashline: (cd bench && npm install)")
+	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund")
+	cmd.Dir = o.benchDir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("(cd bench && npm install) failed: %v: %s", err, lastLines(string(out), 5))
+	}
+	if _, err := os.Stat(bun); err != nil {
+		return "", "", fmt.Errorf("npm install did not install Bun at %s", bun)
+	}
+	return bun, "bench/node_modules was absent: this run installed it with `npm install` from the committed lockfile.", nil
+}
+
+func runReference(ctx context.Context, o options, bun string, job refJob) (refOutput, error) {
+	var out refOutput
+	dir, err := os.MkdirTemp("", "hostbench-ref-")
+	if err != nil {
+		return out, err
+	}
+	defer os.RemoveAll(dir)
+	data, err := json.Marshal(job)
+	if err != nil {
+		return out, err
+	}
+	jobPath := filepath.Join(dir, "job.json")
+	if err := os.WriteFile(jobPath, data, 0o600); err != nil {
+		return out, err
+	}
+	cmd := exec.CommandContext(ctx, bun, "run", filepath.Join(o.benchDir, "omp-apply.ts"), jobPath)
+	cmd.Dir = o.benchDir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	raw, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("bun: %v: %s", err, lastLines(stderr.String(), 5))
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return out, fmt.Errorf("the driver's output is not JSON: %v", err)
+	}
+	if len(out.Results) != len(job.Patches) {
+		return out, fmt.Errorf("the driver returned %d results for %d patches", len(out.Results), len(job.Patches))
+	}
+	return out, nil
+}
+
+// hostTiming is hostd's side of one patch, accumulated over rounds.
+type hostTiming struct {
+	rounds  []time.Duration // split, Run, join: text in, text out
+	runOnly []time.Duration // Run alone on lines split beforehand
+	sha256  string
+}
+
+// timeHostd times one round of ops on the job's text as the reference
+// applies its patch: split the text, run the language, join the result.
+// It also times Run alone, for scale.
+func timeHostd(ctx context.Context, job refJob, ops string, h *hostTiming) error {
+	env := hashline.Env{Limits: hashline.DefaultLimits()}
+	apply := func() (string, error) {
+		res, err := hashline.Run(workspace.Lines(job.Text), ops, env)
+		if err != nil {
+			return "", err
+		}
+		return workspace.Join(res.Lines, true), nil
+	}
+	first, err := apply()
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256([]byte(first))
+	h.sha256 = hex.EncodeToString(sum[:])
+	for range job.Warmup {
+		apply()
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	for range job.Iterations {
+		apply()
+	}
+	h.rounds = append(h.rounds, time.Since(t0))
+	lines := workspace.Lines(job.Text)
+	t0 = time.Now()
+	for range job.Iterations {
+		hashline.Run(lines, ops, env)
+	}
+	h.runOnly = append(h.runOnly, time.Since(t0))
+	return nil
+}
+
+func toDurations(ns []float64) []time.Duration {
+	out := make([]time.Duration, len(ns))
+	for i, n := range ns {
+		out[i] = time.Duration(n)
+	}
+	return out
+}
+
+func medianFloat(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// median of a non-empty list (the upper middle for an even count).
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " / ")
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestGoalVerdicts(t *testing.T) {
+	for _, tc := range []struct {
+		g    Goal
+		want string
+	}{
+		{atMost("x", 0.62, 0.75, "x"), "met (0.62x)"},
+		{atMost("x", 0.81, 0.75, "x"), "NOT MET (measured 0.81x)"},
+		{atMost("x", 0.75, 0.75, "x"), "met (0.75x)"},
+		{atLeast("x", 4.99, 5, "x"), "NOT MET (measured 4.99x)"},
+		{atLeast("x", 5.2, 5, "x"), "met (5.20x)"},
+		{skippedGoal("x", ">= 5x", "Bun is not installed"), "not measured: Bun is not installed"},
+	} {
+		if got := tc.g.Verdict(); got != tc.want {
+			t.Errorf("%+v: verdict %q, want %q", tc.g, got, tc.want)
+		}
+	}
+	if g := atLeast("x", 0.7, 0.7, "x"); g.Target != ">= 0.70x" || !g.Met {
+		t.Errorf("atLeast at the limit: %+v", g)
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{fmtFloat(0.0158), "0.0158"},
+		{fmtFloat(2.034), "2.03"},
+		{fmtRatio(0.5), "0.50x"},
+		{fmtDur(850 * time.Nanosecond), "850 ns"},
+		{fmtDur(1234 * time.Microsecond), "1.23 ms"},
+		{fmtDur(2500 * time.Millisecond), "2.5 s"},
+		{fmtBytes(512), "0.5 KiB"},
+		{fmtBytes(3 << 20), "3.0 MiB"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+func TestTableMarkdownEscapesPipes(t *testing.T) {
+	tb := Table{Title: "T", Header: []string{"a", "b"}}
+	tb.Add("x|y", "1")
+	tb.Add("short") // a missing cell renders empty
+	want := "**T**\n\n| a | b |\n| --- | --- |\n| x\\|y | 1 |\n| short |  |\n\n"
+	if got := tb.markdown(); got != want {
+		t.Errorf("markdown:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestTableTextAligns(t *testing.T) {
+	tb := Table{Header: []string{"name", "µs"}}
+	tb.Add("a", "1")
+	tb.Add("longer", "22")
+	lines := strings.Split(strings.TrimSuffix(tb.text(), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("text:\n%s", tb.text())
+	}
+	// Every column starts at the same rune offset on every line.
+	col := strings.Index(lines[0], "µs")
+	for _, l := range lines[1:] {
+		if r := []rune(l); len(r) <= col || r[col-1] != ' ' || r[col] == ' ' {
+			t.Errorf("misaligned line %q (column at %d)", l, col)
+		}
+	}
+}
+
+func TestSectionMarkdownPutsGoalsFirst(t *testing.T) {
+	s := &Section{Key: "tokens", Title: "1. T", Intro: "How.", Quick: true,
+		Goals: []Goal{atMost("g", 0.9, 0.75, "x")}, Notes: []string{"a note"}}
+	md := s.Markdown()
+	for _, want := range []string{"## 1. T", "_Quick run", "How.", "| g | <= 0.75x | NOT MET (measured 0.90x) |", "- a note"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Index(md, "NOT MET") > strings.Index(md, "a note") {
+		t.Errorf("goals must come before the notes:\n%s", md)
+	}
+}
+
+func TestMergeMarkdown(t *testing.T) {
+	first, err := mergeMarkdown("", []*Section{
+		{Key: "machine", Title: "Machine"},
+		{Key: "tokens", Title: "Tokens v1"},
+		{Key: "host", Title: "Host v1"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(first, "# Benchmarks") || !strings.Contains(first, introEnd) {
+		t.Fatalf("a new file starts with the default introduction and the marker:\n%s", first)
+	}
+	// A person edits the introduction; a later run of one section keeps
+	// that edit and the other section's block.
+	edited := strings.Replace(first, "# Benchmarks", "# Benchmarks\n\nHand-written note.", 1)
+	second, err := mergeMarkdown(edited, []*Section{{Key: "machine", Title: "Machine"}, {Key: "tokens", Title: "Tokens v2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Hand-written note.", "## Tokens v2", "## Host v1"} {
+		if !strings.Contains(second, want) {
+			t.Errorf("merged file lacks %q:\n%s", want, second)
+		}
+	}
+	if strings.Contains(second, "Tokens v1") {
+		t.Errorf("the re-run section's old block survived:\n%s", second)
+	}
+	if strings.Index(second, "## Tokens") > strings.Index(second, "## Host") {
+		t.Errorf("sections out of order:\n%s", second)
+	}
+	if strings.Count(second, introEnd) != 1 {
+		t.Errorf("the marker is repeated:\n%s", second)
+	}
+	if _, err := mergeMarkdown("# Someone else's file\n", nil); !errors.Is(err, errNoMarkers) {
+		t.Errorf("a file without the marker: %v, want errNoMarkers", err)
+	}
+}
+
+func TestParseBench(t *testing.T) {
+	out := `goos: linux
+BenchmarkReviewOverhead/write-alone-2         	      50	  16761229 ns/op	   0.24 MB/s
+BenchmarkTailOpensslRatio-2   	       1	3031648042 ns/op	         0.64 x-openssl	2910000000 linewindow-ns/op
+BenchmarkGrep/rg-j1/Literal-16 	5	 213000000 ns/op	 438.0 matches
+--- SKIP: BenchmarkOpensslSHA256
+    bench_test.go:153: openssl not installed
+BenchmarkBroken-2 x 1 ns/op
+PASS`
+	got := parseBench(out)
+	if len(got) != 3 {
+		t.Fatalf("parsed %d results: %+v", len(got), got)
+	}
+	w := got["ReviewOverhead/write-alone"]
+	if w.N != 50 || w.Metrics["ns/op"] != 16761229 || w.Metrics["MB/s"] != 0.24 {
+		t.Errorf("write-alone: %+v", w)
+	}
+	if r := got["TailOpensslRatio"]; r.Metrics["x-openssl"] != 0.64 || r.Metrics["linewindow-ns/op"] != 2.91e9 {
+		t.Errorf("custom metrics: %+v", r)
+	}
+	if r, ok := got["Grep/rg-j1/Literal"]; !ok || r.Metrics["matches"] != 438 {
+		t.Errorf("the GOMAXPROCS suffix is not stripped: %+v", got)
+	}
+	if skips := skippedBenches(out); len(skips) != 1 || !strings.Contains(skips[0], "openssl not installed") {
+		t.Errorf("skips: %q", skips)
+	}
+}
+
+func TestParseOptions(t *testing.T) {
+	var sink strings.Builder
+	o, err := parseOptions([]string{"-sections", "host, tokens,host", "-quick", "-repo", "."}, &sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(o.sections, ",") != "host,tokens" || !o.quick {
+		t.Errorf("options: %+v", o)
+	}
+	if _, err := parseOptions([]string{"-sections", "speed", "-repo", "."}, &sink); err == nil || !strings.Contains(err.Error(), "unknown section") {
+		t.Errorf("unknown section: %v", err)
+	}
+}
