@@ -181,8 +181,9 @@ func TestHelp(t *testing.T) {
 func TestDaemonErrorsAreNamed(t *testing.T) {
 	d := startFake(t, map[string]fakeMethod{
 		"debug.session": appError(-32001, "SESSION_NOT_FOUND", `session not found: "s-0" (create it with session.create)`, nil),
-		"bad.params": func(context.Context, json.RawMessage) (any, error) {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "params.workspace: must be a string"}
+		"bad.params":    appError(jsonrpc2.CodeInvalidParams, "INVALID_PARAMS", "params.workspace: must be a string", map[string]any{"field": "params.workspace"}),
+		"no.data": func(context.Context, json.RawMessage) (any, error) {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "bad"}
 		},
 		"weird": func(context.Context, json.RawMessage) (any, error) {
 			return nil, &jsonrpc2.Error{Code: -31999, Message: "something new"}
@@ -193,15 +194,17 @@ func TestDaemonErrorsAreNamed(t *testing.T) {
 		"detailed": appError(-32003, "ROLLBACK_CONFLICT", "a file changed since", map[string]any{"paths": []string{"a.go"}}),
 	})
 	tests := []struct {
-		args []string
-		want []string
+		args   []string
+		want   []string
+		absent string // a params error's field is in its message already
 	}{
-		{[]string{"session", "s-0"}, []string{`hostctl: SESSION_NOT_FOUND (-32001): session not found: "s-0" (create it with session.create)`}},
-		{[]string{"call", "no.such.method"}, []string{"hostctl: METHOD_NOT_FOUND (-32601): method not found: no.such.method"}},
-		{[]string{"call", "bad.params", "{}"}, []string{"hostctl: INVALID_PARAMS (-32602): params.workspace: must be a string"}},
-		{[]string{"call", "weird"}, []string{"hostctl: ERROR (-31999): something new"}},
-		{[]string{"call", "cancelled"}, []string{"hostctl: REQUEST_CANCELLED (-32800): request cancelled"}},
-		{[]string{"call", "detailed"}, []string{"ROLLBACK_CONFLICT (-32003)", `details: {"paths":["a.go"]}`}},
+		{[]string{"session", "s-0"}, []string{`hostctl: SESSION_NOT_FOUND (-32001): session not found: "s-0" (create it with session.create)`}, ""},
+		{[]string{"call", "no.such.method"}, []string{"hostctl: METHOD_NOT_FOUND (-32601): method not found: no.such.method"}, ""},
+		{[]string{"call", "bad.params", "{}"}, []string{"hostctl: INVALID_PARAMS (-32602): params.workspace: must be a string\n"}, "details"},
+		{[]string{"call", "no.data"}, []string{"hostctl: INVALID_PARAMS (-32602): bad"}, ""},
+		{[]string{"call", "weird"}, []string{"hostctl: ERROR (-31999): something new"}, ""},
+		{[]string{"call", "cancelled"}, []string{"hostctl: REQUEST_CANCELLED (-32800): request cancelled"}, ""},
+		{[]string{"call", "detailed"}, []string{"ROLLBACK_CONFLICT (-32003)", `details: {"paths":["a.go"]}`}, ""},
 	}
 	for _, tt := range tests {
 		code, out, errOut := runCLI(t, nil, "", append([]string{"--socket", d.socket}, tt.args...)...)
@@ -215,6 +218,9 @@ func TestDaemonErrorsAreNamed(t *testing.T) {
 			if !strings.Contains(errOut, w) {
 				t.Errorf("%v: stderr lacks %q:\n%s", tt.args, w, errOut)
 			}
+		}
+		if tt.absent != "" && strings.Contains(errOut, tt.absent) {
+			t.Errorf("%v: stderr has %q:\n%s", tt.args, tt.absent, errOut)
 		}
 	}
 }
@@ -232,7 +238,7 @@ func TestReviewRollback(t *testing.T) {
 	if reqs[0].Method != "review.rollback" || string(reqs[0].Params) != `{"sessionId":"s-1","toolCallId":"tc-2"}` {
 		t.Errorf("first request %s %s, want review.rollback of s-1/tc-2", reqs[0].Method, reqs[0].Params)
 	}
-	for _, w := range []string{"restored 1 path(s)", "undone changes:", "entry r-2", "+b"} {
+	for _, w := range []string{"restored 1 path(s)", "undone changes (as the tool call made them):", "entry r-2", "+b"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}

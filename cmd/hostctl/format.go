@@ -324,7 +324,7 @@ func (f formatter) rollback(w io.Writer, toolCallID string, res rollbackResult, 
 	if len(undone) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nundone changes:")
+	fmt.Fprintln(w, "\nundone changes (as the tool call made them):")
 	for _, e := range undone {
 		fmt.Fprintln(w)
 		f.entryDiff(w, e)
@@ -340,7 +340,10 @@ func rpcFailure(w io.Writer, e *rpcError) {
 	if json.Unmarshal(e.Data, &data) != nil {
 		return
 	}
+	// The name is printed already, and hostd's message for a params error
+	// starts with the field it names.
 	delete(data, "code")
+	delete(data, "field")
 	if len(data) == 0 {
 		return
 	}

@@ -173,7 +173,7 @@ undo one tool call with: hostctl review rollback s-1 TOOLCALL
 		}, `rolled back tool call tc-2: restored 1 path(s)
   main.go
 
-undone changes:
+undone changes (as the tool call made them):
 
 == edit modify main.go (tool call tc-2, entry r-2) [rolled back]
 --- a/main.go
