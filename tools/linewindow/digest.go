@@ -31,25 +31,16 @@ var errHashState = errors.New("linewindow: sha256 state")
 
 // digester carries out hash plans.
 type digester struct {
-	h     hash.Hash
-	stage []byte // small spans, coalesced so SHA-256 sees few large writes
-	ckpt  []byte // marshalled state at the last checkpoint
+	h    hash.Hash
+	ckpt []byte // marshalled state at the last checkpoint
 }
-
-// Spans shorter than stageDirect are copied into the stage, which is
-// hashed when it would pass stageBytes; CRLF files are one span per line.
-const (
-	stageBytes  = 64 << 10
-	stageDirect = 4 << 10
-)
 
 func (d *digester) apply(ops []hashOp) error {
 	for _, op := range ops {
 		switch op.kind {
 		case opWrite:
-			d.write(op.b)
+			d.h.Write(op.b)
 		case opCheckpoint:
-			d.flush()
 			m, ok := d.h.(encoding.BinaryAppender)
 			if !ok {
 				return errHashState
@@ -60,7 +51,6 @@ func (d *digester) apply(ops []hashOp) error {
 			}
 			d.ckpt = st
 		case opRollback:
-			d.stage = d.stage[:0] // all of it came after the checkpoint
 			u, ok := d.h.(encoding.BinaryUnmarshaler)
 			if !ok {
 				return errHashState
@@ -73,37 +63,23 @@ func (d *digester) apply(ops []hashOp) error {
 	return nil
 }
 
-func (d *digester) write(b []byte) {
-	if len(b) >= stageDirect {
-		d.flush()
-		d.h.Write(b)
-		return
-	}
-	if len(d.stage)+len(b) > stageBytes {
-		d.flush()
-	}
-	d.stage = append(d.stage, b...) // grows as used: small files stay small
-}
-
-func (d *digester) flush() {
-	if len(d.stage) > 0 {
-		d.h.Write(d.stage)
-		d.stage = d.stage[:0]
-	}
-}
-
 func (d *digester) sum() workspace.Digest {
-	d.flush()
 	var out workspace.Digest
 	d.h.Sum(out[:0])
 	return out
 }
 
-// chunkJob is a chunk buffer and the hash plan that refers to it. The scan
-// fills one while the digest goroutine works through another.
+// chunkJob is a chunk buffer and the hash plan that refers to it, with the
+// stage of its small spans. The scan fills one while the digest goroutine
+// works through another.
 type chunkJob struct {
-	buf []byte
-	ops []hashOp
+	buf   []byte // maxCarry + chunk bytes
+	stage []byte // nil until needed, then capacity len(buf)
+	ops   []hashOp
+}
+
+func newChunkJob(chunk int) *chunkJob {
+	return &chunkJob{buf: make([]byte, maxCarry+chunk)}
 }
 
 // maxJobs bounds the buffers of one pass: one being scanned, one queued,
@@ -124,18 +100,18 @@ type digestPipe struct {
 	done   chan error
 	digest workspace.Digest // valid after finish
 	err    error            // likewise
-	newBuf func() []byte
-	free   func([]byte)
+	newJob func() *chunkJob
+	free   func(*chunkJob)
 	owned  []*chunkJob
 	ended  bool
 }
 
-func startDigest(newBuf func() []byte, free func([]byte)) *digestPipe {
+func startDigest(newJob func() *chunkJob, free func(*chunkJob)) *digestPipe {
 	p := &digestPipe{
 		jobs:   make(chan *chunkJob, 1),
 		spare:  make(chan *chunkJob, maxJobs),
 		done:   make(chan error, 1),
-		newBuf: newBuf,
+		newJob: newJob,
 		free:   free,
 	}
 	go p.run()
@@ -164,13 +140,12 @@ func (p *digestPipe) next() *chunkJob {
 	case j = <-p.spare:
 	default:
 		if len(p.owned) < maxJobs {
-			j = &chunkJob{buf: p.newBuf()}
+			j = p.newJob()
 			p.owned = append(p.owned, j)
 		} else {
 			j = <-p.spare
 		}
 	}
-	j.ops = j.ops[:0]
 	return j
 }
 
@@ -187,10 +162,9 @@ func (p *digestPipe) finish() (workspace.Digest, error) {
 	return p.digest, p.err
 }
 
-// release hands the buffers back; only after finish.
+// release hands the jobs back; only after finish.
 func (p *digestPipe) release() {
 	for _, j := range p.owned {
-		p.free(j.buf)
-		j.buf = nil
+		p.free(j)
 	}
 }

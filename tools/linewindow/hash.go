@@ -19,20 +19,61 @@ import (
 // checkpoint is restored if the run turns out to be trailing.
 //
 // The trimmer only plans: it appends hashOps that refer to the chunk, and
-// the digest goroutine (digest.go) carries them out. It also counts CRLF
-// pairs: each is an LF after a blank, so it sees all of them anyway, and a
-// separate bytes.Count of "\r\n" costs a third of a CRLF file's pass.
+// the digest goroutine (digest.go) carries them out. Spans shorter than
+// stageDirect are copied into the chunk's stage and run together, so a
+// chunk's plan has at most a few ops per stageDirect bytes whatever the
+// input (a CRLF file has a span per line; " \n" repeated, one per two bytes),
+// and SHA-256 sees few large writes.
+//
+// It also counts CRLF pairs: each is an LF after a blank, so it sees all of
+// them anyway, and a separate bytes.Count of "\r\n" costs a third of a CRLF
+// file's pass.
 type trimmer struct {
-	pending bool     // the planned input ends with a blank run of undecided fate
-	ops     []hashOp // plan for the current chunk
-	crlfs   int      // CRLF pairs seen
+	pending  bool     // the planned input ends with a blank run of undecided fate
+	ops      []hashOp // plan for the current chunk
+	stage    []byte   // the chunk's small spans; never reallocated (see write)
+	stageCap int      // capacity of a stage: a chunk and its carry
+	staged   bool     // the last op writes the tail of stage
+	crlfs    int      // CRLF pairs seen
 }
+
+// stageDirect is the shortest span hashed in place rather than staged.
+const stageDirect = 256
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
 
+// reset starts the plan of a new chunk.
+func (t *trimmer) reset(ops []hashOp, stage []byte) {
+	t.ops, t.stage, t.staged = ops[:0], stage[:0], false
+}
+
+func (t *trimmer) op(kind opKind) {
+	t.ops = append(t.ops, hashOp{kind: kind})
+	t.staged = false
+}
+
+// write plans hashing b. A stage holds as many bytes as its chunk, and a
+// chunk's hash input is never longer than the chunk, so the stage is never
+// full in practice; were it full, b would be hashed in place, since
+// appending must never move the stage under ops that refer to it.
 func (t *trimmer) write(b []byte) {
-	if len(b) > 0 {
+	switch {
+	case len(b) == 0:
+	case len(b) >= stageDirect || (t.stage != nil && cap(t.stage)-len(t.stage) < len(b)):
 		t.ops = append(t.ops, hashOp{kind: opWrite, b: b})
+		t.staged = false
+	case t.staged:
+		last := &t.ops[len(t.ops)-1]
+		t.stage = append(t.stage, b...)
+		last.b = last.b[:len(last.b)+len(b)]
+	default:
+		if t.stage == nil { // most LF chunks never need one
+			t.stage = make([]byte, 0, t.stageCap)
+		}
+		start := len(t.stage)
+		t.stage = append(t.stage, b...)
+		t.ops = append(t.ops, hashOp{kind: opWrite, b: t.stage[start:]})
+		t.staged = true
 	}
 }
 
@@ -47,13 +88,13 @@ func (t *trimmer) feed(p []byte, final bool) {
 		switch {
 		case i == len(p):
 			if final {
-				t.ops = append(t.ops, hashOp{kind: opRollback})
+				t.op(opRollback)
 			} else {
 				t.write(p)
 			}
 			return
 		case p[i] == '\n':
-			t.ops = append(t.ops, hashOp{kind: opRollback})
+			t.op(opRollback)
 			span = i
 			if i > 0 && p[i-1] == '\r' {
 				t.crlfs++
@@ -82,7 +123,7 @@ func (t *trimmer) feed(p []byte, final bool) {
 	}
 	t.write(p[span:e])
 	if e < len(p) && !final {
-		t.ops = append(t.ops, hashOp{kind: opCheckpoint})
+		t.op(opCheckpoint)
 		t.write(p[e:])
 		t.pending = true
 	}

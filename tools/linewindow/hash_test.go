@@ -1,8 +1,11 @@
 package linewindow
 
 import (
+	"crypto/sha256"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 func naiveNextTrailing(p []byte, from int) int {
@@ -39,6 +42,28 @@ func TestNextTrailingMatchesNaive(t *testing.T) {
 				break
 			}
 			from = got + 1
+		}
+	}
+}
+
+// A stage that cannot take a span must leave the span to be hashed in
+// place: appending would move the stage under the ops that refer to it.
+func TestTrimmerWithAFullStageHashesInPlace(t *testing.T) {
+	for _, in := range tricky {
+		text, err := workspace.Decode([]byte(in))
+		if err != nil || text.BOM {
+			continue
+		}
+		for _, stageCap := range []int{1, 3, 8} {
+			tr := trimmer{stageCap: stageCap}
+			tr.feed([]byte(in), true)
+			d := digester{h: sha256.New()}
+			if err := d.apply(tr.ops); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := d.sum(), workspace.Sum(text.Body); got != want {
+				t.Errorf("%q with a %d-byte stage: tag %s, want %s", in, stageCap, got.Tag(), want.Tag())
+			}
 		}
 	}
 }

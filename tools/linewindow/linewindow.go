@@ -52,13 +52,10 @@ const maxStalls = 100
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// chunkPool recycles read buffers: the read tool reads many small files,
-// and a fresh 256 KiB buffer per read would be most of their cost. Nothing
-// read from a buffer outlives the pass (lines and body are copies).
-var chunkPool = sync.Pool{New: func() any {
-	b := make([]byte, maxCarry+DefaultChunkBytes)
-	return &b
-}}
+// jobPool recycles chunk buffers: the read tool reads many small files,
+// and fresh buffers per read would be most of their cost. Nothing read from
+// a buffer outlives the pass (lines and body are copies).
+var jobPool = sync.Pool{New: func() any { return newChunkJob(DefaultChunkBytes) }}
 
 // Options selects the window.
 type Options struct {
@@ -125,15 +122,15 @@ func read(ctx context.Context, r io.Reader, opt Options, chunk int) (*Window, er
 	if chunk < 1 {
 		chunk = DefaultChunkBytes
 	}
-	newBuf, free := func() []byte { return make([]byte, maxCarry+chunk) }, func([]byte) {}
+	newJob, free := func() *chunkJob { return newChunkJob(chunk) }, func(*chunkJob) {}
 	if chunk == DefaultChunkBytes {
-		newBuf = func() []byte { return *chunkPool.Get().(*[]byte) }
-		free = func(b []byte) { chunkPool.Put(&b) }
+		newJob = func() *chunkJob { return jobPool.Get().(*chunkJob) }
+		free = func(j *chunkJob) { jobPool.Put(j) }
 	}
-	pipe := startDigest(newBuf, free)
+	pipe := startDigest(newJob, free)
 	defer pipe.release()
 	defer pipe.finish() // before release: the digest may still read a buffer
-	s := newScanner(opt)
+	s := newScanner(opt, chunk)
 	if err := s.scan(ctx, r, chunk, pipe); err != nil {
 		return nil, err
 	}
@@ -177,9 +174,9 @@ func (s *scanner) scan(ctx context.Context, r io.Reader, chunk int, pipe *digest
 		if !eof {
 			hold = s.holdBack(data)
 		}
-		s.trim.ops = job.ops
+		s.trim.reset(job.ops, job.stage)
 		err := s.process(s.stripBOM(data[:len(data)-hold], eof), eof)
-		job.ops = s.trim.ops
+		job.ops, job.stage = s.trim.ops, s.trim.stage
 		if err != nil {
 			return err
 		}

@@ -33,10 +33,11 @@ type scanner struct {
 	trim trimmer
 }
 
-func newScanner(opt Options) *scanner {
+func newScanner(opt Options, chunk int) *scanner {
 	s := &scanner{opt: opt, retain: true}
 	s.lo, s.hi = windowBounds(opt)
 	s.cur.max = opt.MaxLineChars
+	s.trim.stageCap = maxCarry + chunk
 	return s
 }
 
