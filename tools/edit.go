@@ -107,7 +107,7 @@ func (ed *editor) run(ctx context.Context) *EditResult {
 		return ed.fail(e)
 	}
 	file, e := loadText(ed.path, ed.c.Limits.MaxWriteBytes)
-	if e != nil {
+	if e != nil { // including NOT_TEXT: edit addresses lines of text only
 		return ed.fail(e)
 	}
 	ed.file, ed.body = file, file.Text.Body

@@ -60,7 +60,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 		store.Invalidate(ed.path.Abs)
 		res.MovedTo = target.Display
 	}
-	tag, landedLines := ed.record(target, data, landed[target.Abs])
+	tag, landedLines := ed.record(target, newBody, data, landed[target.Abs])
 	if err := hashline.Commit(p.ir, regs{ed.c.State.Registers}); err != nil {
 		ed.warnings = append(ed.warnings, fmt.Sprintf("the edit landed but a named register could not be saved: %v", err))
 	}
@@ -71,23 +71,11 @@ func (ed *editor) commit(p *plan) *EditResult {
 	return res
 }
 
-// record re-reads what landed, records it with every line seen (the
-// session authored it, edit-contract §4.3) and returns its tag and lines.
-func (ed *editor) record(p workspace.Path, intended, landed []byte) (string, []string) {
-	if w := landedDrift(p.Display, intended, landed); w != "" {
-		ed.warnings = append(ed.warnings, w)
-	}
-	t, err := workspace.Decode(landed)
-	if err != nil {
-		ed.warnings = append(ed.warnings, fmt.Sprintf("%s is no longer text after it was saved; read it before editing again", p.Display))
-		return "", nil
-	}
-	lines := workspace.Lines(t.Body)
-	tag := ed.c.State.Store.Record(p.Abs, session.Snapshot{
-		Digest: workspace.Sum(t.Body), Text: t.Body, HasText: true,
-		Lines: len(lines), Bytes: int64(len(landed)), Seen: session.Span(1, len(lines)),
-	})
-	return tag, lines
+// record records what landed and returns its tag and lines.
+func (ed *editor) record(p workspace.Path, newBody string, intended, onDisk []byte) (string, []string) {
+	l := recordLanded(ed.c, p, newBody, intended, onDisk)
+	ed.warnings = append(ed.warnings, l.Warnings...)
+	return l.Tag, l.Lines
 }
 
 // destination resolves and checks the MV target: writable, inside the

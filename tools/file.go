@@ -74,7 +74,9 @@ type loaded struct {
 	Mode fs.FileMode
 }
 
-// loadText reads a whole regular text file of at most maxBytes.
+// loadText reads a whole regular text file of at most maxBytes. For a file
+// that is not text it returns NOT_TEXT together with the raw bytes and
+// mode, which a whole-file replacement still needs for its review record.
 func loadText(p workspace.Path, maxBytes int64) (*loaded, *Error) {
 	f, info, e := openRegular(p)
 	if e != nil {
@@ -91,11 +93,13 @@ func loadText(p workspace.Path, maxBytes int64) (*loaded, *Error) {
 	if int64(len(raw)) > maxBytes {
 		return nil, Errorf(CodeFileTooLarge, "%s grew past the %d-byte limit while it was read", p.Display, maxBytes)
 	}
+	l := &loaded{Raw: raw, Mode: info.Mode().Perm()}
 	t, err := workspace.Decode(raw)
 	if err != nil {
-		return nil, notText(p)
+		return l, notText(p)
 	}
-	return &loaded{Raw: raw, Text: t, Mode: info.Mode().Perm()}, nil
+	l.Text = t
+	return l, nil
 }
 
 func notText(p workspace.Path) *Error {

@@ -3,8 +3,10 @@ package tools
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"syscall"
 
 	"go.uber.org/zap"
 
@@ -70,14 +72,9 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 		}
 	}
 	for _, ch := range changes {
-		if ch.Remove {
-			continue
+		if !ch.Remove {
+			landed[ch.Path.Abs] = readLanded(ch, 2*c.Limits.MaxWriteBytes)
 		}
-		data, err := os.ReadFile(ch.Path.Abs)
-		if err != nil {
-			data = ch.After // the write succeeded; report what was intended
-		}
-		landed[ch.Path.Abs] = data
 	}
 	if txn != nil {
 		if _, err := txn.Commit(landed); err != nil {
@@ -91,6 +88,24 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 		}
 	}
 	return landed, nil
+}
+
+// readLanded re-reads what a write left on disk, so a formatter or a
+// writethrough that changed it on save is seen (edit-contract §5.4). The
+// bound leaves room for a formatter's growth and still limits what a
+// runaway writer can make us hold. If the file cannot be read back, the
+// write itself succeeded, so the intended bytes stand.
+func readLanded(ch fileChange, limit int64) []byte {
+	f, err := os.OpenFile(ch.Path.Abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return ch.After
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit))
+	if err != nil {
+		return ch.After
+	}
+	return data
 }
 
 func applyChange(ch fileChange) error {

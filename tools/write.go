@@ -1,16 +1,13 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -78,8 +75,8 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	case e == nil:
 		enc = workspace.Text{BOM: old.Text.BOM, CRLF: old.Text.CRLF}
 	case e.Code == CodeNotFound:
-		created = true
-	case e.Code == CodeNotText:
+		created, old = true, nil
+	case e.Code == CodeNotText: // replaced whole; old holds its bytes for review
 	default:
 		return Failed(e)
 	}
@@ -87,85 +84,27 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	if int64(len(data)) > lim.MaxWriteBytes {
 		return Failed(Errorf(CodeFileTooLarge, "with the file's line endings restored the content is %d bytes, over the %d-byte write limit; write a smaller file", len(data), lim.MaxWriteBytes))
 	}
-	landed, err := landWrite(p, data, lim.MaxWriteBytes)
-	if err != nil {
-		return Failed(Errorf(CodeToolFailed, "writing %s failed and the file was left as it was: %v; check the path and call again", p.Display, err))
+	change := fileChange{Path: p, Mode: newFilePerm, After: data}
+	if old != nil {
+		change.Before, change.Existed, change.Mode = old.Raw, true, old.Mode
 	}
-
+	onDisk, e := c.mutate([]fileChange{change})
+	if e != nil {
+		return Failed(e)
+	}
 	n := len(workspace.Lines(body))
 	verb := "replaced"
 	if created {
 		verb = "created"
 	}
-	r := &WriteResult{Path: p.Display, Created: created, Bytes: int64(len(landed))}
-	recordLanded(c, p, r, body, data, landed, fmt.Sprintf("%s, %d %s", verb, n, plural(n, "line", "lines")))
+	l := recordLanded(c, p, body, data, onDisk[p.Abs])
+	r := &WriteResult{Path: p.Display, Tag: l.Tag, Created: created, Bytes: int64(len(onDisk[p.Abs]))}
+	r.Warnings = l.Warnings
+	r.Content = fmt.Sprintf("%s, %d %s", verb, n, plural(n, "line", "lines"))
+	if l.Tag != "" {
+		r.Content = tagHeader(p.Display, l.Tag) + "\n" + r.Content
+	}
 	return r
-}
-
-// recordLanded mints the tag of the bytes that landed and records them
-// (§5.4). Every line counts as seen when they are the bytes intended; when
-// a formatter or another writer changed them on save, only the lines the
-// session wrote and still finds there do, and a one-line warning says so.
-func recordLanded(c *Call, p workspace.Path, r *WriteResult, body string, intended, landed []byte, summary string) {
-	text, err := workspace.Decode(landed)
-	if err != nil {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s changed as it was saved and is no longer text, so it has no tag; read it to see what is there", p.Display))
-		r.Content = summary
-		return
-	}
-	lines := len(workspace.Lines(text.Body))
-	seen := session.Span(1, lines)
-	if !bytes.Equal(landed, intended) {
-		seen = unchangedLines(body, text.Body)
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s changed as it was saved (%d bytes written, %d on disk: a formatter or another writer?); the tag names the file as it is now, and its changed lines must be read before they are edited", p.Display, len(intended), len(landed)))
-	}
-	r.Tag = c.State.Store.Record(p.Abs, session.Snapshot{
-		Digest:  workspace.Sum(text.Body),
-		Text:    text.Body,
-		HasText: true,
-		Lines:   lines,
-		Bytes:   int64(len(landed)),
-		Seen:    seen,
-	})
-	r.Content = tagHeader(p.Display, r.Tag) + "\n" + summary
-}
-
-// landWrite is write's one mutation: it writes data through the atomic
-// write and returns the bytes that landed, re-read from disk, so a
-// formatter or writethrough that changed them on save is seen (§5.4).
-// Review recording wraps exactly this step.
-func landWrite(p workspace.Path, data []byte, limit int64) ([]byte, error) {
-	if err := workspace.WriteFile(p.Abs, data, newFilePerm); err != nil {
-		return nil, err
-	}
-	f, _, e := openRegular(p)
-	if e != nil {
-		return nil, e
-	}
-	defer f.Close()
-	// Twice the limit leaves room for a formatter's growth and still
-	// bounds what a runaway writer can make us hold.
-	landed, err := io.ReadAll(io.LimitReader(f, 2*limit))
-	if err != nil {
-		return nil, err
-	}
-	return landed, nil
-}
-
-// unchangedLines is the seen set of a write whose bytes changed on save:
-// the lines of the common head and tail the session wrote and finds on
-// disk unchanged, numbered as on disk.
-func unchangedLines(intended, landed string) session.LineSet {
-	a, b := workspace.Lines(intended), workspace.Lines(landed)
-	head := 0
-	for head < len(a) && head < len(b) && a[head] == b[head] {
-		head++
-	}
-	tail := 0
-	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
-		tail++
-	}
-	return session.Span(1, head).Union(session.Span(len(b)-tail+1, len(b)))
 }
 
 var (

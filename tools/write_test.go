@@ -161,8 +161,7 @@ func TestWriteDrift(t *testing.T) {
 	}
 	body := "package f\nfunc F(){\nreturn\n}\n"
 	landed := []byte("package f\n\nfunc F() {\n\treturn\n}\n") // a formatter's work
-	r := &WriteResult{}
-	recordLanded(c, p, r, body, []byte(body), landed, "created, 4 lines")
+	r := recordLanded(c, p, body, []byte(body), landed)
 	if r.Tag != workspace.Sum(string(landed)).Tag() {
 		t.Errorf("tag %s, want the tag of the landed bytes", r.Tag)
 	}
@@ -179,10 +178,9 @@ func TestWriteDrift(t *testing.T) {
 	}
 
 	// Without drift: every line, no warning.
-	r = &WriteResult{}
-	recordLanded(c, p, r, body, []byte(body), []byte(body), "replaced, 4 lines")
-	if len(r.Warnings) != 0 || !strings.HasPrefix(r.Content, "[f.go#"+r.Tag+"]\n") {
-		t.Errorf("clean write: warnings %q content %q", r.Warnings, r.Content)
+	r = recordLanded(c, p, body, []byte(body), []byte(body))
+	if len(r.Warnings) != 0 || r.Tag != workspace.Sum(body).Tag() {
+		t.Errorf("clean write: warnings %q tag %q", r.Warnings, r.Tag)
 	}
 	if got := e.head("f.go").Seen.Ranges(); !slices.Equal(got, []session.Range{{From: 1, To: 4}}) {
 		t.Errorf("seen %v", got)
