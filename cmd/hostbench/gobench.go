@@ -77,6 +77,9 @@ func goBenchSection(ctx context.Context, o options) *Section {
 		case hok:
 			t.Add(p, fmtDur(time.Duration(h.Metrics["ns/op"])), "not run", "", "")
 			s.Goals = append(s.Goals, skippedGoal("grep "+p+" vs ripgrep -j1", "<= 3.00x", "ripgrep is not installed"))
+		default:
+			t.Add(p, "not run", "", "", "")
+			s.Goals = append(s.Goals, skippedGoal("grep "+p+" vs ripgrep -j1", "<= 3.00x", "the benchmark did not run"))
 		}
 	}
 	s.Tables = append(s.Tables, t)

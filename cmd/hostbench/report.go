@@ -252,13 +252,22 @@ const defaultIntro = `# Benchmarks
 What an edit costs the model, how fast the host answers, and whether it
 stays inside its memory bounds, measured against the real alternatives on
 the same machine in the same run. Every timing is a ratio against a
-reference measured in that run, beside the absolute numbers. Regenerate
-with:
+reference measured in that run, beside the absolute numbers: the machines
+these figures come from are shared, so absolute times move from run to run
+while ratios move much less. A goal that is not met says so, with the
+measured ratio. Regenerate with:
 
-    (cd bench && npm ci)        # once: Bun and @oh-my-pi/hashline, pinned
-    go run ./cmd/hostbench      # all sections, about 10 minutes on 2 cores
+    go run ./cmd/hostbench                 # every section, a few minutes on 2 cores
+    go run ./cmd/hostbench -quick          # a smoke run of every section
+    go run ./cmd/hostbench -sections host  # some sections; the others' blocks stay
 
-A goal that is not met says so, with the measured ratio.
+The reference implementation runs under Bun from bench/: the command runs
+` + "`(cd bench && npm install)`" + ` itself when bench/node_modules is absent,
+installing the versions the committed lockfile pins (Bun 1.4.4 and
+@oh-my-pi/hashline 18.1.5). ` + "`npm ci`" + ` refuses that lockfile because
+@oh-my-pi/pi-natives lists platform packages the registry does not serve.
+The token section needs the shared corpus beside the checkout
+(../shared/corpus/token-bench).
 `
 
 // errNoMarkers reports a markdown file whose generated part cannot be

@@ -69,6 +69,7 @@ type realEdits struct {
 	batchFinal  string
 	dropped     []int  // edits left out of the one call: a later edit rewrites their lines
 	rejected    string // what the tool said to the twelve-op document
+	afterReject string // the file after that rejection: all or nothing
 }
 
 // runRealEdits drives the read and edit tools on temporary copies of the
@@ -130,7 +131,7 @@ func runRealEdits(ctx context.Context, c tokenCorpus) (realEdits, error) {
 		case err != nil && variant.expect:
 			return r, fmt.Errorf("one call of %d ops: %w", len(variant.edits), err)
 		case err != nil:
-			r.rejected = err.Error()
+			r.rejected, r.afterReject = err.Error(), final
 		case !variant.expect:
 			return r, fmt.Errorf("the one call of %d ops with overlapping ranges was accepted", len(variant.edits))
 		default:
@@ -261,7 +262,7 @@ func measureArms(c tokenCorpus, enc cl100k, real realEdits) armCounts {
 	for _, p := range overlapping(c.Edits) {
 		a.notes = append(a.notes, fmt.Sprintf("In original line numbers edit %d lies inside edit %d, so no one-call document anchored on the original file can carry both: "+
 			"hostd rejects the published twelve-op document whole (%s). The applicable call leaves out edit(s) %v, whose lines a later edit rewrites; "+
-			"its result was checked equal to the edit-by-edit result.", p[0], p[1], real.rejected, real.dropped))
+			"its result was checked equal to the edit-by-edit result.", p[0], p[1], firstClause(real.rejected), real.dropped))
 	}
 	a.notes = append(a.notes,
 		"Tags: this project's real tags; the oh-my-pi arms carry the same 4-hex tag in place of the reference's xxHash32 one (same length and alphabet). "+
@@ -308,4 +309,13 @@ func (a armCounts) roundTripTable() (Table, Goal) {
 	t.Add("", "hostd: one call of the applicable ops", strconv.Itoa(a.hostBatch), strconv.Itoa(a.hostBatchRes), strconv.Itoa(a.hostBatch+a.hostBatchRes),
 		strconv.Itoa(sq), strconv.Itoa(sr), strconv.Itoa(sq+sr), fmtRatio(float64(a.hostBatch+a.hostBatchRes)/float64(sq+sr)))
 	return t, atMost("round trip (request + result) vs str_replace, one call per edit", total, 0.75, "x")
+}
+
+// firstClause is an error message up to its first semicolon: what went
+// wrong, without the advice that follows.
+func firstClause(msg string) string {
+	if i := strings.Index(msg, "; "); i >= 0 {
+		return msg[:i]
+	}
+	return msg
 }

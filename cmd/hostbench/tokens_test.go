@@ -182,6 +182,11 @@ func TestRealEditsAgree(t *testing.T) {
 	if !strings.HasPrefix(r.rejected, "EDIT_RANGE_INVALID") {
 		t.Errorf("the overlapping twelve-op call was answered with %q", r.rejected)
 	}
+	// A rejected multi-op call leaves the file exactly as it was: no half
+	// of an edit on disk (a bug users of peer tools hit).
+	if r.afterReject != c.Text {
+		t.Errorf("the rejected call changed the file")
+	}
 	if len(r.dropped) != 1 || r.dropped[0] != 6 {
 		t.Errorf("dropped %v from the one call, want [6]", r.dropped)
 	}
