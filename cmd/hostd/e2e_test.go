@@ -92,7 +92,7 @@ func TestE2EUnknownTool(t *testing.T) {
 	wantCode(t, call(t, c, "tools.execute", map[string]any{"sessionId": ref.SessionID, "tool": "teleport", "args": map[string]any{}}, nil), -32005, "UNKNOWN_TOOL")
 }
 
-func TestE2EToolsWriteRead(t *testing.T) {
+func TestE2EToolsWriteReadReview(t *testing.T) {
 	d := startDaemon(t, "")
 	c := d.client()
 	var defs struct {
@@ -122,6 +122,19 @@ func TestE2EToolsWriteRead(t *testing.T) {
 	mustCall(t, c, "tools.execute", map[string]any{"sessionId": ref.SessionID, "tool": "read", "args": map[string]any{"path": "missing.txt"}}, &res)
 	if res["ok"] != false || res["error"].(map[string]any)["code"] != "NOT_FOUND" {
 		t.Fatalf("read of a missing file: %v", res)
+	}
+	// The write was recorded for review, and its rollback removes the
+	// file it created.
+	var entries struct {
+		Entries []struct{ ToolCallID, Change, Path string } `json:"entries"`
+	}
+	mustCall(t, c, "review.list", map[string]any{"sessionId": ref.SessionID, "path": "notes.txt"}, &entries)
+	if len(entries.Entries) != 1 || entries.Entries[0].ToolCallID != "w1" || entries.Entries[0].Change != "create" {
+		t.Fatalf("review.list: %+v", entries)
+	}
+	mustCall(t, c, "review.rollback", map[string]any{"sessionId": ref.SessionID, "toolCallId": "w1"}, nil)
+	if _, err := os.Stat(filepath.Join(ws, "notes.txt")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("rolling back a create must remove the file: %v", err)
 	}
 	var st struct {
 		Calls map[string]struct{ Count, Errors int } `json:"calls"`
