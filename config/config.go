@@ -32,6 +32,7 @@ type Limits struct {
 	MaxGrepMatches   int   `json:"maxGrepMatches"`   // grep stops collecting after this many matches
 	MaxGrepFileBytes int64 `json:"maxGrepFileBytes"` // grep skips files larger than this
 	MaxWriteBytes    int64 `json:"maxWriteBytes"`    // largest content a write accepts
+	MaxResultBytes   int64 `json:"maxResultBytes"`   // lines a read or grep shows stop past this many bytes, with a notice
 
 	// Edit, edit-contract §12.
 	MaxOpsPayloadBytes    int   `json:"maxOpsPayloadBytes"`    // 256 KB: INVALID_ARGUMENT
@@ -78,6 +79,7 @@ func DefaultLimits() Limits {
 		MaxGrepMatches:   20000,
 		MaxGrepFileBytes: 16 * mib,
 		MaxWriteBytes:    32 * mib,
+		MaxResultBytes:   512 * kib,
 
 		MaxOpsPayloadBytes:    256 * kib,
 		MaxOpsPerCall:         200,
@@ -146,7 +148,7 @@ func (l Limits) Validate() error {
 		"maxLedgerEntries": int64(l.MaxLedgerEntries), "maxLineChars": int64(l.MaxLineChars),
 		"defaultReadLimit": int64(l.DefaultReadLimit), "maxReadLimit": int64(l.MaxReadLimit),
 		"maxGrepMatches": int64(l.MaxGrepMatches), "maxGrepFileBytes": l.MaxGrepFileBytes,
-		"maxWriteBytes": l.MaxWriteBytes, "maxOpsPayloadBytes": int64(l.MaxOpsPayloadBytes),
+		"maxWriteBytes": l.MaxWriteBytes, "maxResultBytes": l.MaxResultBytes, "maxOpsPayloadBytes": int64(l.MaxOpsPayloadBytes),
 		"maxOpsPerCall": int64(l.MaxOpsPerCall), "maxExpandedLines": int64(l.MaxExpandedLines),
 		"maxRevealLines": int64(l.MaxRevealLines), "maxRevealLineChars": int64(l.MaxRevealLineChars),
 		"maxRegisterLines": int64(l.MaxRegisterLines), "maxRegisterBytes": l.MaxRegisterBytes,

@@ -94,6 +94,8 @@ type grepper struct {
 	searched  int
 	kept      int64  // bytes of text held for the store
 	buf       []byte // reused read buffer
+	textBytes int64  // bytes of matched text shown so far
+	overBytes bool   // the output byte limit stopped the search
 }
 
 // Run implements Tool.
@@ -245,18 +247,28 @@ func (g *grepper) file(cd candidate, f *os.File) (skip *Error, err error) {
 			if gf.count > room {
 				return false
 			}
+			if g.textBytes >= lim.MaxResultBytes {
+				gf.count--
+				g.overBytes = true
+				return false
+			}
 			shown, clipped := clipLine(string(line), lim.MaxLineChars)
+			g.textBytes += int64(len(shown))
 			gf.matches = append(gf.matches, GrepMatch{Path: cd.display, Line: n, Text: shown, Clipped: clipped})
 		}
 		return true
 	})
 	if gf.count == 0 {
+		if g.overBytes {
+			g.truncated = true
+			return nil, errStop
+		}
 		return nil, nil
 	}
 	if !decoded && !utf8.Valid(raw) {
 		return notText(p), nil
 	}
-	if room <= 0 || (g.mode == grepContent && gf.count > room) {
+	if room <= 0 || (g.mode == grepContent && gf.count > room) || g.overBytes {
 		g.truncated = true
 	}
 	if room <= 0 {
@@ -404,6 +416,9 @@ func (g *grepper) notice(a grepArgs, p workspace.Path) string {
 	what := "files"
 	if g.mode == grepContent {
 		what = "matches"
+	}
+	if g.overBytes {
+		return fmt.Sprintf("stopped at the %d-byte output limit; more matches exist: narrow the pattern, path or glob", g.c.Limits.MaxResultBytes)
 	}
 	if a.HeadLimit != nil && *a.HeadLimit == g.max {
 		return fmt.Sprintf("stopped at headLimit %d %s; more exist: raise headLimit, or narrow the pattern, path or glob", g.max, what)

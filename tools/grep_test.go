@@ -355,3 +355,18 @@ func TestGrepManyScatteredMatches(t *testing.T) {
 		t.Errorf("seen %d lines", got.Len())
 	}
 }
+
+// Content mode stops at the output byte limit with a notice, so many long
+// matching lines cannot make a result of unbounded size.
+func TestGrepOutputByteLimit(t *testing.T) {
+	lim := config.DefaultLimits()
+	lim.MaxResultBytes = 1000
+	e := newProdEnv(t, lim)
+	long := strings.Repeat("needle ", 40) // 280 bytes
+	e.put("a.txt", strings.Repeat(long+"\n", 5))
+	e.put("b.txt", strings.Repeat(long+"\n", 5))
+	r := e.grep(map[string]any{"pattern": "needle"})
+	if len(r.Matches) != 4 || !r.Truncated || !strings.Contains(r.Notice, "1000-byte output limit") {
+		t.Fatalf("%d matches, truncated %v, notice %q", len(r.Matches), r.Truncated, r.Notice)
+	}
+}

@@ -79,6 +79,8 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 		Limit:        limit,
 		MaxLineChars: c.Limits.MaxLineChars,
 		RetainBytes:  c.Limits.MaxRetainedFileBytes,
+
+		MaxWindowBytes: c.Limits.MaxResultBytes,
 	})
 	switch {
 	case errors.Is(err, workspace.ErrNotText):
@@ -109,7 +111,7 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 	if n := len(w.Lines); n > 0 {
 		r.Truncated = w.Lines[n-1].N < w.TotalLines
 	}
-	r.Notice = readNotice(r, limit, capped)
+	r.Notice = readNotice(r, limit, capped, c.Limits.MaxResultBytes)
 	r.Content = renderWindow(p.Display, tag, w.Lines, c.Limits.MaxLineChars, r.Notice)
 	return r
 }
@@ -158,7 +160,7 @@ func renderWindow(display, tag string, lines []linewindow.Line, maxChars int, no
 }
 
 // readNotice says what the window leaves out and how to get it.
-func readNotice(r *ReadResult, limit int, capped bool) string {
+func readNotice(r *ReadResult, limit int, capped bool, maxBytes int64) string {
 	var parts []string
 	switch {
 	case r.TotalLines == 0:
@@ -173,6 +175,9 @@ func readNotice(r *ReadResult, limit int, capped bool) string {
 	}
 	if capped {
 		parts = append(parts, fmt.Sprintf("limit capped at %d lines per read", limit))
+	}
+	if r.Truncated && r.LineCount < limit {
+		parts = append(parts, fmt.Sprintf("the window stopped early at the %d-byte output limit", maxBytes))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -314,3 +314,19 @@ func TestProducersOnCorpus(t *testing.T) {
 		}
 	}
 }
+
+// A window of long lines stops at the output byte limit; the lines left
+// out are not seen and the notice says where to read on.
+func TestReadOutputByteLimit(t *testing.T) {
+	lim := config.DefaultLimits()
+	lim.MaxResultBytes = 1000
+	e := newProdEnv(t, lim)
+	e.put("a.txt", strings.Repeat(strings.Repeat("y", 300)+"\n", 10))
+	r := e.read(map[string]any{"path": "a.txt"})
+	if r.LineCount != 4 || !r.Truncated || !strings.Contains(r.Notice, "offset=5") || !strings.Contains(r.Notice, "1000-byte output limit") {
+		t.Fatalf("lineCount %d truncated %v notice %q", r.LineCount, r.Truncated, r.Notice)
+	}
+	if seen := e.head("a.txt").Seen.Ranges(); len(seen) != 1 || seen[0].To != 4 {
+		t.Fatalf("seen %v", seen)
+	}
+}

@@ -63,6 +63,11 @@ type Options struct {
 	Limit        int   // lines in the window; 0 reads only the tag and counts
 	MaxLineChars int   // characters (runes) kept per line; longer lines are clipped
 	RetainBytes  int64 // keep the full normalized body when the file is at most this many bytes
+	// MaxWindowBytes ends the window early, after the line that brings
+	// the window's text past this many bytes (0: no bound), so a window of
+	// many long lines cannot grow without bound. Lines past it are left
+	// out as if the window ended there.
+	MaxWindowBytes int64
 }
 
 // Line is one line of the window.

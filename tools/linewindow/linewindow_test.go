@@ -316,3 +316,19 @@ func TestAReaderThatNeverProgressesIsAnError(t *testing.T) {
 		t.Error("a reader returning 0, nil forever must not hang the pass")
 	}
 }
+
+// MaxWindowBytes ends the window after the line that crosses it, so a
+// window of many long lines stays bounded.
+func TestMaxWindowBytes(t *testing.T) {
+	in := strings.Repeat(strings.Repeat("x", 100)+"\n", 50)
+	w, err := Read(strings.NewReader(in), Options{Offset: 3, Limit: 40, MaxLineChars: 1000, MaxWindowBytes: 250})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Lines) != 3 || w.Lines[0].N != 3 || w.Lines[2].N != 5 {
+		t.Fatalf("window %d lines from %d, want lines 3-5", len(w.Lines), w.Lines[0].N)
+	}
+	if w.TotalLines != 50 || w.Digest != workspace.Sum(in) {
+		t.Fatal("the byte bound changed the tag or the line count")
+	}
+}

@@ -24,8 +24,9 @@ type scanner struct {
 	last      byte  // last byte processed
 	lfs       int   // LF bytes so far; line lfs+1 is the one in progress
 
-	cur   lineBuilder // the window line being collected
-	lines []Line
+	cur         lineBuilder // the window line being collected
+	lines       []Line
+	windowBytes int64 // text bytes of lines
 
 	retain bool
 	body   []byte // normalized body while retain holds
@@ -102,7 +103,11 @@ func (s *scanner) collect(p []byte, lfs int) {
 
 func (s *scanner) emit(n int) {
 	s.lines = append(s.lines, Line{N: n, Text: string(s.cur.text), Clipped: s.cur.clipped})
+	s.windowBytes += int64(len(s.cur.text))
 	s.cur.reset()
+	if max := s.opt.MaxWindowBytes; max > 0 && s.windowBytes >= max {
+		s.hi = n // the window ends here
+	}
 }
 
 func (s *scanner) result(d workspace.Digest) *Window {
