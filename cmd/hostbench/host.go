@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -16,8 +18,8 @@ import (
 func hostSection(ctx context.Context, o options) *Section {
 	s := &Section{Title: "3. The host end to end over its socket"}
 	s.Intro = "hostd is built from this checkout and started on a temporary Unix socket; the client is " +
-		"sourcegraph/jsonrpc2 with LSP framing, one connection per session. The baseline is the bare library on a " +
-		"Unix socket whose handler does no work: it receives the very same `tools.execute` request and answers with the " +
+		"sourcegraph/jsonrpc2 with LSP framing, one connection per session. The baseline is the bare library serving a " +
+		"Unix socket from a process of its own (as hostd has its own), with a handler that does no work: it receives the very same `tools.execute` request and answers with the " +
 		"bytes of a real read result captured from hostd, so both sides move the same bytes. The two are measured in " +
 		"alternating rounds; a ratio is the median of the per-round ratios (hostd calls/s / echo calls/s). Latencies are " +
 		"per call as the client sees them."
@@ -65,12 +67,12 @@ func hostSection(ctx context.Context, o options) *Section {
 	if err != nil {
 		return fail(err)
 	}
-	echo, err := startEcho(filepath.Join(dir, "echo.sock"), canned)
+	echoSock, stopEcho, err := startEchoProcess(ctx, dir, canned)
 	if err != nil {
 		return fail(err)
 	}
-	defer echo.close()
-	e, err := newHostClients(ctx, filepath.Join(dir, "echo.sock"), "", workers)
+	defer stopEcho()
+	e, err := newHostClients(ctx, echoSock, "", workers)
 	if err != nil {
 		return fail(err)
 	}
@@ -82,7 +84,7 @@ func hostSection(ctx context.Context, o options) *Section {
 			return c.clients[w].call(ctx, "tools.execute", h.readParams[w], &raw)
 		}
 	}
-	t := Table{Title: "Small read (a 40-line, 1.3 KiB file; the result is 1.5 KiB)",
+	t := Table{Title: fmt.Sprintf("Small read (a 40-line file of %s; the result is %s)", fmtBytes(int64(len(smallFile()))), fmtBytes(int64(len(canned)))),
 		Header: []string{"load", "server", "calls/s", "p50", "p99", "ratio hostd / echo"}}
 	for gi, mode := range []struct {
 		name          string
@@ -199,12 +201,8 @@ func (h *hostClients) close() {
 
 // medianRun is the run with the median throughput.
 func medianRun(runs []loadResult) loadResult {
-	s := append([]loadResult(nil), runs...)
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].perSecond() < s[j-1].perSecond(); j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
+	s := slices.Clone(runs)
+	slices.SortFunc(s, func(a, b loadResult) int { return cmp.Compare(a.perSecond(), b.perSecond()) })
 	return s[len(s)/2]
 }
 

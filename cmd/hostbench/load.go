@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -55,6 +59,72 @@ func startEcho(sock string, canned json.RawMessage) (*echoServer, error) {
 		}
 	}()
 	return e, nil
+}
+
+// echoCommand is the hidden argument that makes this binary serve the
+// echo baseline in a process of its own, as hostd serves in its own, so
+// neither server shares a Go runtime with the client that loads it.
+const echoCommand = "serve-echo"
+
+// serveEcho is the echo process: it serves on sock with the canned result
+// read from cannedFile until ctx ends (SIGTERM or SIGINT).
+func serveEcho(ctx context.Context, sock, cannedFile string) error {
+	canned, err := os.ReadFile(cannedFile)
+	if err != nil {
+		return err
+	}
+	e, err := startEcho(sock, json.RawMessage(canned))
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	e.close()
+	return nil
+}
+
+// startEchoProcess runs this binary's echo server as a child process on
+// a socket in dir and waits until it accepts connections.
+func startEchoProcess(ctx context.Context, dir string, canned json.RawMessage) (sock string, stop func(), err error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	file := filepath.Join(dir, "canned.json")
+	if err := os.WriteFile(file, canned, 0o600); err != nil {
+		return "", nil, err
+	}
+	sock = filepath.Join(dir, "echo.sock")
+	cmd := exec.Command(exe, echoCommand, sock, file)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	stop = func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		if c, err := dialRPC(ctx, sock); err == nil {
+			c.close()
+			return sock, stop, nil
+		}
+		select {
+		case <-exited:
+			return "", nil, errors.New("the echo server exited at start")
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			stop()
+			return "", nil, errors.New("the echo server did not start within 20 s")
+		}
+	}
 }
 
 func (e *echoServer) close() {

@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -85,10 +86,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		if s == "" {
 			continue
 		}
-		if !contains(sectionKeys, s) {
+		if !slices.Contains(sectionKeys, s) {
 			return options{}, fmt.Errorf("unknown section %q: want some of %s", s, strings.Join(sectionKeys, ", "))
 		}
-		if !contains(o.sections, s) {
+		if !slices.Contains(o.sections, s) {
 			o.sections = append(o.sections, s)
 		}
 	}
@@ -109,15 +110,6 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	o.benchDir = filepath.Join(o.repo, "bench")
 	return o, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // findModuleRoot walks up from the working directory to the go.mod of
@@ -143,6 +135,9 @@ func findModuleRoot() (string, error) {
 // run measures the selected sections, prints each as it finishes, and
 // updates the markdown file with them.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 3 && args[0] == echoCommand {
+		return serveEcho(ctx, args[1], args[2])
+	}
 	o, err := parseOptions(args, stderr)
 	if err != nil {
 		return err
