@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestReviewRollback(t *testing.T) {
+	d := startFake(t, map[string]fakeMethod{
+		"review.rollback": canned(`{"restored":["main.go"]}`),
+		"review.list":     canned(reviewJSON),
+	})
+	code, out, errOut := runCLI(t, nil, "", "--socket", d.socket, "review", "rollback", "s-1", "tc-2")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	reqs := d.requests()
+	if reqs[0].Method != "review.rollback" || string(reqs[0].Params) != `{"sessionId":"s-1","toolCallId":"tc-2"}` {
+		t.Errorf("first request %s %s, want review.rollback of s-1/tc-2", reqs[0].Method, reqs[0].Params)
+	}
+	for _, w := range []string{"restored 1 path(s)", "undone changes (as the tool call made them):", "entry r-2", "+b"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	// Only the rolled-back call's entries are shown as undone.
+	if strings.Contains(out, "tc-1") {
+		t.Errorf("output shows another tool call's entry:\n%s", out)
+	}
+}
+
+func TestRollbackConflictIsReported(t *testing.T) {
+	d := startFake(t, map[string]fakeMethod{
+		"review.rollback": appError(-32003, "ROLLBACK_CONFLICT", "main.go changed since tool call tc-2; nothing was restored", nil),
+	})
+	code, out, errOut := runCLI(t, nil, "", "--socket", d.socket, "review", "rollback", "s-1", "tc-2")
+	if code != exitFailed || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	if !strings.Contains(errOut, "ROLLBACK_CONFLICT (-32003): main.go changed since tool call tc-2; nothing was restored") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}
+
+// A daemon built without review records answers -32601; hostctl says what
+// that means instead of printing a bare method-not-found.
+func TestNoReviewSupport(t *testing.T) {
+	d := startFake(t, map[string]fakeMethod{})
+	for _, args := range [][]string{{"review", "list", "s-1"}, {"review", "rollback", "s-1", "tc-1"}, {"--json", "review", "list", "s-1"}} {
+		code, _, errOut := runCLI(t, nil, "", append([]string{"--socket", d.socket}, args...)...)
+		if code != exitFailed || !strings.Contains(errOut, "this daemon has no review support") {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, code, errOut)
+		}
+	}
+}
