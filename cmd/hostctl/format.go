@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -134,7 +135,7 @@ func (f formatter) info(w io.Writer, socket string, in hostInfo) {
 	fmt.Fprintln(w)
 	tw = table(w)
 	row(tw, "LIMIT", "VALUE")
-	for _, name := range slices.Sorted(mapKeys(in.Limits)) {
+	for _, name := range slices.Sorted(maps.Keys(in.Limits)) {
 		row(tw, cell(name), limitValue(name, in.Limits[name]))
 	}
 	tw.Flush()
@@ -150,16 +151,6 @@ func limitValue(name string, raw json.RawMessage) string {
 		}
 	}
 	return s
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func (f formatter) sessions(w io.Writer, list []sessionInfo) {
@@ -193,7 +184,7 @@ func (f formatter) stats(w io.Writer, st stats) {
 	}
 	tw = table(w)
 	row(tw, "METHOD", "CALLS", "ERRORS", "P50", "P99")
-	for _, m := range slices.Sorted(mapKeys(st.Calls)) {
+	for _, m := range slices.Sorted(maps.Keys(st.Calls)) {
 		c := st.Calls[m]
 		row(tw, cell(m), strconv.FormatInt(c.Count, 10), strconv.FormatInt(c.Errors, 10), micros(c.P50Us), micros(c.P99Us))
 	}
