@@ -9,6 +9,11 @@ import (
 // The declines below explain a line that opens no block and, for the
 // alternative, name the plain range of the construct the line belongs to.
 
+// maxAlternativeTries bounds how many enclosing constructs enclosing
+// tries to resolve. The alternative is a courtesy; on a pathological file
+// it must not cost more than a few resolutions.
+const maxAlternativeTries = 16
+
 // commentDecline: comments are never blocks. A doc comment is its own node
 // (edit-contract §8.2); letting a block op on it reach the declaration it
 // describes would make "the block at this line" mean two things, and the
@@ -24,56 +29,59 @@ func (r *Resolver) commentDecline(line int, c *sitter.Node, withAlt bool) *Unres
 }
 
 // noNamedDecline explains a line whose first token belongs to a construct
-// that opened earlier: a closing delimiter or a continuation line.
-func (r *Resolver) noNamedDecline(line, row int, cur *sitter.Node, withAlt bool) *UnresolvedError {
-	p := cur.Parent()
-	if p == nil || p.Equal(r.root) {
+// that opened earlier: a closing delimiter or a continuation line. p[cur]
+// is the outermost node the climb reached.
+func (r *Resolver) noNamedDecline(line, row int, p path, cur int, withAlt bool) *UnresolvedError {
+	if cur-1 == 0 {
 		return decline(ErrNoBlock, line, "line %d opens no multi-line construct", line)
 	}
-	if r.closes(p, cur, row) {
-		return r.closerDecline(line, row, p, withAlt)
+	parent := p[cur-1]
+	if r.closes(parent, p[cur], row) {
+		return r.closerDecline(line, row, p, cur-1, withAlt)
 	}
 	ue := decline(ErrNoBlock, line, "line %d continues the %s that opens at line %d; it opens no block of its own",
-		line, p.Type(), r.startRow(p)+1)
-	return r.enclosing(ue, p, row, withAlt)
+		line, parent.Type(), r.startRow(parent)+1)
+	return r.enclosing(ue, p, cur-1, row, withAlt)
 }
 
-// singleLineDecline explains a line whose construct ends on the same line.
-func (r *Resolver) singleLineDecline(line, row int, cur, named *sitter.Node, withAlt bool) *UnresolvedError {
-	p := cur.Parent()
-	if p != nil && r.closes(p, cur, row) {
-		return r.closerDecline(line, row, p, withAlt)
+// singleLineDecline explains a line whose construct, p[named], ends on the
+// same line.
+func (r *Resolver) singleLineDecline(line, row int, p path, cur, named int, withAlt bool) *UnresolvedError {
+	up := cur - 1
+	if up > 0 && r.closes(p[up], p[cur], row) {
+		return r.closerDecline(line, row, p, up, withAlt)
 	}
 	// The construct's last line: the line ends something that opened
 	// earlier (a Python body's last statement, a YAML mapping's last
 	// pair). Lists are looked through: they hold items, not constructs.
-	for p != nil && !p.Equal(r.root) && slices.Contains(r.lang.lists, p.Type()) {
-		p = p.Parent()
+	for up > 0 && slices.Contains(r.lang.lists, p[up].Type()) {
+		up--
 	}
-	if p != nil && !p.Equal(r.root) && !r.isSection(p) && r.startRow(p) < row && r.endRow(p) == row {
+	if up > 0 && !r.isSection(p[up]) && r.startRow(p[up]) < row && r.endRow(p[up]) == row {
 		ue := decline(ErrNoBlock, line, "line %d is the last line of the %s that opens at line %d, not the opening line of a block",
-			line, p.Type(), r.startRow(p)+1)
-		return r.enclosing(ue, p, row, withAlt)
+			line, p[up].Type(), r.startRow(p[up])+1)
+		return r.enclosing(ue, p, up, row, withAlt)
 	}
 	ue := decline(ErrNoBlock, line, "line %d holds a single-line %s; a block op needs a construct that opens here and spans several lines",
-		line, named.Type())
+		line, p[named].Type())
 	if withAlt {
 		ue.withRange(line, line)
 	}
 	return ue
 }
 
-func (r *Resolver) closerDecline(line, row int, p *sitter.Node, withAlt bool) *UnresolvedError {
+// closerDecline: p[closed] is the construct the line closes.
+func (r *Resolver) closerDecline(line, row int, p path, closed int, withAlt bool) *UnresolvedError {
 	ue := decline(ErrNoBlock, line, "line %d is the closing line of the %s that opens at line %d; a block op anchors on a construct's first line",
-		line, p.Type(), r.startRow(p)+1)
-	return r.enclosing(ue, p, row, withAlt)
+		line, p[closed].Type(), r.startRow(p[closed])+1)
+	return r.enclosing(ue, p, closed, row, withAlt)
 }
 
 // closes reports whether x is the closing delimiter of p on row: p opened
 // earlier and ends on row, and x, its last significant child, is a
 // delimiter token or a closing tag.
 func (r *Resolver) closes(p, x *sitter.Node, row int) bool {
-	if p.Equal(r.root) || r.startRow(p) >= row || r.endRow(p) != row {
+	if r.startRow(p) >= row || r.endRow(p) != row {
 		return false
 	}
 	last := r.lastContentChild(p)
@@ -84,18 +92,20 @@ func (r *Resolver) closes(p, x *sitter.Node, row int) bool {
 }
 
 // enclosing names, as the alternative, the smallest construct around row
-// that resolves as a block from an earlier line: the function whose
-// closing brace the anchor was, the statement a continuation line belongs
-// to.
-func (r *Resolver) enclosing(ue *UnresolvedError, from *sitter.Node, row int, withAlt bool) *UnresolvedError {
+// that resolves as a block from an earlier line, searching up from
+// p[from]: the function whose closing brace the anchor was, the statement
+// a continuation line belongs to.
+func (r *Resolver) enclosing(ue *UnresolvedError, p path, from, row int, withAlt bool) *UnresolvedError {
 	if !withAlt {
 		return ue
 	}
-	for q := from; q != nil && !q.Equal(r.root) && !r.isSection(q); q = q.Parent() {
-		s := r.startRow(q)
-		if s >= row {
+	tries, tried := 0, -1
+	for j := from; j > 0 && tries < maxAlternativeTries && !r.isSection(p[j]); j-- {
+		s := r.startRow(p[j])
+		if s >= row || s == tried {
 			continue
 		}
+		tries, tried = tries+1, s
 		if sp, err := r.resolveRow(s, false); err == nil && sp.end >= row {
 			return ue.withRange(sp.start+1, sp.end+1)
 		}
