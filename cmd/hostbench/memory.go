@@ -123,7 +123,7 @@ func memorySection(ctx context.Context, o options) *Section {
 			"transient buffers stay resident. The daemon sets no memory limit (GOMEMLIMIT / debug.SetMemoryLimit); this command "+
 			"does not set one for it either, since that would tune the measurement.")
 	}
-	if hwm > int64(bound) {
+	if hwm > int64(bound) && float64(rss) <= bound {
 		s.Notes = append(s.Notes, fmt.Sprintf("The peak resident set (VmHWM %s) exceeded the goal bound while the sessions filled: "+
 			"garbage from reading and decoding is resident until the collector runs.", fmtBytes(hwm)))
 	}

@@ -96,10 +96,14 @@ func fmtDur(d time.Duration) string {
 	return fmt.Sprintf("%.3g s", d.Seconds())
 }
 
-// fmtBytes prints a byte count in MiB (or KiB when small).
+// fmtBytes prints a byte count in MiB (KiB when small, GiB past 8 GiB,
+// where MiB stop being readable).
 func fmtBytes(n int64) string {
-	if n < 1<<20 {
+	switch {
+	case n < 1<<20:
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n >= 8<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }

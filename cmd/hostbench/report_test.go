@@ -38,6 +38,8 @@ func TestFormatting(t *testing.T) {
 		{fmtDur(2500 * time.Millisecond), "2.5 s"},
 		{fmtBytes(512), "0.5 KiB"},
 		{fmtBytes(3 << 20), "3.0 MiB"},
+		{fmtBytes(2048 << 20), "2048.0 MiB"},
+		{fmtBytes(24 << 30), "24.0 GiB"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
