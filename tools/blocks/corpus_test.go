@@ -2,6 +2,8 @@ package blocks
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -58,7 +61,8 @@ func parsesCleanly(t testing.TB, lang, text string) bool {
 // TestCorpusTopLevel runs block resolution over real TypeScript: every
 // line that resolves to a top-level declaration must name a span that (1)
 // a fresh resolver resolves the same way, (2) resolves to itself as a
-// file of its own, and (3) can be cut leaving a file that still parses.
+// file of its own, (3) CUT N* removes leaving a file that still parses,
+// and (4) PUT N*: with the block's own text is EDIT_NO_CHANGE.
 func TestCorpusTopLevel(t *testing.T) {
 	files := corpusFiles(t, "ts-edit-fixtures/fixtures/*/input/*.ts")
 	limit := config.DefaultLimits().MaxBlockParseBytes
@@ -70,9 +74,11 @@ func TestCorpusTopLevel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := r.Resolve(1); err != nil && strings.Contains(err.Error(), "does not parse cleanly") {
+		if _, _, err := r.Resolve(1); errors.Is(err, ErrNotClean) {
+			// The fixtures are valid TypeScript: a file the grammar
+			// rejects loses every block op, which is worth knowing.
 			unclean++
-			t.Logf("%s: %v", path, err)
+			t.Errorf("%s: %v", path, err)
 			r.Close()
 			continue
 		}
@@ -110,9 +116,20 @@ func TestCorpusTopLevel(t *testing.T) {
 				fail("the block's own text resolves to %d-%d, %v", s, e, err)
 			}
 			alone.Close()
-			rest := append(append([]string{}, lines[:sp.start]...), lines[sp.end+1:]...)
-			if !parsesCleanly(t, "typescript", workspace.Join(rest, true)) {
-				fail("cutting the block leaves a file that does not parse")
+			// Through the edit language, as the edit tool runs it.
+			cut, err := hashline.Run(lines, fmt.Sprintf("CUT %d*", row+1), hashline.Env{Resolver: again})
+			if err != nil {
+				fail("CUT %d*: %v", row+1, err)
+			} else if !parsesCleanly(t, "typescript", workspace.Join(cut.Lines, true)) {
+				fail("CUT %d* leaves a file that does not parse", row+1)
+			}
+			var put strings.Builder
+			fmt.Fprintf(&put, "PUT %d*:\n", row+1)
+			for _, l := range lines[sp.start : sp.end+1] {
+				put.WriteString("+" + l + "\n")
+			}
+			if _, err := hashline.Run(lines, put.String(), hashline.Env{Resolver: again}); !errors.Is(err, hashline.ErrNoChange) {
+				fail("PUT %d*: with the block's own text: %v, want EDIT_NO_CHANGE", row+1, err)
 			}
 		}
 		r.Close()
