@@ -195,3 +195,27 @@ func FuzzMarkdownOracle(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLineBounds: the sparse line index finds the same lines as
+// workspace.Lines.
+func FuzzLineBounds(f *testing.F) {
+	f.Add(strings.Repeat("a\n", 200), uint16(130))
+	f.Add(strings.Repeat("\n", 129)+"x", uint16(129))
+	f.Add("no newline", uint16(0))
+	f.Fuzz(func(t *testing.T, text string, row uint16) {
+		lines := workspace.Lines(text)
+		if len(lines) == 0 {
+			return
+		}
+		r, err := NewResolver("a.txt", text, defaultLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range []int{int(row) % len(lines), 0, len(lines) - 1} {
+			s, e := r.lineBounds(i)
+			if text[s:e] != lines[i] {
+				t.Fatalf("row %d: %q, want %q", i, text[s:e], lines[i])
+			}
+		}
+	})
+}

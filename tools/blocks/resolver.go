@@ -25,19 +25,21 @@ type Resolver struct {
 	path     string
 	text     string
 	maxBytes int64
-	lang     *language // nil: unsupported file type
+	timeout  time.Duration // parseTimeout; tests shorten it
+	lang     *language     // nil: unsupported file type
 	numLines int
 
 	// mu guards everything below. The tree is C memory: a Resolve racing
 	// Close must not walk a freed tree.
-	mu       sync.Mutex
-	closed   bool
-	parsed   bool
-	parses   int // how many times the text was parsed (tests check it is 1)
-	tree     *sitter.Tree
-	root     *sitter.Node
-	fileErr  *UnresolvedError // a decline that applies to every line
-	headings []heading        // markdown only, built with the tree
+	mu        sync.Mutex
+	closed    bool
+	parsed    bool
+	parses    int // how many times the text was parsed (tests check it is 1)
+	tree      *sitter.Tree
+	root      *sitter.Node
+	fileErr   *UnresolvedError // a decline that applies to every line
+	headings  []heading        // markdown only, built with the tree
+	lineIndex []int            // start offset of every lineStride-th row, built on first use
 }
 
 // NewResolver prepares block resolution for text, the normalized body (LF
@@ -54,6 +56,7 @@ func NewResolver(path string, text string, maxParseBytes int64) (*Resolver, erro
 		path:     path,
 		text:     text,
 		maxBytes: maxParseBytes,
+		timeout:  parseTimeout,
 		lang:     languageFor(path, text),
 		numLines: countLines(text),
 	}, nil
@@ -131,11 +134,11 @@ func (r *Resolver) parseLocked() *UnresolvedError {
 	parser := sitter.NewParser()
 	defer parser.Close()
 	parser.SetLanguage(r.lang.grammar())
-	parser.SetOperationLimit(int(parseTimeout / time.Microsecond))
+	parser.SetOperationLimit(int(max(r.timeout/time.Microsecond, 1)))
 	tree, err := parser.ParseCtx(context.Background(), nil, []byte(r.text))
 	if err != nil {
 		r.fileErr = decline(ErrNotClean, 0, "the file could not be parsed as %s within %s, so block ops are declined; %s",
-			r.lang.name, parseTimeout, plainOps)
+			r.lang.name, r.timeout, plainOps)
 		return r.fileErr
 	}
 	root := tree.RootNode()
@@ -186,11 +189,32 @@ func countLines(text string) int {
 	return n
 }
 
+// lineStride is how many lines apart the line index records a start
+// offset: lineBounds scans at most this many lines, and the index costs
+// one int per stride (at most 512 KiB for a 4 MiB text of empty lines).
+const lineStride = 64
+
 // lineBounds returns the byte range of 0-based row, without its newline.
 func (r *Resolver) lineBounds(row int) (start, end int) {
-	for i := 0; i < row; i++ {
-		nl := strings.IndexByte(r.text[start:], '\n')
-		start += nl + 1
+	if r.lineIndex == nil {
+		for off := 0; ; {
+			r.lineIndex = append(r.lineIndex, off)
+			for i := 0; i < lineStride && off < len(r.text); i++ {
+				nl := strings.IndexByte(r.text[off:], '\n')
+				if nl < 0 {
+					off = len(r.text)
+					break
+				}
+				off += nl + 1
+			}
+			if off >= len(r.text) {
+				break
+			}
+		}
+	}
+	start = r.lineIndex[min(row/lineStride, len(r.lineIndex)-1)]
+	for i := row / lineStride * lineStride; i < row; i++ {
+		start += strings.IndexByte(r.text[start:], '\n') + 1
 	}
 	end = len(r.text)
 	if nl := strings.IndexByte(r.text[start:], '\n'); nl >= 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hostd-dev/hostd/config"
 )
@@ -182,6 +183,21 @@ func TestParsesOnceAndLazily(t *testing.T) {
 	unsupported.Resolve(1)
 	if unsupported.parses != 0 {
 		t.Fatal("an unsupported file was parsed")
+	}
+}
+
+// TestParseTimeout: a parse that runs past its time bound declines the
+// block op instead of holding the edit call.
+func TestParseTimeout(t *testing.T) {
+	text := strings.Repeat("function f(a, b) {\n  return [a, b].map((x) => x * 2);\n}\n", 20000)
+	r := mustResolver(t, "slow.ts", text)
+	r.timeout = time.Microsecond
+	_, _, err := r.Resolve(1)
+	if !errors.Is(err, ErrNotClean) || !strings.Contains(err.Error(), "could not be parsed as typescript within 1µs") {
+		t.Fatalf("err = %v, want a parse-time decline", err)
+	}
+	if r.tree != nil {
+		t.Fatal("a timed-out parse left a tree")
 	}
 }
 
