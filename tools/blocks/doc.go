@@ -63,5 +63,9 @@
 // A Resolver parses its text at most once, on the first Resolve, so a call
 // with many block ops costs one parse. Texts over the configured limit
 // (config.Limits.MaxBlockParseBytes) are never parsed, a parse is bounded
-// in time, and Close frees the tree.
+// in time, and Close frees the tree. One resolution walks one root-to-
+// anchor path and the anchor's siblings with cursors, never asking a node
+// for its parent or stepping sibling by sibling (both linear per step in
+// tree-sitter), and tries a bounded number of enclosing constructs for
+// the alternative, so deeply nested or very wide files stay linear.
 package blocks
