@@ -61,8 +61,10 @@ var languages = map[string]*language{
 	"yaml":       {name: "yaml", grammar: yaml.GetLanguage, lists: []string{"block_mapping", "block_sequence", "block_node", "document"}},
 }
 
-// byExtension maps a lower-cased file extension to a language name.
-var byExtension = map[string]string{
+// fileTypes maps a file to its language: a key starting with "." is a
+// lower-cased extension, any other key a whole file name. A whole-name
+// match wins (".bashrc" is a name, not an extension).
+var fileTypes = map[string]string{
 	".rs":       "rust",
 	".ts":       "typescript",
 	".mts":      "typescript",
@@ -85,10 +87,7 @@ var byExtension = map[string]string{
 	".htm":      "html",
 	".sh":       "bash",
 	".bash":     "bash",
-}
 
-// byName maps well-known file names that carry no telling extension.
-var byName = map[string]string{
 	".bashrc":       "bash",
 	".bash_profile": "bash",
 	".bash_aliases": "bash",
@@ -116,11 +115,11 @@ func Languages() []string {
 // block ops are unavailable for this file type.
 func languageFor(path, text string) *language {
 	base := filepath.Base(filepath.ToSlash(path))
-	if name, ok := byName[base]; ok {
+	if name, ok := fileTypes[base]; ok {
 		return languages[name]
 	}
 	if ext := strings.ToLower(filepath.Ext(base)); ext != "" {
-		return languages[byExtension[ext]]
+		return languages[fileTypes[ext]]
 	}
 	return languages[byShebang(text)]
 }

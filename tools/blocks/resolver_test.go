@@ -39,7 +39,7 @@ func TestLanguages(t *testing.T) {
 		t.Fatalf("Languages() = %v, want %v", got, want)
 	}
 	for _, ext := range []string{".rs", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".json", ".md", ".css", ".py", ".toml", ".yaml", ".yml", ".html", ".sh", ".bash"} {
-		if languages[byExtension[ext]] == nil {
+		if languages[fileTypes[ext]] == nil {
 			t.Errorf("extension %s maps to no grammar", ext)
 		}
 	}
