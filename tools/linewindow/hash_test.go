@@ -25,7 +25,7 @@ func TestNextTrailingMatchesNaive(t *testing.T) {
 	alphabet := []byte{' ', '\t', '\r', '\n', 'a', 0x0C, 0x05, 0x0B, 0x21, 0x1F, 0x2D, 0x00, 0x8A, 0x89, 0x8D, 0xA0, 0xFF}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 20000 {
-		p := make([]byte, rng.IntN(40))
+		p := make([]byte, rng.IntN(80))
 		for i := range p {
 			p[i] = alphabet[rng.IntN(len(alphabet))]
 		}
