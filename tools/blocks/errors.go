@@ -68,6 +68,10 @@ func (e *UnresolvedError) PlainRange() (start, end int, ok bool) {
 	return e.Start, e.End, e.Alternative != ""
 }
 
+// DeclineReason is the reason alone, without the alternative, for a
+// caller that phrases the alternative for its own op.
+func (e *UnresolvedError) DeclineReason() string { return e.Reason }
+
 // decline builds an UnresolvedError without an alternative.
 func decline(kind error, line int, format string, args ...any) *UnresolvedError {
 	return &UnresolvedError{Line: line, Reason: fmt.Sprintf(format, args...), Kind: kind}

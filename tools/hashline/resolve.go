@@ -1,6 +1,9 @@
 package hashline
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // BlockResolver finds the syntactic block that opens at a line of the
 // tagged text (edit-contract §8.2). The tool layer supplies it; this
@@ -37,7 +40,7 @@ func resolveBlocks(ir IR, r BlockResolver) (IR, error) {
 		}
 		start, end, err := r.Resolve(e.Line)
 		if err != nil {
-			return IR{}, blockError(src, e, err.Error())
+			return IR{}, resolverError(src, e, err)
 		}
 		if start < 1 || start > e.Line || end < e.Line || end > ir.NumLines {
 			return IR{}, blockError(src, e, fmt.Sprintf("the resolver returned lines %d-%d, which do not contain line %d of a %d-line file", start, end, e.Line, ir.NumLines))
@@ -66,6 +69,46 @@ func resolveBlocks(ir IR, r BlockResolver) (IR, error) {
 		}
 	}
 	return out, nil
+}
+
+// declined is what a resolver's error may tell beyond its text: the reason
+// alone and the plain range of the construct around the line, when the
+// resolver can name it.
+type declined interface {
+	DeclineReason() string
+	PlainRange() (start, end int, ok bool)
+}
+
+// resolverError is EDIT_BLOCK_UNRESOLVED for a resolver's refusal. When
+// the resolver names the range, the alternative is this op in plain-range
+// form over exactly that range.
+func resolverError(src Source, e Edit, err error) *Error {
+	var d declined
+	if !errors.As(err, &d) {
+		return blockError(src, e, err.Error())
+	}
+	start, end, ok := d.PlainRange()
+	if !ok {
+		return blockError(src, e, d.DeclineReason())
+	}
+	var alt string
+	switch e.Block {
+	case BlockPut:
+		alt = fmt.Sprintf("PUT %d.=%d: with +TEXT rows", start, end)
+	case BlockPutAfter:
+		alt = fmt.Sprintf("PUT >%d: with +TEXT rows", end)
+	case BlockCut:
+		alt = fmt.Sprintf("CUT %d.=%d", start, end)
+	case BlockPaste:
+		alt = fmt.Sprintf("PUT %d.=%d @%s", start, end, e.Register)
+	default:
+		alt = fmt.Sprintf("PUT >%d", end)
+	}
+	out := fail(CodeBlockUnresolved, src.OpsLine, e.Line,
+		"%q: no block resolved at line %d (%s). If you meant lines %d-%d, use %s",
+		src.Header, e.Line, d.DeclineReason(), start, end, alt)
+	out.Reason = d.DeclineReason()
+	return out
 }
 
 // blockError is EDIT_BLOCK_UNRESOLVED naming the plain-range form of the
