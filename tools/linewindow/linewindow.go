@@ -8,10 +8,13 @@
 // Its results are defined to equal the whole-input definitions in package
 // workspace (Decode, Lines, Sum) on the same bytes; it exists because those
 // need the whole file in memory and a read of the last 50 lines of a 2 GiB
-// file must cost memory for 50 lines. Memory is bounded by the chunk size,
-// the window (Limit lines of at most MaxLineChars runes) and RetainBytes,
+// file must cost memory for 50 lines. A pass holds at most three chunk
+// buffers with their hash plans (about 2 MiB at the default chunk size),
+// the window (Limit lines of at most MaxLineChars runes, 4 bytes each at
+// worst) and, until the file proves larger, a body of up to RetainBytes,
 // whatever the input: one endless line and an endless run of whitespace
-// cost the same as any other file.
+// cost the same as any other file. SHA-256 runs in a goroutine of its own
+// beside the scan (digest.go).
 //
 // It reads from an io.Reader and nothing else: opening files, resolving
 // paths, rendering the window and recording snapshots belong to the read
