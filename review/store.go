@@ -53,6 +53,34 @@ type Store struct {
 	intents int
 	evicted int64
 	closed  bool
+	// listeners are told of every recorded call (OnRecord).
+	listeners []func(Recorded)
+}
+
+// Recorded is one tool call's entries, as OnRecord listeners receive them
+// and as the review.recorded notification carries them.
+type Recorded struct {
+	SessionID  string  `json:"sessionId"`
+	ToolCallID string  `json:"toolCallId"`
+	Entries    []Entry `json:"entries"`
+}
+
+// OnRecord registers f to be called after every call's entries are
+// durably recorded. f runs on the recording goroutine, outside the
+// store's lock, and must not block: hand the value off.
+func (s *Store) OnRecord(f func(Recorded)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listeners = append(s.listeners, f)
+}
+
+func (s *Store) notify(r Recorded) {
+	s.mu.Lock()
+	ls := slices.Clone(s.listeners)
+	s.mu.Unlock()
+	for _, f := range ls {
+		f(r)
+	}
 }
 
 type callKey struct{ session, id string }

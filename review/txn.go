@@ -189,6 +189,7 @@ func (t *Txn) Commit(landed map[string][]byte) ([]Entry, error) {
 	for i, r := range recs {
 		out[i] = r.entry(diffs[i])
 	}
+	t.s.notify(Recorded{SessionID: t.key.session, ToolCallID: t.key.id, Entries: out})
 	return out, nil
 }
 

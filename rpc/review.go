@@ -3,6 +3,9 @@ package rpc
 import (
 	"context"
 	"errors"
+	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rollback"
@@ -96,4 +99,39 @@ func (s *Server) reviewRollback(ctx context.Context, p RollbackParams) (Rollback
 		out.Restored[i] = state.Workspace.Display(path)
 	}
 	return out, nil
+}
+
+// RecordedNotification is the method of the notification every connected
+// client receives when a tool call's changes are recorded for review; its
+// params are a review.Recorded.
+const RecordedNotification = "review.recorded"
+
+// notifyTimeout bounds how long one client may take to accept a
+// notification before it is skipped.
+const notifyTimeout = 5 * time.Second
+
+// broadcastRecorded sends review.recorded to every connection. It runs
+// off the recording goroutine, so a slow client never delays a tool
+// result; each client gets notifications in the order calls were
+// recorded because one goroutine per notification sends them in turn and
+// recording is serialized per session.
+func (s *Server) broadcastRecorded(r review.Recorded) {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	if len(conns) == 0 {
+		return
+	}
+	go func() {
+		for _, c := range conns {
+			ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+			if err := c.jc.Notify(ctx, RecordedNotification, r); err != nil {
+				c.log.Debug("review.recorded not delivered", zap.Error(err))
+			}
+			cancel()
+		}
+	}()
 }

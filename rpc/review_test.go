@@ -1,11 +1,16 @@
 package rpc
 
 import (
+	"context"
+	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/hostd-dev/hostd/config"
@@ -123,5 +128,47 @@ func TestRollbackOfAChangedFileConflictsAndRestoresNothing(t *testing.T) {
 	wantError(t, call(t, c, "review.rollback", RollbackParams{SessionID: "s", ToolCallID: "tc-1"}, nil), CodeRollbackConflict, "a.txt", "nothing was restored")
 	if b, _ := os.ReadFile(path); string(b) != "someone else's work\n" {
 		t.Errorf("a conflicting rollback overwrote the file: %q", b)
+	}
+}
+
+// notes collects the notifications a client receives.
+type notes struct{ ch chan *jsonrpc2.Request }
+
+func (n notes) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Notif {
+		n.ch <- req
+	}
+}
+
+// Every connected client hears review.recorded when a call's changes are
+// recorded, including clients other than the caller.
+func TestReviewRecordedNotification(t *testing.T) {
+	store, opt := withReview(t)
+	h := newHarness(t, opt)
+	caller := h.client()
+	n := notes{ch: make(chan *jsonrpc2.Request, 4)}
+	nc, err := net.Dial("unix", h.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watcher := jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(nc, jsonrpc2.VSCodeObjectCodec{}), n)
+	defer watcher.Close()
+	var ref SessionRef
+	mustCall(t, caller, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, &ref)
+	mustCall(t, watcher, "session.list", nil, &struct{}{}) // the watcher is connected
+	path := filepath.Join(ref.Workspace, "a.txt")
+	os.WriteFile(path, []byte("one\n"), 0o644)
+	mutate(t, store, "s", "tc-9", path, "a.txt", "two\n")
+	select {
+	case req := <-n.ch:
+		var got review.Recorded
+		if req.Method != RecordedNotification || json.Unmarshal(*req.Params, &got) != nil {
+			t.Fatalf("notification %s %s", req.Method, *req.Params)
+		}
+		if got.SessionID != "s" || got.ToolCallID != "tc-9" || len(got.Entries) != 1 || got.Entries[0].Change != "modify" {
+			t.Fatalf("notification %+v", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no review.recorded notification")
 	}
 }

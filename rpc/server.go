@@ -100,6 +100,9 @@ func NewServer(opts Options) *Server {
 		names = append(names, m.Name)
 	}
 	s.stats = newCallStats(names)
+	if opts.Review != nil {
+		opts.Review.OnRecord(s.broadcastRecorded)
+	}
 	return s
 }
 
