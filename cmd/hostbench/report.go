@@ -258,7 +258,7 @@ stays inside its memory bounds, measured against the real alternatives on
 the same machine in the same run. Every timing is a ratio against a
 reference measured in that run, beside the absolute numbers: the machines
 these figures come from are shared, so absolute times move from run to run
-while ratios move much less. A goal that is not met says so, with the
+while ratios move less. A goal that is not met says so, with the
 measured ratio. Regenerate with:
 
     go run ./cmd/hostbench                 # every section, a few minutes on 2 cores
