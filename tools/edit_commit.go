@@ -66,7 +66,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 	}
 	res.Path, res.Tag = target.Display, tag
 	res.Diff = udiff.Unified("a/"+ed.path.Display, "b/"+target.Display, ed.body, newBody)
-	res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "")
+	res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "", ed.c.Limits.MaxResultBytes)
 	res.Warnings = ed.warnings
 	return res
 }
@@ -114,8 +114,9 @@ func (ed *editor) remove() *EditResult {
 
 // renderChanged shows the new header and every changed region with its
 // new line numbers, so the next edit needs no read. A pure deletion shows
-// the lines either side of the join.
-func renderChanged(display, tag string, lines []string, changed []hashline.Region, moved bool) string {
+// the lines either side of the join. Past maxBytes the rest is summarized:
+// those lines are as the model wrote them.
+func renderChanged(display, tag string, lines []string, changed []hashline.Region, moved bool, maxBytes int64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s#%s]", display, tag)
 	if moved {
@@ -135,6 +136,10 @@ func renderChanged(display, tag string, lines []string, changed []hashline.Regio
 			b.WriteString("\n…")
 		}
 		for n := r.From; n <= r.To && n <= len(lines); n++ {
+			if int64(b.Len()) > maxBytes {
+				fmt.Fprintf(&b, "\n(changed lines from %d on are not shown: the output limit is %d bytes; they are as you wrote them, read them to check)", n, maxBytes)
+				return b.String()
+			}
 			fmt.Fprintf(&b, "\n%d:%s", n, lines[n-1])
 		}
 		prev = r.To

@@ -457,3 +457,20 @@ func TestEditConcurrentSameSession(t *testing.T) {
 		}
 	}
 }
+
+// A huge change is shown up to the output limit, then summarized.
+func TestEditResultIsBounded(t *testing.T) {
+	e := newEditEnv(t)
+	e.lim.MaxResultBytes = 200
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin()})
+	e.write("f.txt", "a\n")
+	ops := "PUT >1:\n" + strings.Repeat("+a fairly long inserted line of text\n", 50)
+	r := e.edit("f.txt", e.showAll("f.txt"), strings.TrimSuffix(ops, "\n"))
+	wantOK(t, r)
+	if len(r.Content) > 400 || !strings.Contains(r.Content, "are not shown") {
+		t.Fatalf("content %d bytes:\n%s", len(r.Content), r.Content)
+	}
+	if strings.Count(e.file("f.txt"), "\n") != 51 {
+		t.Fatal("the edit did not land whole")
+	}
+}
