@@ -3,9 +3,11 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFile replaces the file at path with data so that a crash at any
@@ -27,7 +29,7 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".hostd-*")
+	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*")
 	if err != nil {
 		return err
 	}
@@ -55,6 +57,65 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	}
 	committed = true
 	return syncDir(dir)
+}
+
+// tempPrefix is how the name of every temporary file WriteFile creates
+// for path begins; os.CreateTemp appends decimal digits. Hidden, and named
+// after its target, so a person who finds one knows what it was.
+func tempPrefix(path string) string {
+	return "." + filepath.Base(path) + ".hostd-"
+}
+
+// RemoveTemps deletes the temporary files WriteFile may have left beside
+// path when its process was killed between creating one and renaming it
+// (nothing else ever removes them), and returns their names. A file is
+// removed only when its whole name is the prefix and digits and it is a
+// regular file. An absent directory has nothing to remove.
+//
+// Call it only when no WriteFile of path can be running, as at start-up
+// before serving: a running write's temporary file would be removed under
+// it (its rename then fails and the write reports the error).
+// The directory is read in batches, so memory stays bounded however many
+// entries it holds.
+func RemoveTemps(path string) ([]string, error) {
+	dir, prefix := filepath.Dir(path), tempPrefix(path)
+	d, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	var removed []string
+	for {
+		batch, err := d.ReadDir(256)
+		for _, e := range batch {
+			digits, ok := strings.CutPrefix(e.Name(), prefix)
+			if !ok || !allDigits(digits) || !e.Type().IsRegular() {
+				continue
+			}
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return removed, err
+			}
+			removed = append(removed, e.Name())
+		}
+		if errors.Is(err, io.EOF) {
+			return removed, nil
+		}
+		if err != nil {
+			return removed, err
+		}
+	}
+}
+
+func allDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // RemoveFile deletes path and fsyncs its directory, so the removal is

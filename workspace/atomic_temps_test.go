@@ -1,0 +1,85 @@
+package workspace
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// A process killed inside WriteFile leaves its temporary file behind;
+// RemoveTemps removes exactly those of one target and nothing else.
+func TestRemoveTempsRemovesOnlyTheTargetsTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "a.txt")
+	// The temporary file a WriteFile of target creates, made by the same
+	// call WriteFile makes.
+	tmp, err := os.CreateTemp(dir, tempPrefix(target)+"*")
+	must(t, err)
+	tmp.Close()
+	leftover := filepath.Base(tmp.Name())
+
+	files := []string{
+		"a.txt",                   // the target itself
+		".a.txt.hostd-",           // no digits: not a name CreateTemp makes
+		".a.txt.hostd-12x",        // not only digits
+		".b.txt.hostd-123",        // another target's temp file
+		"a.txt.hostd-123",         // not hidden
+		".a.txt.hostd-12.hostd-5", // a temp file of the target "a.txt.hostd-12"
+	}
+	for _, name := range files {
+		must(t, os.WriteFile(filepath.Join(dir, name), []byte("keep"), 0o644))
+	}
+	must(t, os.Mkdir(filepath.Join(dir, ".a.txt.hostd-999"), 0o755))                        // a directory
+	must(t, os.Symlink(filepath.Join(dir, "a.txt"), filepath.Join(dir, ".a.txt.hostd-77"))) // a symlink
+
+	removed, err := RemoveTemps(target)
+	must(t, err)
+	if !slices.Equal(removed, []string{leftover}) {
+		t.Errorf("removed %v, want only %s", removed, leftover)
+	}
+	if _, err := os.Lstat(tmp.Name()); !os.IsNotExist(err) {
+		t.Errorf("the leftover temp file is still there: %v", err)
+	}
+	for _, name := range append(files, ".a.txt.hostd-999", ".a.txt.hostd-77") {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s must be kept: %v", name, err)
+		}
+	}
+}
+
+func TestRemoveTempsOfAnAbsentDirectory(t *testing.T) {
+	removed, err := RemoveTemps(filepath.Join(t.TempDir(), "never", "made.txt"))
+	if err != nil || removed != nil {
+		t.Errorf("RemoveTemps in an absent directory = %v, %v; want nothing and no error", removed, err)
+	}
+}
+
+// The directory is read in batches; every leftover is found however many
+// entries come before it.
+func TestRemoveTempsReadsLargeDirectories(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "big.txt")
+	var want []string
+	for i := range 700 {
+		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("other-%d.txt", i)), nil, 0o644))
+		if i%7 == 0 {
+			name := fmt.Sprintf("%s%d", tempPrefix(target), i)
+			must(t, os.WriteFile(filepath.Join(dir, name), nil, 0o600))
+			want = append(want, name)
+		}
+	}
+	removed, err := RemoveTemps(target)
+	must(t, err)
+	slices.Sort(removed)
+	slices.Sort(want)
+	if !slices.Equal(removed, want) {
+		t.Errorf("removed %d files, want %d", len(removed), len(want))
+	}
+	entries, err := os.ReadDir(dir)
+	must(t, err)
+	if len(entries) != 700 {
+		t.Errorf("%d entries left, want the 700 others", len(entries))
+	}
+}
