@@ -8,6 +8,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	"go.uber.org/zap"
+
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 // recover settles every intent an earlier process left behind. The
@@ -42,6 +44,7 @@ func (s *Store) recover() error {
 	}
 	for _, in := range intents {
 		key := callKey{in.Session, in.ToolCallID}
+		s.removeTemps(in)
 		var err error
 		switch in.Kind {
 		case intentMutation:
@@ -66,6 +69,31 @@ func (s *Store) recover() error {
 		}
 	}
 	return nil
+}
+
+// removeTemps deletes the temporary files an atomic write of the intent's
+// paths left when the process died inside it. Every write of a path is
+// made under an intent, so the intents left at Open name every directory
+// that can hold such a file; and Open runs before anything is served, so
+// no write of this process can be using one. A failure is only logged: a
+// leftover file holds no one's content and the next Open tries again.
+func (s *Store) removeTemps(in *intentRecord) {
+	paths := make([]string, 0, len(in.Paths))
+	for _, p := range in.Paths {
+		paths = append(paths, p.Path)
+	}
+	for _, r := range s.recordsOf(callKey{in.Session, in.ToolCallID}, in.Seqs) {
+		paths = append(paths, r.Path)
+	}
+	for _, p := range paths {
+		removed, err := workspace.RemoveTemps(p)
+		if len(removed) > 0 {
+			s.log.Info("review: removed temporary files of an interrupted write", zap.String(logPath, p), zap.Strings(logFiles, removed))
+		}
+		if err != nil {
+			s.log.Warn("review: could not remove temporary files of an interrupted write", zap.String(logPath, p), zap.Error(err))
+		}
+	}
 }
 
 // settleMutation puts every path of an unfinished mutation back to its

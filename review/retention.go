@@ -124,4 +124,5 @@ const (
 	logBytes    = "bytes"
 	logPath     = "path"
 	logIntent   = "intent"
+	logFiles    = "files"
 )
