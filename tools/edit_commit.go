@@ -37,6 +37,9 @@ func (ed *editor) commit(p *plan) *EditResult {
 	trailing := ed.body == "" || strings.HasSuffix(ed.body, "\n")
 	newBody := workspace.Join(newLines, trailing)
 	data := ed.file.Text.Encode(newBody)
+	if len(ed.patch.Ops) == 0 {
+		data, newBody = ed.file.Raw, ed.body // a bare MV moves the bytes as they are
+	}
 
 	target := ed.path
 	changes := []fileChange{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, After: data}}

@@ -474,3 +474,12 @@ func TestEditResultIsBounded(t *testing.T) {
 		t.Fatal("the edit did not land whole")
 	}
 }
+
+// A bare MV moves the file's bytes untouched, mixed line endings and all.
+func TestEditBareMoveKeepsBytes(t *testing.T) {
+	e := newEditEnv(t)
+	raw := "\ufeffa\r\nb\nc\r\n"
+	e.write("f.txt", raw)
+	wantOK(t, e.edit("f.txt", e.showAll("f.txt"), "MV g.txt"))
+	wantFile(t, e, "g.txt", raw)
+}
