@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestGoalVerdicts(t *testing.T) {
@@ -166,4 +168,29 @@ func TestParseOptions(t *testing.T) {
 	if _, err := parseOptions([]string{"-sections", "speed", "-repo", "."}, &sink); err == nil || !strings.Contains(err.Error(), "unknown section") {
 		t.Errorf("unknown section: %v", err)
 	}
+}
+
+// FuzzParseBench holds parseBench to a simple oracle: a result line built
+// from the fuzzed parts is read back exactly, and arbitrary text around it
+// never panics the parser nor adds results.
+func FuzzParseBench(f *testing.F) {
+	f.Add("ReviewOverhead/write-alone", 50, 16761229.0, "ns/op", 0.24, "MB/s", "goos: linux\nPASS")
+	f.Add("Grep/rg-j1/Literal", 5, 1.0, "matches", 2.5, "x-openssl", "--- SKIP: x\n\tBenchmark 1 2 3")
+	f.Fuzz(func(t *testing.T, name string, n int, v1 float64, u1 string, v2 float64, u2 string, noise string) {
+		ok := func(s string) bool {
+			return s != "" && !strings.ContainsAny(s, " \t\n\r\v\f\u0085\u00a0") && utf8.ValidString(s)
+		}
+		if !ok(name) || !ok(u1) || !ok(u2) || u1 == u2 || n < 0 || v1 != v1 || v2 != v2 || strings.Contains(noise, "Benchmark") {
+			return
+		}
+		line := fmt.Sprintf("Benchmark%s-2\t%d\t%g %s\t%g %s", name, n, v1, u1, v2, u2)
+		got := parseBench(noise + "\n" + line + "\n" + noise)
+		if len(got) != 1 {
+			t.Fatalf("%q: %d results", line, len(got))
+		}
+		r, found := got[name]
+		if !found || r.N != n || r.Metrics[u1] != v1 || r.Metrics[u2] != v2 {
+			t.Fatalf("%q read back as %+v", line, got)
+		}
+	})
 }
