@@ -125,7 +125,8 @@ func TestCrashSafetyUnderSIGKILL(t *testing.T) {
 // Review entries are durable (rpc.md §6): after hostd stops, gracefully or
 // killed right after it answered, and starts again on the same state
 // directory, session.create with the same sessionId sees every entry as it
-// was and can roll each back; another session sees none of them.
+// was and can roll each back, refusing one whose file changed since;
+// another session sees none of them.
 func TestE2EReviewEntriesSurviveRestart(t *testing.T) {
 	r := newCrashRig(t)
 	abs := func(rel string) string { return filepath.Join(r.ws, rel) }
@@ -174,6 +175,16 @@ func TestE2EReviewEntriesSurviveRestart(t *testing.T) {
 	if len(all) != 5 || !reflect.DeepEqual(all[:4], before) || all[4].ToolCallID != "c-rem" || all[4].Change != "delete" {
 		t.Fatalf("entries after a kill:\n%+v", all)
 	}
+	// The conflict check works on the record of a previous process: a file
+	// changed since the call is never overwritten (peer lesson 11).
+	edit := observe(t, abs("keep/a.txt"))
+	theirs := present([]byte("someone else's work\n"), 0o644)
+	put(t, abs("keep/a.txt"), theirs)
+	wantCode(t, call(t, r.c, "review.rollback", map[string]any{"sessionId": r.session, "toolCallId": "c-edit"}, nil), -32003, "ROLLBACK_CONFLICT")
+	if now := observe(t, abs("keep/a.txt")); !now.equal(theirs) {
+		t.Fatalf("a refused rollback changed the file: %v", now)
+	}
+	put(t, abs("keep/a.txt"), edit)
 	for _, id := range []string{"c-rem", "c-mv", "c-edit", "c-create"} {
 		mustCall(t, r.c, "review.rollback", map[string]any{"sessionId": r.session, "toolCallId": id}, nil)
 	}
