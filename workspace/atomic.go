@@ -91,8 +91,7 @@ func RemoveTemps(path string) ([]string, error) {
 	for {
 		batch, err := d.ReadDir(256)
 		for _, e := range batch {
-			digits, ok := strings.CutPrefix(e.Name(), prefix)
-			if !ok || !allDigits(digits) || !e.Type().IsRegular() {
+			if !isTemp(e.Name(), prefix) || !e.Type().IsRegular() {
 				continue
 			}
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -109,13 +108,19 @@ func RemoveTemps(path string) ([]string, error) {
 	}
 }
 
-func allDigits(s string) bool {
-	for _, c := range s {
+// isTemp reports whether name is prefix followed by the decimal digits
+// os.CreateTemp puts in place of its "*", and nothing else.
+func isTemp(name, prefix string) bool {
+	digits, ok := strings.CutPrefix(name, prefix)
+	if !ok || digits == "" {
+		return false
+	}
+	for _, c := range digits {
 		if c < '0' || c > '9' {
 			return false
 		}
 	}
-	return s != ""
+	return true
 }
 
 // RemoveFile deletes path and fsyncs its directory, so the removal is

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // A process killed inside WriteFile leaves its temporary file behind;
@@ -82,4 +85,27 @@ func TestRemoveTempsReadsLargeDirectories(t *testing.T) {
 	if len(entries) != 700 {
 		t.Errorf("%d entries left, want the 700 others", len(entries))
 	}
+}
+
+// isTemp against the obvious oracle: the whole name is the prefix and one
+// or more ASCII digits.
+func FuzzIsTemp(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"a.txt", ".a.txt.hostd-123"}, {"a.txt", ".a.txt.hostd-"}, {"a.txt", ".a.txt.hostd-1x"},
+		{"a.txt", ".a.txt.hostd-12.hostd-5"}, {"a.txt.hostd-12", ".a.txt.hostd-12.hostd-5"},
+		{"x", ".x.hostd-٣"}, {"x", ".x.hostd-0"}, {"x", "x.hostd-0"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, base, name string) {
+		// The oracle is a regexp, which needs valid UTF-8.
+		if base == "" || base == "." || base == ".." || strings.ContainsRune(base, '/') || !utf8.ValidString(base) || !utf8.ValidString(name) {
+			t.Skip()
+		}
+		prefix := tempPrefix(filepath.Join("/dir", base))
+		want := regexp.MustCompile(`^` + regexp.QuoteMeta(prefix) + `[0-9]+$`).MatchString(name)
+		if got := isTemp(name, prefix); got != want {
+			t.Errorf("isTemp(%q, %q) = %v, want %v", name, prefix, got, want)
+		}
+	})
 }
