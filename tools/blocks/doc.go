@@ -6,7 +6,10 @@
 // It owns the tree-sitter grammars (Languages lists them for host.info)
 // and the resolution rules below. It does no I/O and knows nothing of
 // sessions, tags or the ops text: the edit tool hands it the text the tag
-// names and asks for spans through NewResolver and Resolve.
+// names and asks for spans through NewResolver and Resolve. With the same
+// grammars it answers one more question, whether a whole text parses
+// cleanly (Syntax, Check), which boundary repair (edit-contract §8.4)
+// asks of its candidates.
 //
 // # Resolution
 //

@@ -1,0 +1,79 @@
+package blocks
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Syntax answers one question for the edit language's boundary repair
+// (edit-contract §8.4): does a whole text parse without errors in the
+// grammar of one file? It uses the same language table as block
+// resolution, so the two never disagree about which files have a grammar.
+//
+// The grammar is fixed when the Syntax is made, from the file's path and
+// its current text (a #! line picks the grammar of an extensionless
+// script): every candidate text of one edit is judged by the grammar of
+// the file being edited, even a candidate that rewrites its first line.
+//
+// A Syntax holds no tree between calls; each Check parses, answers and
+// frees the tree and the parser. It is safe for concurrent use.
+type Syntax struct {
+	lang     *language // nil: no grammar for this file type
+	maxBytes int64
+}
+
+// NewSyntax prepares syntax checks for the file at path whose current
+// normalized text is text. maxParseBytes is
+// config.Limits.MaxBlockParseBytes: a text over it is not parsed (Check
+// reports it unsupported), the same bound block ops use.
+func NewSyntax(path, text string, maxParseBytes int64) (*Syntax, error) {
+	if maxParseBytes <= 0 {
+		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
+	}
+	return &Syntax{lang: languageFor(path, text), maxBytes: maxParseBytes}, nil
+}
+
+// Language is the grammar name, "" when the file type has none.
+func (s *Syntax) Language() string {
+	if s == nil || s.lang == nil {
+		return ""
+	}
+	return s.lang.name
+}
+
+// Check reports whether text parses without ERROR or MISSING nodes.
+// supported is false when there is no grammar for the file type, when
+// text is over the parse limit, and when the parse did not finish within
+// its bound: in each case nothing is known about the text, and the caller
+// must not act on clean. A nil *Syntax has no grammar.
+func (s *Syntax) Check(text string) (supported, clean bool) {
+	if s == nil || s.lang == nil || int64(len(text)) > s.maxBytes {
+		return false, false
+	}
+	parser := sitter.NewParser()
+	defer parser.Close()
+	parser.SetLanguage(s.lang.grammar())
+	// The same backstop block resolution has: a pathological input cannot
+	// hold an edit call in error recovery.
+	parser.SetOperationLimit(int(parseTimeout / time.Microsecond))
+	tree, err := parser.ParseCtx(context.Background(), nil, []byte(text))
+	if err != nil || tree == nil {
+		return false, false
+	}
+	defer tree.Close()
+	return true, !tree.RootNode().HasError()
+}
+
+// Check is NewSyntax(path, text, maxParseBytes).Check(text): whether the
+// text of the file at path parses cleanly. A non-positive limit, like an
+// unsupported file type, reports supported=false.
+func Check(path, text string, maxParseBytes int64) (supported, clean bool) {
+	s, err := NewSyntax(path, text, maxParseBytes)
+	if err != nil {
+		return false, false
+	}
+	return s.Check(text)
+}
