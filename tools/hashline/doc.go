@@ -14,12 +14,69 @@
 //	ResolveBlocks block locators -> spans, through a BlockResolver (§8.2)
 //	Expand        the clipboard pre-pass: cuts capture, pastes read (§8.3)
 //	Validate      bounds, overlaps, duplicate anchors, expansion cap (§7.3)
+//	Repair        replacement-boundary repair through a Syntax (§8.4)
 //	Apply         lines + IR -> new lines and the changed regions
 //	Commit        named-register captures, after the write has landed
 //
 // Every line number in an IR indexes the tagged text. Ops never see each
 // other's effects, so the order of ops in the text never changes where they
 // land; it only orders register captures and pastes.
+//
+// # Boundary repair (§8.4)
+//
+// Repair runs between Validate and Apply and returns the IR to apply with
+// one warning per change. It only looks at replacement ops whose body the
+// model wrote (PUT N.=M: and a resolved PUT N*:); gap inserts name no
+// range, and a span paste's rows are captured content, not a slip.
+//
+// An exact restatement is dropped on line equality alone, grammar or not:
+// a body whose first row equals line N-1, or whose last row equals line
+// M+1, where that line survives and nothing else is inserted between it
+// and the body. Only the one line immediately outside counts. A row equal
+// to the range's own boundary row is not an echo: it is that row's final
+// text, which the body is meant to carry (§7.4). Two outcomes are
+// refused with EDIT_REPAIR_AMBIGUOUS instead of guessed: a body made only
+// of restatements (dropping them leaves an empty PUT, which is not a
+// deletion, §7.2; keeping them duplicates lines), and an edit whose only
+// change is a restated row (no edit is sent to change nothing).
+//
+// "Equality alone" has one guard, decided against the contract's own
+// premise that repair fixes slips which break files: where a grammar
+// exists, the result as written parses and the result without the
+// restated rows does not, the body applies as written. A body may end in
+// "}" before a line that is also "}"; dropping that row would be the
+// repair corrupting a file, the failure peers shipped. So repair never
+// turns a result that parses into one that does not.
+//
+// Retention happens only where the file has a grammar and the result
+// (restatements dropped) does not parse. A candidate keeps the range's
+// first row before the body or its effective-last row (the last non-blank
+// one) after it, at most one per op, on top of the dropped restatements
+// (a candidate never undoes a drop, since drops go on equality alone).
+// A kept row must pass every rule: the original text parsed; deleting
+// that row alone from it breaks the parse; the row is only structure
+// (brackets, comment fences, bare tags, fi/done/esac, with ; and ,); its
+// indentation fits the body (a row kept after the body that starts by
+// closing sits shallower than the body's last non-blank row, or at its
+// depth for a comment's "*/", whose rows align with it; a row kept before
+// the body that ends by opening sits shallower than its first; a pure
+// closer kept before the body, or a pure opener kept after it, has
+// exactly that row's indentation); a kept closer lines up with the line
+// that opens what it closes (the nearest line above not indented deeper
+// has its indentation and ends by opening; for "*/" the comment's "/*"
+// has its indentation or one space less); it does not duplicate the body
+// row beside it; the candidate passes Validate and its whole text
+// parses. Each dropped restatement and each kept row costs 1; every
+// candidate carries the same drops, so the kept rows rank them. The
+// cheapest admissible candidates win, and if they give different texts
+// the edit is EDIT_REPAIR_AMBIGUOUS.
+// With no admissible candidate the edit applies with only the drops: an
+// unparseable intermediate state is the model's right.
+//
+// A call spends at most 32 syntax checks, parses at most 24 MiB of text
+// in all (a few checks of a file at the 4 MiB parse limit) and builds at
+// most 128 candidates; a search cut short keeps nothing and says so in a
+// warning.
 //
 // Failures are *Error values whose Code is an edit-contract §11 name (or
 // INVALID_ARGUMENT) and whose Message names one concrete next step. They

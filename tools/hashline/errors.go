@@ -13,6 +13,7 @@ const (
 	CodeBlockUnresolved    = "EDIT_BLOCK_UNRESOLVED"
 	CodeRegisterEmpty      = "EDIT_REGISTER_EMPTY"
 	CodeRegisterAmbiguous  = "EDIT_REGISTER_AMBIGUOUS"
+	CodeRepairAmbiguous    = "EDIT_REPAIR_AMBIGUOUS"
 	CodeNoChange           = "EDIT_NO_CHANGE"
 	CodeAmplificationLimit = "EDIT_AMPLIFICATION_LIMIT"
 	CodeInvalidArgument    = "INVALID_ARGUMENT"
@@ -27,6 +28,7 @@ var (
 	ErrBlockUnresolved    = errors.New(CodeBlockUnresolved)
 	ErrRegisterEmpty      = errors.New(CodeRegisterEmpty)
 	ErrRegisterAmbiguous  = errors.New(CodeRegisterAmbiguous)
+	ErrRepairAmbiguous    = errors.New(CodeRepairAmbiguous)
 	ErrNoChange           = errors.New(CodeNoChange)
 	ErrAmplificationLimit = errors.New(CodeAmplificationLimit)
 	ErrInvalidArgument    = errors.New(CodeInvalidArgument)
@@ -38,6 +40,7 @@ var sentinels = map[string]error{
 	CodeBlockUnresolved:    ErrBlockUnresolved,
 	CodeRegisterEmpty:      ErrRegisterEmpty,
 	CodeRegisterAmbiguous:  ErrRegisterAmbiguous,
+	CodeRepairAmbiguous:    ErrRepairAmbiguous,
 	CodeNoChange:           ErrNoChange,
 	CodeAmplificationLimit: ErrAmplificationLimit,
 	CodeInvalidArgument:    ErrInvalidArgument,

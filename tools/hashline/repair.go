@@ -1,0 +1,278 @@
+package hashline
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Boundary repair (edit-contract §8.4); the rules and the decisions
+// behind them are in the package doc. Repair applies candidates (through
+// Apply) only to look at them: the caller still applies the IR it returns.
+
+// Syntax reports whether a whole text parses without errors in the
+// grammar of the file being edited. supported is false when the file type
+// has no grammar, or the text could not be judged (too large, a parse cut
+// short); clean means nothing then. The tool supplies it (a tree-sitter
+// checker); this package never parses source code.
+type Syntax interface {
+	Check(text string) (supported, clean bool)
+}
+
+// Repair applies edit-contract §8.4 to an expanded, validated IR of lines:
+// it returns the IR to apply, one warning per repair, or an
+// EDIT_REPAIR_AMBIGUOUS *Error. A nil syn means no grammar: only exact
+// restatements are dropped. The returned IR still satisfies Validate.
+func Repair(lines []string, ir IR, syn Syntax) (IR, []string, error) {
+	out, acts, notes, err := repair(lines, ir, syn)
+	if err != nil {
+		return IR{}, nil, wholeCall(len(ir.Sources), err)
+	}
+	warns := make([]string, 0, len(acts)+len(notes))
+	for _, a := range acts {
+		warns = append(warns, a.warning(ir, lines))
+	}
+	return out, append(warns, notes...), nil
+}
+
+// actKind is one kind of repair.
+type actKind uint8
+
+const (
+	dropLead  actKind = iota + 1 // the body's first row restated line N-1
+	dropTrail                    // the body's last row restated line M+1
+	keepFirst                    // line N kept, before the body
+	keepLast                     // the effective-last line kept, after the body
+)
+
+// action is one repair: which op, which body row (drops, 0-based) or
+// which original line (keeps, and the restated line of a drop).
+type action struct {
+	kind actKind
+	src  int
+	row  int    // drops: index into the op's authored body
+	line int    // the line restated (drops) or kept (keeps)
+	text string // the row's text
+}
+
+// replacement is one op in scope: it deletes lines start..end and puts
+// body rows at PosAt start.
+type replacement struct {
+	src        int
+	start, end int
+	ins        []int // indexes into IR.Edits of its body rows, in order
+	drops      []action
+	keeps      []action // retention candidates that passed the row rules
+}
+
+// repair is Repair with the repairs as data, so tests can check a result
+// against exactly what was reported.
+func repair(lines []string, ir IR, syn Syntax) (IR, []action, []string, error) {
+	s := &search{lines: lines, ir: ir, syn: syn}
+	return s.run()
+}
+
+// run is one call's repair; the search keeps what it spent, for tests of
+// the bounds.
+func (s *search) run() (IR, []action, []string, error) {
+	lines, ir := s.lines, s.ir
+	if len(lines) != ir.NumLines {
+		return IR{}, nil, nil, fail(CodeInvalidArgument, 0, 0,
+			"the text has %d lines but the edit was lowered for %d; lower it again for this text", len(lines), ir.NumLines)
+	}
+	reps := replacements(ir)
+	if len(reps) == 0 {
+		return ir, nil, nil, nil
+	}
+	var drops []action
+	for i := range reps {
+		r := &reps[i]
+		r.drops = echoes(lines, ir, r)
+		if len(r.drops) > 0 && len(r.drops) >= len(r.ins) {
+			return IR{}, nil, nil, onlyEchoes(ir, r)
+		}
+		drops = append(drops, r.drops...)
+	}
+	s.reps = reps
+	normal := s.build(nil)
+	normalLines := s.render(normal)
+	if len(drops) > 0 && slices.Equal(normalLines, lines) && !slices.Equal(s.render(ir), lines) {
+		return IR{}, nil, nil, echoesOnlyChange(ir, drops)
+	}
+	for i := range reps {
+		reps[i].keeps = keepCandidates(lines, ir, &reps[i])
+	}
+	hasKeeps := slices.ContainsFunc(reps, func(r replacement) bool { return len(r.keeps) > 0 })
+	if len(drops) == 0 && !hasKeeps {
+		return ir, nil, nil, nil
+	}
+	sup, clean := s.check(wholeText(normalLines))
+	if !sup || clean {
+		// No grammar (restatements go on equality alone), or the normal
+		// form parses: nothing for retention to do.
+		return normal, drops, nil, nil
+	}
+	if len(drops) > 0 {
+		if sup, clean := s.check(wholeText(s.render(ir))); sup && clean {
+			// The removal is what would break the file: apply as written.
+			return ir, nil, nil, nil
+		}
+	}
+	if !hasKeeps {
+		return normal, drops, nil, nil
+	}
+	best, acts, err := s.retain()
+	switch {
+	case err != nil:
+		return IR{}, nil, nil, err
+	case s.exhausted:
+		return normal, drops, []string{budgetNote()}, nil
+	case acts == nil:
+		return normal, drops, nil, nil
+	}
+	return best, append(drops, acts...), nil, nil
+}
+
+// replacements finds the ops in scope. A span paste lowers to the same
+// deletes and PosAt inserts, so the header tells them apart: Parse
+// accepts only canonical headers, and a canonical PUT header ends with
+// ':' exactly when the model wrote body rows under it (§7.1).
+func replacements(ir IR) []replacement {
+	var out []replacement
+	for src, s := range ir.Sources {
+		if !strings.HasPrefix(s.Header, "PUT ") || !strings.HasSuffix(s.Header, ":") {
+			continue
+		}
+		r := replacement{src: src}
+		ok := true
+		var dels []int
+		for i, e := range ir.Edits {
+			if e.Src != src {
+				continue
+			}
+			switch {
+			case e.Kind == KindDelete:
+				dels = append(dels, e.Line)
+			case e.Kind == KindInsert && e.Cursor.Pos == PosAt:
+				r.ins = append(r.ins, i)
+			default:
+				ok = false // a gap insert: not a replacement
+			}
+		}
+		if !ok || len(dels) == 0 || len(r.ins) == 0 {
+			continue
+		}
+		slices.Sort(dels)
+		r.start, r.end = dels[0], dels[len(dels)-1]
+		if r.end-r.start+1 != len(slices.Compact(dels)) {
+			continue // not one contiguous range
+		}
+		if slices.ContainsFunc(r.ins, func(i int) bool { return ir.Edits[i].Cursor.Line != r.start }) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// echoes finds the body rows of r that exactly restate the line just
+// outside its range. The outside line must survive (no op consumes it)
+// and sit right next to the body in the result (nothing else is inserted
+// in between); otherwise the row restates nothing that will be there.
+func echoes(lines []string, ir IR, r *replacement) []action {
+	n := len(lines)
+	consumed := map[int]bool{}
+	gaps := map[int]bool{} // gaps holding inserts other than r's body
+	for _, e := range ir.Edits {
+		if s, en, ok := consumes(e); ok {
+			for l := s; l <= en; l++ {
+				consumed[l] = true
+			}
+		}
+		if c, ok := inserts(e); ok && !(e.Src == r.src && c.Pos == PosAt) {
+			gaps[gapOf(c, n)] = true
+		}
+	}
+	var out []action
+	first, last := ir.Edits[r.ins[0]].Text, ir.Edits[r.ins[len(r.ins)-1]].Text
+	// A row equal to the range's own boundary row is that row's final
+	// text, which the body is meant to carry (§7.4), as much as it is a
+	// restatement of the neighbour: it is not taken for an echo.
+	if p := r.start - 1; p >= 1 && !consumed[p] && !gaps[r.start] && first == lines[p-1] && first != lines[r.start-1] {
+		out = append(out, action{kind: dropLead, src: r.src, row: 0, line: p, text: first})
+	}
+	if q := r.end + 1; q <= n && !consumed[q] && !gaps[q] && last == lines[q-1] && last != lines[r.end-1] {
+		out = append(out, action{kind: dropTrail, src: r.src, row: len(r.ins) - 1, line: q, text: last})
+	}
+	return out
+}
+
+// onlyEchoes refuses a body with nothing left once its restatements go.
+func onlyEchoes(ir IR, r *replacement) error {
+	src := ir.source(r.src)
+	var what []string
+	for _, d := range r.drops {
+		what = append(what, fmt.Sprintf("row %d %s is line %d", d.row+1, quote(d.text), d.line))
+	}
+	return &Error{
+		Code: CodeRepairAmbiguous, OpsLine: src.OpsLine, Line: r.start,
+		Message: fmt.Sprintf("ops line %d: %q: every body row restates a line just outside the range (%s), so the intent is unclear: without those rows the op would delete %s, with them a line would appear twice. Nothing was written. To delete, use CUT %d.=%d; to replace, write the final text of %s as the body",
+			src.OpsLine, src.Header, strings.Join(what, "; "), span(r.start, r.end), r.start, r.end, span(r.start, r.end)),
+	}
+}
+
+// echoesOnlyChange refuses an edit whose only change is a restated row:
+// dropping it leaves nothing to write, and keeping it duplicates a line.
+// No edit is sent to change nothing, so neither reading is safe.
+func echoesOnlyChange(ir IR, drops []action) error {
+	d := drops[0]
+	src := ir.source(d.src)
+	return &Error{
+		Code: CodeRepairAmbiguous, OpsLine: src.OpsLine, Line: d.line,
+		Message: fmt.Sprintf("ops line %d: %q: body row %d %s restates line %d just outside the range, and without it the edit changes nothing, so the intent is unclear: a second copy of line %d, or no edit at all. Nothing was written. To add a copy, insert it with PUT <%d: or PUT >%d: and that row; if the file already reads as intended, no edit is needed",
+			src.OpsLine, src.Header, d.row+1, quote(d.text), d.line, d.line, d.line, d.line),
+	}
+}
+
+func span(start, end int) string {
+	if start == end {
+		return fmt.Sprintf("line %d", start)
+	}
+	return fmt.Sprintf("lines %d-%d", start, end)
+}
+
+func budgetNote() string {
+	return fmt.Sprintf("boundary repair stopped at its bound (%d syntax checks, %d MiB parsed, %d candidates) without finishing its search, so no row the ranges replaced was kept: the edit was applied as written (apart from any restated rows reported above). Check the changed lines below; if a closing or opening line went missing, put it back with one more edit", maxRepairChecks, maxRepairParseBytes>>20, maxRepairCandidates)
+}
+
+// warning names what an action changed.
+func (a action) warning(ir IR, lines []string) string {
+	src := ir.source(a.src)
+	head := fmt.Sprintf("boundary repair on %q (ops line %d): ", src.Header, src.OpsLine)
+	const next = "Next time name only the lines that change and give their final text as the body"
+	switch a.kind {
+	case dropLead:
+		return head + fmt.Sprintf("dropped body row %d %s, an exact restatement of line %d just above the range, which stays as it is. %s", a.row+1, quote(a.text), a.line, next)
+	case dropTrail:
+		return head + fmt.Sprintf("dropped body row %d %s, an exact restatement of line %d just below the range, which stays as it is. %s", a.row+1, quote(a.text), a.line, next)
+	case keepFirst:
+		return head + fmt.Sprintf("kept line %d %s before the body although the range covers it: the result does not parse without it, deleting that line alone breaks the file, and its indentation fits the body. If it was meant to go, remove it with CUT %d.=%d", a.line, quote(a.text), a.line, a.line)
+	}
+	return head + fmt.Sprintf("kept line %d %s after the body although the range covers it: the result does not parse without it, deleting that line alone breaks the file, and its indentation fits the body. If it was meant to go, remove it with CUT %d.=%d", a.line, quote(a.text), a.line, a.line)
+}
+
+// quote shows a row in a message, clipped so one huge line cannot make a
+// huge warning.
+func quote(s string) string {
+	const max = 80
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8Start(s[cut]) {
+			cut--
+		}
+		return fmt.Sprintf("%q…", s[:cut])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
