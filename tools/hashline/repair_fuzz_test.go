@@ -1,0 +1,291 @@
+package hashline
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// nestedFile appends a well-formed file of nested blocks, statements and
+// doc comments, indented by depth, so the original often parses and the
+// rows a range swallows are real closers and fences.
+func nestedFile(c *chooser, depth int, out []string) []string {
+	ind := strings.Repeat("  ", depth)
+	for k := 1 + c.next(3); k > 0 && len(out) < 24; k-- {
+		switch c.next(4) {
+		case 0:
+			out = append(out, ind+"s();")
+		case 1:
+			out = append(out, ind+"/**", ind+" * d", ind+" */")
+		default:
+			if depth >= 3 {
+				out = append(out, ind+"t();")
+				continue
+			}
+			out = append(out, ind+"if (x) {")
+			out = nestedFile(c, depth+1, out)
+			out = append(out, ind+"}")
+		}
+	}
+	return out
+}
+
+// spliceOracle is the simple model boundary repair is checked against: it
+// builds the result from the patch's PUTs with body rows alone (ranges
+// and gaps, no registers or blocks), taking each op's
+// body with the reported rows dropped and the reported lines kept, and
+// splicing it over the op's range. With no actions it is the edit as
+// written.
+func spliceOracle(lines []string, p *Patch, acts []action) []string {
+	type seg struct {
+		start, end int
+		rows       []string
+	}
+	var segs []seg
+	for src, op := range p.Ops {
+		body := slices.Clone(op.Body)
+		dropFirst, dropLast := false, false
+		var first, last int
+		for _, a := range acts {
+			if a.src != src {
+				continue
+			}
+			switch a.kind {
+			case dropLead:
+				dropFirst = true
+			case dropTrail:
+				dropLast = true
+			case keepFirst:
+				first = a.line
+			case keepLast:
+				last = a.line
+			}
+		}
+		if dropLast {
+			body = body[:len(body)-1]
+		}
+		if dropFirst && len(body) > 0 {
+			body = body[1:]
+		}
+		if first > 0 {
+			body = append([]string{lines[first-1]}, body...)
+		}
+		if last > 0 {
+			body = append(body, lines[last-1])
+		}
+		start, end := op.Loc.Start, op.Loc.End
+		switch op.Loc.Kind { // a gap replaces no line: end = start-1
+		case LocBefore:
+			end = start - 1
+		case LocAfter:
+			start, end = start+1, start
+		case LocEnd:
+			start, end = len(lines)+1, len(lines)
+		}
+		segs = append(segs, seg{start, end, body})
+	}
+	slices.SortFunc(segs, func(a, b seg) int { return cmp.Or(a.start-b.start, a.end-b.end) })
+	var out []string
+	l := 1
+	for _, s := range segs {
+		out = append(out, lines[l-1:s.start-1]...)
+		out = append(out, s.rows...)
+		l = s.end + 1
+	}
+	return append(out, lines[l-1:]...)
+}
+
+// checkRepair runs one edit of range PUTs through repair and checks the
+// contract of §8.4 against the oracle: the result is the edit as written,
+// or the edit with exactly the reported rows dropped or kept, each
+// reported in a warning; a refusal is EDIT_REPAIR_AMBIGUOUS; nothing is
+// kept without a grammar; a result that parsed as written still parses.
+// It returns the actions and the error for callers that expect more.
+func checkRepair(t *testing.T, lines []string, ops string, syn Syntax) ([]action, error) {
+	t.Helper()
+	p, err := Parse(ops, Limits{})
+	if err != nil {
+		return nil, nil
+	}
+	ir, err := Lower(p, len(lines), Limits{})
+	if err == nil {
+		ir, err = Expand(ir, lines, nil)
+	}
+	if err == nil {
+		err = Validate(ir)
+	}
+	if err != nil {
+		return nil, nil
+	}
+	counted := &countingSyntax{Syntax: syn}
+	var use Syntax
+	if syn != nil {
+		use = counted
+	}
+	out, acts, notes, err := repair(lines, ir, use)
+	if counted.n > maxRepairChecks {
+		t.Fatalf("%d syntax checks, over the bound %d", counted.n, maxRepairChecks)
+	}
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeRepairAmbiguous || e.Message == "" {
+			t.Fatalf("repair failed with %v; only EDIT_REPAIR_AMBIGUOUS is a refusal", err)
+		}
+		return nil, err
+	}
+	if err := Validate(out); err != nil {
+		t.Fatalf("repaired IR fails Validate: %v", err)
+	}
+	got := applied(lines, out)
+	if want := spliceOracle(lines, p, acts); !slices.Equal(got, want) {
+		t.Fatalf("result differs from the edit with the reported repairs %+v:\ngot  %q\nwant %q", acts, got, want)
+	}
+	authored := applied(lines, ir)
+	if !slices.Equal(authored, spliceOracle(lines, p, nil)) {
+		t.Fatalf("the oracle disagrees with Apply on the edit as written")
+	}
+	if len(acts) == 0 && !slices.Equal(got, authored) {
+		t.Fatalf("the result changed without a reported repair")
+	}
+	warns := make([]string, 0, len(acts))
+	for _, a := range acts {
+		w := a.warning(ir, lines)
+		if !strings.Contains(w, quote(a.text)) || !strings.Contains(w, p.Ops[a.src].Header) {
+			t.Fatalf("warning %q does not name the row and the op", w)
+		}
+		warns = append(warns, w)
+		if a.kind == keepFirst || a.kind == keepLast {
+			if syn == nil {
+				t.Fatalf("kept line %d without a grammar", a.line)
+			}
+			if sup, clean := syn.Check(wholeText(lines)); !sup || !clean {
+				t.Fatalf("kept line %d although the original does not parse", a.line)
+			}
+		}
+	}
+	if len(notes) > 0 && !strings.Contains(notes[0], "stopped") {
+		t.Fatalf("unexpected note %q", notes)
+	}
+	if syn != nil {
+		if sup, clean := syn.Check(wholeText(authored)); sup && clean {
+			if sup, clean := syn.Check(wholeText(got)); !sup || !clean {
+				t.Fatalf("repair broke a result that parsed as written:\n%q\n%q", authored, got)
+			}
+		}
+	}
+	return acts, nil
+}
+
+func applied(lines []string, ir IR) []string {
+	res, err := Apply(lines, ir)
+	if err != nil {
+		return lines // no change
+	}
+	return res.Lines
+}
+
+// balanceSyntax is a grammar small enough to be its own oracle: a text
+// parses when its brackets nest.
+type balanceSyntax struct{}
+
+func (balanceSyntax) Check(text string) (bool, bool) {
+	var stack []byte
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '{', '(', '[':
+			stack = append(stack, c)
+		case '}', ')', ']':
+			open := map[byte]byte{'}': '{', ')': '(', ']': '['}[c]
+			if len(stack) == 0 || stack[len(stack)-1] != open {
+				return true, false
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return true, len(stack) == 0
+}
+
+// repairRows is the alphabet of fuzzed files: code, blank rows and boundary
+// rows at a few depths, so restatements and swallowed closers are common.
+var repairRows = []string{
+	"a();", "  b();", "    c();", "", "if (x) {", "  if (y) {", "}", "  }", "    }", "});", "/**", " */",
+	"<div>", "</div>", "  a();", "const o = {", "};", "(", ")",
+}
+
+// FuzzRepair: random files and random range PUTs, whose bodies often
+// restate the rows around the range or leave out its boundary rows, never
+// give a result that differs from the edit as written except by the
+// warned repairs (checkRepair), with a grammar, a bracket grammar, or none.
+func FuzzRepair(f *testing.F) {
+	f.Add([]byte{8, 0, 4, 1, 6, 2, 1, 3, 2, 0, 0, 1, 1, 2})
+	f.Add([]byte{12, 4, 0, 6, 4, 1, 6, 6, 1, 1, 2, 3, 4, 5, 6, 7})
+	f.Add([]byte{5, 17, 15, 16, 3, 9, 1, 2, 2, 2, 0, 1})
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRepairCase(t, data) })
+}
+
+// fuzzRepairCase builds one file and edit from data and checks it.
+func fuzzRepairCase(t *testing.T, data []byte) ([]action, error) {
+	{
+		c := &chooser{b: data}
+		var lines []string
+		if c.next(2) == 0 {
+			n := 1 + c.next(14)
+			for range n {
+				lines = append(lines, repairRows[c.next(len(repairRows))])
+			}
+		} else {
+			lines = nestedFile(c, 0, nil)
+		}
+		n := len(lines)
+		if n == 0 {
+			return nil, nil
+		}
+		var ops strings.Builder
+		next := 1
+		for k := 0; k < 1+c.next(3) && next <= n; k++ {
+			start := next + c.next(3)
+			if start > n {
+				break
+			}
+			end := min(n, start+c.next(3))
+			next = end + 1 + c.next(2)
+			ops.WriteString("PUT " + strconv.Itoa(start) + ".=" + strconv.Itoa(end) + ":\n")
+			var body []string
+			if c.next(3) == 0 && start > 1 {
+				body = append(body, lines[start-2]) // restate the line above
+			}
+			for r := 0; r < c.next(4); r++ {
+				body = append(body, repairRows[c.next(len(repairRows))])
+			}
+			if c.next(2) == 0 { // the range's own rows, less one at either end
+				from, to := start-1+c.next(2), end-c.next(2)
+				for _, row := range lines[from:max(from, to)] {
+					if c.next(3) == 0 {
+						row = indent(row) + "z();"
+					}
+					body = append(body, row)
+				}
+			}
+			if c.next(3) == 0 && end < n {
+				body = append(body, lines[end]) // restate the line below
+			}
+			if len(body) == 0 {
+				body = append(body, "z();")
+			}
+			for _, row := range body {
+				ops.WriteString("+" + row + "\n")
+			}
+		}
+		var syn Syntax
+		switch c.next(3) {
+		case 1:
+			syn = balanceSyntax{}
+		case 2:
+			syn = treeSitter(t, "f.ts", "")
+		}
+		return checkRepair(t, lines, ops.String(), syn)
+	}
+}

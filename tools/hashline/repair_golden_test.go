@@ -1,0 +1,82 @@
+package hashline
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// TestRepairGolden runs every testdata/repair/*.txtar: a whole edit
+// exchange with boundary repair (§8.4), with sections
+//
+//	path      the file name, which picks the grammar
+//	input     the file
+//	ops       the ops text
+//	output    the new file, and
+//	warnings  the warnings, one per line (absent: none), or
+//	error     the code on the first line and the message on the second
+//
+// With -update the output, warnings and error sections are rewritten from
+// what the code does now; review the diff before committing it.
+func TestRepairGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/repair/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sec := map[string]string{}
+			for _, f := range ar.Files {
+				sec[f.Name] = string(f.Data)
+			}
+			path := strings.TrimSpace(sec["path"])
+			input, ops := sec["input"], sec["ops"]
+			lines, trailing := splitText(input)
+			res, warns, runErr := runRepaired(lines, ops, Env{}, treeSitter(t, path, input))
+			got := map[string]string{}
+			var e *Error
+			switch {
+			case runErr == nil:
+				got["output"] = joinText(res.Lines, trailing)
+				if len(warns) > 0 {
+					got["warnings"] = strings.Join(warns, "\n") + "\n"
+				}
+			case errors.As(runErr, &e):
+				got["error"] = e.Code + "\n" + e.Message + "\n"
+			default:
+				t.Fatalf("unexpected error: %v", runErr)
+			}
+			if *update {
+				var kept []txtar.File
+				for _, f := range ar.Files {
+					if f.Name != "output" && f.Name != "warnings" && f.Name != "error" {
+						kept = append(kept, f)
+					}
+				}
+				for _, name := range []string{"output", "warnings", "error"} {
+					if v, ok := got[name]; ok {
+						kept = append(kept, txtar.File{Name: name, Data: []byte(v)})
+					}
+				}
+				ar.Files = kept
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			for _, name := range []string{"output", "warnings", "error"} {
+				if got[name] != sec[name] {
+					t.Errorf("%s:\n%s\nwant:\n%s", name, got[name], sec[name])
+				}
+			}
+		})
+	}
+}
