@@ -251,6 +251,8 @@ func recoveryHint(code string) string {
 		return "The file already has this content; read it to see its current state instead of repeating the edit."
 	case CodeBlockUnresolved:
 		return "Use a plain line range (PUT N.=M: or CUT N.=M) instead of a block locator."
+	case CodeRepairAmbiguous:
+		return "Make the range cover exactly the lines that change and the body their complete final content, with no line restated from outside the range."
 	}
 	return "Read the file again, then make one smaller edit."
 }

@@ -68,7 +68,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 		ed.warnings = append(ed.warnings, fmt.Sprintf("the edit landed but a named register could not be saved: %v", err))
 	}
 	res.Path, res.Tag = target.Display, tag
-	res.Diff = udiff.Unified("a/"+ed.path.Display, "b/"+target.Display, ed.body, newBody)
+	res.Diff = boundedDiff(udiff.Unified("a/"+ed.path.Display, "b/"+target.Display, ed.body, newBody), ed.c.Limits.MaxResultBytes)
 	res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "", ed.c.Limits.MaxResultBytes)
 	res.Warnings = ed.warnings
 	return res
@@ -109,7 +109,7 @@ func (ed *editor) remove() *EditResult {
 	}
 	ed.c.State.Store.Invalidate(ed.path.Abs)
 	res := &EditResult{Path: ed.path.Display, Removed: true}
-	res.Diff = udiff.Unified("a/"+ed.path.Display, "/dev/null", ed.body, "")
+	res.Diff = boundedDiff(udiff.Unified("a/"+ed.path.Display, "/dev/null", ed.body, ""), ed.c.Limits.MaxResultBytes)
 	res.Content = fmt.Sprintf("[%s] removed (%d lines)", ed.path.Display, len(ed.live))
 	res.Warnings = ed.warnings
 	return res
@@ -151,4 +151,14 @@ func renderChanged(display, tag string, lines []string, changed []hashline.Regio
 		b.WriteString("\n(the file is now empty)")
 	}
 	return b.String()
+}
+
+// boundedDiff cuts a diff at maxBytes, on a line boundary, saying so; the
+// review record keeps the change itself.
+func boundedDiff(d string, maxBytes int64) string {
+	if int64(len(d)) <= maxBytes {
+		return d
+	}
+	cut := strings.LastIndexByte(d[:maxBytes], '\n') + 1
+	return d[:cut] + fmt.Sprintf("… diff cut at %d of %d bytes; review.list holds the change\n", cut, len(d))
 }

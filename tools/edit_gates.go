@@ -89,6 +89,15 @@ func (ed *editor) resolve(ir hashline.IR, text string, lines []string) (hashline
 	if err := hashline.Validate(ir); err != nil {
 		return hashline.IR{}, languageError(err)
 	}
+	var syn hashline.Syntax
+	if ed.c.Syntax != nil {
+		syn = ed.c.Syntax(ed.path.Abs, text)
+	}
+	ir, warnings, err := hashline.Repair(lines, ir, syn)
+	if err != nil {
+		return hashline.IR{}, languageError(err)
+	}
+	ed.warnings = append(ed.warnings, warnings...)
 	return ir, nil
 }
 
@@ -166,7 +175,14 @@ func (ed *editor) stale() (*plan, *Error) {
 // recoverDrift is branch C (edit-contract §10). It returns a plan, or the
 // reason it declined, or an error in the edit itself (which no re-read
 // would fix).
-func (ed *editor) recoverDrift() (*plan, string, *Error) {
+func (ed *editor) recoverDrift() (p *plan, why string, e *Error) {
+	// A declined recovery leaves no warning of its attempt behind.
+	kept := len(ed.warnings)
+	defer func() {
+		if p == nil {
+			ed.warnings = ed.warnings[:kept]
+		}
+	}()
 	store := ed.c.State.Store
 	var snap *session.Version
 	for _, v := range store.Tagged(ed.path.Abs, ed.args.Tag) {

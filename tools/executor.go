@@ -42,6 +42,9 @@ type Call struct {
 	// Blocks resolves syntactic block locators; nil when this build has
 	// no grammars.
 	Blocks BlockResolverFactory
+	// Syntax checks whole texts for boundary repair; nil: no grammars,
+	// so only exact restatements are repaired.
+	Syntax SyntaxFactory
 	// ToolName is the tool being run, as review records it.
 	ToolName string
 }
@@ -68,6 +71,7 @@ type Options struct {
 	Log      *zap.Logger // nil: no logs
 	Review   *review.Store
 	Blocks   BlockResolverFactory
+	Syntax   SyntaxFactory
 	Tools    []Tool // usually Builtin()
 }
 
@@ -120,6 +124,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 		Log:        e.opt.Log,
 		Review:     e.opt.Review,
 		Blocks:     e.opt.Blocks,
+		Syntax:     e.opt.Syntax,
 		ToolName:   req.Tool,
 	}
 	var out Outcome

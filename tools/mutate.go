@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -18,6 +19,10 @@ import (
 // one path (edit-contract §8.2). It lives here so the executor can carry
 // it without importing the grammars.
 type BlockResolverFactory func(path, text string) (BlockResolver, error)
+
+// SyntaxFactory builds the syntax checker boundary repair uses for one
+// path (edit-contract §8.4); nil when this build has no grammars.
+type SyntaxFactory func(path, text string) hashline.Syntax
 
 // BlockResolver resolves the block opening at a 1-based line.
 type BlockResolver interface {

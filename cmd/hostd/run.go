@@ -17,6 +17,7 @@ import (
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/tools/blocks"
+	"github.com/hostd-dev/hostd/tools/hashline"
 )
 
 // stdio are the process's standard streams.
@@ -118,6 +119,7 @@ func newServer(cfg config.Config, log *zap.Logger, store *review.Store, onShutdo
 		Log:      log,
 		Review:   store,
 		Blocks:   blockResolvers(cfg.Limits.MaxBlockParseBytes),
+		Syntax:   syntaxCheckers(cfg.Limits.MaxBlockParseBytes),
 		Tools:    builtinTools(),
 	})
 	return rpc.NewServer(rpc.Options{
@@ -136,6 +138,18 @@ func newServer(cfg config.Config, log *zap.Logger, store *review.Store, onShutdo
 // in tools.Builtin.
 func builtinTools() []tools.Tool {
 	return tools.Builtin()
+}
+
+// syntaxCheckers give boundary repair a whole-text parse check in the
+// file's grammar (edit-contract §8.4).
+func syntaxCheckers(maxParseBytes int64) tools.SyntaxFactory {
+	return func(path, text string) hashline.Syntax {
+		s, err := blocks.NewSyntax(path, text, maxParseBytes)
+		if err != nil {
+			return nil
+		}
+		return s
+	}
 }
 
 // blockResolvers resolves N* locators with the tree-sitter grammars,

@@ -1,0 +1,70 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hostd-dev/hostd/tools/blocks"
+	"github.com/hostd-dev/hostd/tools/hashline"
+)
+
+func withRepair(e *editEnv) {
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Syntax: func(path, text string) hashline.Syntax {
+		s, err := blocks.NewSyntax(path, text, e.lim.MaxBlockParseBytes)
+		if err != nil {
+			return nil
+		}
+		return s
+	}})
+}
+
+func TestEditBoundaryRepair(t *testing.T) {
+	t.Run("a restated line just outside the range is dropped with a warning", func(t *testing.T) {
+		e := newEditEnv(t)
+		withRepair(e)
+		e.write("notes.txt", "a\nb\nc\n")
+		r := e.edit("notes.txt", e.showAll("notes.txt"), "PUT 2.=2:\n+a\n+B")
+		wantOK(t, r)
+		wantFile(t, e, "notes.txt", "a\nB\nc\n")
+		if len(r.Warnings) != 1 || !strings.Contains(r.Content, "Warning: ") {
+			t.Fatalf("repair not warned: %v", r.Warnings)
+		}
+	})
+	t.Run("a swallowed closing brace is kept when syntax proves it", func(t *testing.T) {
+		e := newEditEnv(t)
+		withRepair(e)
+		src := "function f(x: boolean) {\n  if (x) {\n    old();\n  }\n}\n"
+		e.write("m.ts", src)
+		r := e.edit("m.ts", e.showAll("m.ts"), "PUT 3.=4:\n+    fresh();")
+		wantOK(t, r)
+		wantFile(t, e, "m.ts", "function f(x: boolean) {\n  if (x) {\n    fresh();\n  }\n}\n")
+		if len(r.Warnings) != 1 {
+			t.Fatalf("want one repair warning, got %v", r.Warnings)
+		}
+	})
+	t.Run("without a grammar a swallowed row is never kept", func(t *testing.T) {
+		e := newEditEnv(t)
+		withRepair(e)
+		src := "if x {\n  old\n}\nrest\n"
+		e.write("notes.txt", src)
+		r := e.edit("notes.txt", e.showAll("notes.txt"), "PUT 2.=3:\n+  fresh")
+		wantOK(t, r)
+		wantFile(t, e, "notes.txt", "if x {\n  fresh\nrest\n")
+		if len(r.Warnings) != 0 {
+			t.Fatalf("unexpected warnings %v", r.Warnings)
+		}
+	})
+}
+
+// The diff in the result is bounded; the review record keeps the change.
+func TestEditDiffIsBounded(t *testing.T) {
+	e := newEditEnv(t)
+	e.lim.MaxResultBytes = 300
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin()})
+	e.write("f.txt", strings.Repeat("a long line of old text\n", 100))
+	r := e.edit("f.txt", e.showAll("f.txt"), "REM")
+	wantOK(t, r)
+	if len(r.Diff) > 400 || !strings.Contains(r.Diff, "diff cut at") {
+		t.Fatalf("diff %d bytes:\n%s", len(r.Diff), r.Diff)
+	}
+}
