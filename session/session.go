@@ -209,3 +209,24 @@ func (m *Manager) Len() int {
 	defer m.mu.Unlock()
 	return len(m.sessions)
 }
+
+// HeldBytes is what every session holds in memory by design: retained
+// snapshot text and named-register content. The daemon sizes its memory
+// limit from it.
+func (m *Manager) HeldBytes() int64 {
+	m.mu.Lock()
+	all := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		all = append(all, s)
+	}
+	m.mu.Unlock()
+	var n int64
+	for _, s := range all {
+		st := s.State()
+		n += st.Store.Stats().RetainedBytes
+		for _, r := range st.Registers.List() {
+			n += int64(r.Bytes)
+		}
+	}
+	return n
+}

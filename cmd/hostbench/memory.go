@@ -118,10 +118,10 @@ func memorySection(ctx context.Context, o options) *Section {
 	s.Goals = append(s.Goals, Goal{Name: goalRSS + " (VmRSS after the fill)", Target: "<= " + fmtBytes(int64(bound)),
 		Measured: fmtBytes(rss) + ", " + fmtRatio(float64(rss)/bound) + " of the bound", Met: float64(rss) <= bound})
 	if float64(rss) > bound {
-		s.Notes = append(s.Notes, "Why the heap exceeds the retained text: Go's heap in use counts garbage not yet collected, and with the "+
-			"default GOGC=100 the collector lets the heap grow to about twice the live heap before it runs, so the reads' "+
-			"transient buffers stay resident. The daemon sets no memory limit (GOMEMLIMIT / debug.SetMemoryLimit); this command "+
-			"does not set one for it either, since that would tune the measurement.")
+		s.Notes = append(s.Notes, "Why the heap exceeds the retained text: Go's heap in use counts garbage not yet collected. "+
+			"The daemon keeps its soft memory limit at what its sessions hold plus headroom (cmd/hostd/memory.go), so the "+
+			"collector runs before garbage grows as large as the retained text; a run past the bound means transient "+
+			"buffers outgrew that headroom. This command sets no GOGC or GOMEMLIMIT of its own.")
 	}
 	if hwm > int64(bound) && float64(rss) <= bound {
 		s.Notes = append(s.Notes, fmt.Sprintf("The peak resident set (VmHWM %s) exceeded the goal bound while the sessions filled: "+

@@ -77,7 +77,11 @@ func run(ctx context.Context, args []string, std stdio) error {
 
 	stop := make(chan struct{})
 	var stopOnce sync.Once
-	srv := newServer(cfg, log, store, func() { stopOnce.Do(func() { close(stop) }) })
+	sessions := session.NewManager(cfg.Limits)
+	srv := newServer(cfg, log, sessions, store, func() { stopOnce.Do(func() { close(stop) }) })
+	govern, stopGoverning := context.WithCancel(context.Background())
+	defer stopGoverning()
+	go governMemory(govern, sessions.HeldBytes)
 
 	served := make(chan error, 1)
 	if cfg.Stdio {
@@ -111,8 +115,7 @@ func run(ctx context.Context, args []string, std stdio) error {
 }
 
 // newServer wires the daemon's domain objects into the RPC server.
-func newServer(cfg config.Config, log *zap.Logger, store *review.Store, onShutdown func()) *rpc.Server {
-	sessions := session.NewManager(cfg.Limits)
+func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, store *review.Store, onShutdown func()) *rpc.Server {
 	exec := tools.NewExecutor(tools.Options{
 		Sessions: sessions,
 		Limits:   cfg.Limits,
