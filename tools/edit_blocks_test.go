@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -32,6 +33,11 @@ func TestEditBlockOps(t *testing.T) {
 		wantFile(t, e, "m.ts", strings.Replace(tsSource, "x + 1", "x * 2", 1))
 		if len(r.Resolutions) != 1 || r.Resolutions[0].AnchorLine != 2 || r.Resolutions[0].Start != 2 || r.Resolutions[0].End != 4 {
 			t.Fatalf("resolutions %+v", r.Resolutions)
+		}
+		// The wire shape of rpc.md §4: {anchorLine, start, end, op}.
+		raw, _ := json.Marshal(r.Resolutions[0])
+		if string(raw) != `{"anchorLine":2,"start":2,"end":4,"op":"PUT 2*:"}` {
+			t.Fatalf("resolution JSON %s", raw)
 		}
 	})
 	t.Run("CUT N* and a paste after another block move a function", func(t *testing.T) {
