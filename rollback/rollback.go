@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hostd-dev/hostd/review"
@@ -33,6 +34,10 @@ type Conflict struct {
 	Path    string // canonical
 	Display string
 	Reason  string // what changed, for a person
+	// Later are the tool calls of the session that changed the path after
+	// this one and are not rolled back, newest first: rolling those back
+	// first, in that order, is usually the way out.
+	Later []string
 }
 
 // ConflictError lists every conflicting path, so the user can deal with all
@@ -45,6 +50,9 @@ func (e *ConflictError) Error() string {
 	parts := make([]string, len(e.Conflicts))
 	for i, c := range e.Conflicts {
 		parts[i] = c.Display + ": " + c.Reason
+		if len(c.Later) > 0 {
+			parts[i] += " (later calls changed it: roll back " + strings.Join(c.Later, ", ") + " first, in that order)"
+		}
 	}
 	return "rollback conflict: " + strings.Join(parts, "; ") + "; nothing was restored"
 }
@@ -110,6 +118,10 @@ func Rollback(ctx context.Context, store *review.Store, sessionID, toolCallID st
 	targets := txn.Targets()
 	live, err := check(targets)
 	if err != nil {
+		var ce *ConflictError
+		if errors.As(err, &ce) {
+			laterCalls(store, sessionID, toolCallID, ce)
+		}
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -205,4 +217,24 @@ func undo(targets []review.Target, live []review.State) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// laterCalls fills each conflict's Later from the session's review entries.
+func laterCalls(store *review.Store, sessionID, toolCallID string, ce *ConflictError) {
+	for i := range ce.Conflicts {
+		c := &ce.Conflicts[i]
+		entries, err := store.List(sessionID, c.Path)
+		if err != nil {
+			continue
+		}
+		seen := false
+		for _, e := range entries { // oldest first
+			switch {
+			case e.ToolCallID == toolCallID:
+				seen = true
+			case seen && !e.RolledBack && !slices.Contains(c.Later, e.ToolCallID):
+				c.Later = append([]string{e.ToolCallID}, c.Later...)
+			}
+		}
+	}
 }

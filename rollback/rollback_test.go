@@ -317,9 +317,15 @@ func TestRollbackOfAnOlderCallOverANewerOneConflicts(t *testing.T) {
 	f.write("m", "v1\n", 0o644)
 	f.mutate("s1", "first", f.change("m", str("v2\n")))
 	f.mutate("s1", "second", f.change("m", str("v3\n")))
-	if _, err := Rollback(context.Background(), f.store, "s1", "first"); !errors.Is(err, ErrConflict) {
-		t.Fatalf("rolling back the older call = %v, want ErrConflict", err)
+	f.mutate("s1", "third", f.change("m", str("v4\n")))
+	if _, err := Rollback(context.Background(), f.store, "s1", "first"); !errors.Is(err, ErrConflict) ||
+		!strings.Contains(err.Error(), "roll back third, second first") {
+		t.Fatalf("rolling back the older call = %v, want ErrConflict naming the later calls newest first", err)
 	}
+	if _, err := Rollback(context.Background(), f.store, "s1", "third"); err != nil {
+		t.Fatal(err)
+	}
+	f.want("m", str("v3\n"), 0o644)
 	f.want("m", str("v3\n"), 0o644)
 	for _, id := range []string{"second", "first"} {
 		if _, err := Rollback(context.Background(), f.store, "s1", id); err != nil {
