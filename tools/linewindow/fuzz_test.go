@@ -19,16 +19,19 @@ func addSeeds(f *testing.F, add func(data []byte)) {
 }
 
 // FuzzReadWindow holds the streaming pass to the whole-input oracle for
-// random bytes, windows, line widths, retention limits, chunk sizes and
-// read sizes: same error, same tag, same window, same body.
+// random bytes, windows, line widths, window byte bounds, retention limits,
+// chunk sizes and read sizes: same error, same tag, same window, same body.
 func FuzzReadWindow(f *testing.F) {
-	addSeeds(f, func(data []byte) { f.Add(data, uint16(1), uint16(5), uint8(3), uint16(40), uint8(3), uint8(2)) })
-	f.Fuzz(func(t *testing.T, data []byte, offset, limit uint16, maxChars uint8, retain uint16, chunk, perRead uint8) {
+	addSeeds(f, func(data []byte) {
+		f.Add(data, uint16(1), uint16(5), uint8(3), uint16(40), uint8(3), uint8(2), uint8(0))
+	})
+	f.Fuzz(func(t *testing.T, data []byte, offset, limit uint16, maxChars uint8, retain uint16, chunk, perRead, windowBytes uint8) {
 		opt := Options{
-			Offset:       int(offset)%64 + 1,
-			Limit:        int(limit) % 64,
-			MaxLineChars: int(maxChars)%24 + 1,
-			RetainBytes:  int64(retain) % int64(len(data)+2),
+			Offset:         int(offset)%64 + 1,
+			Limit:          int(limit) % 64,
+			MaxLineChars:   int(maxChars)%24 + 1,
+			RetainBytes:    int64(retain) % int64(len(data)+2),
+			MaxWindowBytes: int64(windowBytes) % 48, // 0, no bound, one time in 48
 		}
 		want, wantErr := oracle(data, opt)
 		r := nReader{bytes.NewReader(data), int(perRead)%9 + 1}

@@ -11,7 +11,8 @@
 // file must cost memory for 50 lines. A pass holds at most three chunk
 // buffers with their hash plans (about 2 MiB at the default chunk size),
 // the window (Limit lines of at most MaxLineChars runes, 4 bytes each at
-// worst) and, until the file proves larger, a body of up to RetainBytes,
+// worst, or MaxWindowBytes plus one line) and, until the file proves
+// larger, a body of up to RetainBytes,
 // whatever the input: one endless line and an endless run of whitespace
 // cost the same as any other file. SHA-256 runs in a goroutine of its own
 // beside the scan (digest.go).

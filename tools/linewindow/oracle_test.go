@@ -33,6 +33,7 @@ func oracle(raw []byte, opt Options) (*Window, error) {
 		CRLF:       t.CRLF,
 		FileBytes:  int64(len(raw)),
 	}
+	var windowBytes int64
 	for n := opt.Offset; n <= len(lines) && n-opt.Offset < opt.Limit; n++ {
 		runes := []rune(lines[n-1])
 		l := Line{N: n, Text: lines[n-1]}
@@ -40,6 +41,9 @@ func oracle(raw []byte, opt Options) (*Window, error) {
 			l.Text, l.Clipped = string(runes[:opt.MaxLineChars]), true
 		}
 		w.Lines = append(w.Lines, l)
+		if windowBytes += int64(len(l.Text)); opt.MaxWindowBytes > 0 && windowBytes >= opt.MaxWindowBytes {
+			break
+		}
 	}
 	if int64(len(raw)) <= opt.RetainBytes {
 		w.Body, w.Retained = t.Body, true
@@ -146,6 +150,7 @@ var optionSets = []Options{
 	{Offset: 3, Limit: 100, MaxLineChars: 5, RetainBytes: 1 << 20},
 	{Offset: 1, Limit: 0, MaxLineChars: 10, RetainBytes: 1 << 20},
 	{Offset: 40, Limit: 5, MaxLineChars: 2, RetainBytes: 30},
+	{Offset: 2, Limit: 100, MaxLineChars: 4, RetainBytes: 100, MaxWindowBytes: 5},
 }
 
 func TestChunkBoundariesEverywhere(t *testing.T) {
