@@ -100,7 +100,7 @@ func TestReviewListAndRollback(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "one\n" {
 		t.Errorf("file holds %q after rollback", b)
 	}
-	if known, _ := sess.State().Store.Minted(path, workspace.Sum("two\n").Tag(), workspace.Sum("two\n")); known {
+	if known, _ := sess.State().Store.Minted(path, workspace.Sum("two\n").Tag(), workspace.Sum("two\n"), 1); known {
 		t.Error("the session still honours a tag minted before the rollback")
 	}
 	wantError(t, call(t, c, "review.rollback", RollbackParams{SessionID: "s", ToolCallID: "tc-1"}, nil), CodeRollbackConflict, "already")

@@ -2,6 +2,7 @@ package session
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,8 +32,11 @@ type Version struct {
 // SHA-256 when either is not, as Match decides. Retention alone must not
 // split one content into two versions: a read that could not retain a
 // file and a grep that could would otherwise keep their seen lines apart.
+//
+// The digest ignores trailing blanks, so "a\n" and "a\n  " share one;
+// the line count tells such texts apart when the text itself is not kept.
 func (v *Version) same(o *Version) bool {
-	if v.Digest != o.Digest {
+	if v.Digest != o.Digest || v.Lines != o.Lines {
 		return false
 	}
 	return !v.Retained || !o.Retained || v.Text == o.Text
@@ -68,7 +72,7 @@ type Store struct {
 
 	mu       sync.Mutex
 	paths    *simplelru.LRU[string, *history] // guarded by mu
-	ledger   *simplelru.LRU[ledgerKey, []workspace.Digest]
+	ledger   *simplelru.LRU[ledgerKey, []mint]
 	retained int64 // bytes of retained text across paths; guarded by mu
 }
 
@@ -77,6 +81,13 @@ type history struct {
 }
 
 type ledgerKey struct{ path, tag string }
+
+// mint identifies content a tag was minted for without holding it: the
+// full digest, and the line count the digest alone cannot tell.
+type mint struct {
+	digest workspace.Digest
+	lines  int
+}
 
 // maxDigestsPerTag bounds the ledger entry of one (path, tag): collisions
 // within one path are rare, so a handful is plenty.
@@ -90,7 +101,7 @@ func NewStore(lim config.Limits) *Store {
 			s.release(v)
 		}
 	})
-	s.ledger, _ = simplelru.NewLRU[ledgerKey, []workspace.Digest](max(lim.MaxLedgerEntries, 1), nil)
+	s.ledger, _ = simplelru.NewLRU[ledgerKey, []mint](max(lim.MaxLedgerEntries, 1), nil)
 	return s
 }
 
@@ -119,7 +130,7 @@ func (s *Store) Record(path string, snap Snapshot) string {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mintLocked(path, v.Tag, v.Digest)
+	s.mintLocked(path, v.Tag, mint{v.Digest, v.Lines})
 	h, ok := s.paths.Get(path)
 	if !ok {
 		h = &history{}
@@ -167,7 +178,7 @@ func (s *Store) shrinkLocked(hot string, h *history) {
 	}
 }
 
-func (s *Store) mintLocked(path, tag string, d workspace.Digest) {
+func (s *Store) mintLocked(path, tag string, d mint) {
 	k := ledgerKey{path, tag}
 	ds, _ := s.ledger.Get(k)
 	if slices.Contains(ds, d) {
@@ -203,21 +214,33 @@ func (s *Store) Tagged(path, tag string) []Version {
 // This is the version gate of rpc.md §5.5; a tag match alone is not enough.
 func (s *Store) Match(path, tag, liveText string, liveDigest workspace.Digest) (Version, bool) {
 	for _, v := range s.Tagged(path, tag) {
-		if v.Digest == liveDigest && (!v.Retained || v.Text == liveText) {
+		if v.Digest != liveDigest {
+			continue
+		}
+		if v.Retained && v.Text == liveText || !v.Retained && v.Lines == lineCount(liveText) {
 			return v, true
 		}
 	}
 	return Version{}, false
 }
 
+// lineCount is len(workspace.Lines(text)) without building the lines.
+func lineCount(text string) int {
+	n := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		n++
+	}
+	return n
+}
+
 // Minted reports whether this session minted tag for path, and whether it
-// minted it for content with the given full digest (rpc.md §5.4). The
-// ledger outlives evicted text.
-func (s *Store) Minted(path, tag string, d workspace.Digest) (tagKnown, digestMatch bool) {
+// minted it for content with the given full digest and line count
+// (rpc.md §5.4). The ledger outlives evicted text.
+func (s *Store) Minted(path, tag string, d workspace.Digest, lines int) (tagKnown, digestMatch bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ds, ok := s.ledger.Get(ledgerKey{path, tag})
-	return ok, slices.Contains(ds, d)
+	return ok, slices.Contains(ds, mint{d, lines})
 }
 
 // MarkSeen unions lines into the seen set of the version of path that

@@ -318,7 +318,7 @@ func FuzzStore(f *testing.F) {
 			case 3: // MarkSeen of the version a producer would hold for text
 				d := workspace.Sum(text)
 				retained := len(text) <= int(lim.MaxRetainedFileBytes) && c&1 == 0
-				v := Version{Tag: d.Tag(), Digest: d, Retained: retained}
+				v := Version{Tag: d.Tag(), Digest: d, Retained: retained, Lines: len(workspace.Lines(text))}
 				if retained {
 					v.Text = text
 				}
@@ -330,7 +330,7 @@ func FuzzStore(f *testing.F) {
 				other := texts[int(c)%len(texts)]
 				d := workspace.Sum(other)
 				tag := workspace.Sum(text).Tag()
-				k1, d1 := s.Minted(path, tag, d)
+				k1, d1 := s.Minted(path, tag, d, len(workspace.Lines(other)))
 				k2, d2 := m.minted(path, tag, d)
 				if k1 != k2 || d1 != d2 {
 					t.Fatalf("Minted(%s, %s) = %v %v, model %v %v", path, tag, k1, d1, k2, d2)

@@ -192,15 +192,15 @@ func TestVersionsPerPathAndLedger(t *testing.T) {
 	if _, ok := s.Match("/w/a", old.Tag(), texts[0], old); ok {
 		t.Error("the dropped version still matches")
 	}
-	known, digest := s.Minted("/w/a", old.Tag(), old)
+	known, digest := s.Minted("/w/a", old.Tag(), old, len(workspace.Lines(texts[0])))
 	if !known || !digest {
 		t.Errorf("ledger forgot the aged-out tag: known=%v digest=%v", known, digest)
 	}
-	known, digest = s.Minted("/w/a", old.Tag(), workspace.Sum("other\n"))
+	known, digest = s.Minted("/w/a", old.Tag(), workspace.Sum("other\n"), 1)
 	if !known || digest {
 		t.Errorf("ledger: other content under a minted tag: known=%v digest=%v, want true false", known, digest)
 	}
-	if known, _ := s.Minted("/w/b", old.Tag(), old); known {
+	if known, _ := s.Minted("/w/b", old.Tag(), old, len(workspace.Lines(texts[0]))); known {
 		t.Error("a tag minted for /w/a is known for /w/b")
 	}
 }
@@ -216,11 +216,11 @@ func TestLedgerIsBounded(t *testing.T) {
 		t.Errorf("ledger holds %d entries, want 3", st.LedgerEntries)
 	}
 	first := workspace.Sum("t0\n")
-	if known, _ := s.Minted("/w/a", first.Tag(), first); known {
+	if known, _ := s.Minted("/w/a", first.Tag(), first, 1); known {
 		t.Error("the coldest ledger entry survived")
 	}
 	last := workspace.Sum("t3\n")
-	if known, ok := s.Minted("/w/a", last.Tag(), last); !known || !ok {
+	if known, ok := s.Minted("/w/a", last.Tag(), last, 1); !known || !ok {
 		t.Error("the newest ledger entry is gone")
 	}
 }
@@ -360,14 +360,14 @@ func TestInvalidateForgetsVersionsAndLedger(t *testing.T) {
 	s.Record("/w/b", snap("b\n", Span(1, 1)))
 	s.Invalidate("/w/a")
 	d := workspace.Sum("a\n")
-	if known, _ := s.Minted("/w/a", d.Tag(), d); known {
+	if known, _ := s.Minted("/w/a", d.Tag(), d, 1); known {
 		t.Error("ledger still knows an invalidated path's tag")
 	}
 	if got := paths(s); !slices.Equal(got, []string{"/w/b"}) {
 		t.Errorf("paths = %v", got)
 	}
 	db := workspace.Sum("b\n")
-	if known, _ := s.Minted("/w/b", db.Tag(), db); !known {
+	if known, _ := s.Minted("/w/b", db.Tag(), db, 1); !known {
 		t.Error("Invalidate of /w/a touched /w/b")
 	}
 	if st := s.Stats(); st.RetainedBytes != 2 || st.Snapshots != 1 {

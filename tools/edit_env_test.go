@@ -27,8 +27,12 @@ type editEnv struct {
 
 func newEditEnv(t *testing.T) *editEnv {
 	t.Helper()
+	return newEditEnvLimits(t, config.DefaultLimits())
+}
+
+func newEditEnvLimits(t *testing.T, lim config.Limits) *editEnv {
+	t.Helper()
 	root := t.TempDir()
-	lim := config.DefaultLimits()
 	ws, err := workspace.New(root, "", nil)
 	if err != nil {
 		t.Fatal(err)

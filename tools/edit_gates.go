@@ -29,7 +29,7 @@ func (ed *editor) gate() (*plan, *Error) {
 	if v, ok := store.Match(path, tag, ed.body, ed.dig); ok {
 		return ed.direct(&v)
 	}
-	known, digestMatch := store.Minted(path, tag, ed.dig)
+	known, digestMatch := store.Minted(path, tag, ed.dig, len(ed.live))
 	if !known {
 		e := Errorf(CodeTagUnknown, "this session never read %s with tag %s (a tag from another session, another file, or a guess); read the file and use the tag it shows (it is %s now)", ed.path.Display, tag, ed.dig.Tag())
 		e.Details = map[string]any{"liveTag": ed.dig.Tag()}

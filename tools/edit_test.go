@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"github.com/hostd-dev/hostd/config"
 	"os"
 	"path/filepath"
 	"strings"
@@ -482,4 +483,19 @@ func TestEditBareMoveKeepsBytes(t *testing.T) {
 	e.write("f.txt", raw)
 	wantOK(t, e.edit("f.txt", e.showAll("f.txt"), "MV g.txt"))
 	wantFile(t, e, "g.txt", raw)
+}
+
+// The digest ignores trailing blanks, so "a\n" and "a\n  " share one; for
+// a file kept without its text (over the retention bound) the line count
+// tells them apart, and the gate does not take one for the other.
+func TestEditDigestTwinsAreNotTheSameVersion(t *testing.T) {
+	lim := config.DefaultLimits()
+	lim.MaxRetainedFileBytes = 4
+	e := newEditEnvLimits(t, lim)
+	e.write("f.txt", "alpha\n")
+	tag := e.showAll("f.txt")
+	e.write("f.txt", "alpha\n  ") // same digest, one more line
+	r := e.edit("f.txt", tag, "PUT 1.=1:\n+beta")
+	wantCode(t, r, CodeTagMismatch)
+	wantFile(t, e, "f.txt", "alpha\n  ")
 }

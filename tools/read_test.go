@@ -219,7 +219,7 @@ func TestReadsRespectThePathBound(t *testing.T) {
 		t.Errorf("the coldest path survived the 65th read")
 	}
 	d := workspace.Sum("file 0\n")
-	if known, ok := e.s.State().Store.Minted(filepath.Join(e.root, "f00.txt"), first, d); !known || !ok {
+	if known, ok := e.s.State().Store.Minted(filepath.Join(e.root, "f00.txt"), first, d, 1); !known || !ok {
 		t.Error("the ledger forgot the evicted path's tag")
 	}
 }

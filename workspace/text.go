@@ -109,18 +109,26 @@ func (d Digest) String() string { return hex.EncodeToString(d[:]) }
 // Sum returns the digest of a normalized body: each line's trailing
 // [ \t\r] is trimmed and whether the body ends with a newline is kept.
 func Sum(body string) Digest {
-	h := NewHasher()
-	for len(body) > 0 {
-		i := strings.IndexByte(body, '\n')
-		if i < 0 {
-			h.Line(body, false)
-			break
+	h := sha256.New()
+	b := []byte(body) // one copy, so the lines can be hashed without one each
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		line, rest := b, []byte(nil)
+		if i >= 0 {
+			line, rest = b[:i], b[i+1:]
 		}
-		h.Line(body[:i], true)
-		body = body[i+1:]
+		h.Write(bytes.TrimRight(line, " \t\r"))
+		if i >= 0 {
+			h.Write(newline)
+		}
+		b = rest
 	}
-	return h.Sum()
+	var d Digest
+	h.Sum(d[:0])
+	return d
 }
+
+var newline = []byte{'\n'}
 
 // Hasher computes Sum incrementally, one line at a time, so a streaming
 // reader can tag a file without holding it. The zero value is not usable;
