@@ -68,7 +68,9 @@ func (ed *editor) direct(v *session.Version) (*plan, *Error) {
 }
 
 // resolve runs the determinism steps on an IR anchored on lines: block
-// resolution against text, the clipboard pre-pass and validation.
+// resolution against text, the clipboard pre-pass, validation, and the
+// conservative boundary repair of edit-contract §8.4 (whose warnings join
+// the result's).
 func (ed *editor) resolve(ir hashline.IR, text string, lines []string) (hashline.IR, *Error) {
 	var resolver hashline.BlockResolver
 	if hasBlocks(ir) && ed.c.Blocks != nil {
