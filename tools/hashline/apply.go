@@ -150,8 +150,21 @@ func (b *builder) remove() {
 
 // unchanged reports whether the new text equals the old. Regions alone
 // cannot tell: a line inserted at the top and an equal line deleted below
-// it are two regions and no change.
-func (b *builder) unchanged() bool { return slices.Equal(b.out, b.lines) }
+// it are two regions and no change. Lines before the first region and
+// after the last were copied, so only the span between needs comparing,
+// and only when the lengths agree.
+func (b *builder) unchanged() bool {
+	if len(b.out) != len(b.lines) {
+		return false
+	}
+	if len(b.changed) == 0 {
+		return true
+	}
+	from := b.changed[0].Start - 1        // 0-based first line a region may touch
+	to := b.changed[len(b.changed)-1].End // new lines up to here may differ
+	to = max(to, b.changed[len(b.changed)-1].Start-1)
+	return slices.Equal(b.out[from:to], b.lines[from:to])
+}
 
 func noChange(ir IR) error {
 	what := "the ops"
