@@ -3,6 +3,7 @@ package hashline
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // BlockResolver finds the syntactic block that opens at a line of the
@@ -26,6 +27,9 @@ func ResolveBlocks(ir IR, r BlockResolver) (IR, error) {
 }
 
 func resolveBlocks(ir IR, r BlockResolver) (IR, error) {
+	if !slices.ContainsFunc(ir.Edits, func(e Edit) bool { return e.Kind == KindBlock }) {
+		return ir, nil // nothing to resolve; IRs are never changed in place
+	}
 	out := ir.clone()
 	out.Edits = out.Edits[:0:0]
 	budget := ir.Limits.orDefault().MaxExpandedLines - countLines(ir.Edits)
