@@ -87,7 +87,7 @@ func lexHeader(line string) (h rawHeader, ok bool) {
 	// The checks above name the usual mistakes; this catches any other
 	// spelling that is not the canonical one. MV is exempt because quoting
 	// a destination that needs no quotes is allowed.
-	if h.problem == "" && h.verb != "MV" && line != h.suggestion(false) {
+	if h.problem == "" && h.verb != "MV" && !h.isCanonical(line) {
 		h.note("headers are written exactly in the canonical form", true)
 	}
 	return h, true
@@ -314,6 +314,27 @@ func (l *rawLoc) number(s string) (n, w int) {
 	return n, w
 }
 
+// isCanonical reports whether line is exactly suggestion(false), without
+// building that string: every header of every call is checked.
+func (h *rawHeader) isCanonical(line string) bool {
+	if h.verb == "REM" {
+		return line == "REM"
+	}
+	var buf [96]byte
+	return string(h.op(false).append(buf[:0])) == line
+}
+
+// op is the op the header most likely means.
+func (h *rawHeader) op(bodyFollows bool) Op {
+	op := Op{Kind: OpPut, Loc: h.loc.canonical(), Register: h.reg}
+	if h.verb == "CUT" {
+		op.Kind = OpCut
+	} else {
+		op.Colon = h.colon || (bodyFollows && h.reg == "")
+	}
+	return op
+}
+
 // suggestion renders the header its author most likely meant; bodyFollows
 // says whether '+' rows come after it.
 func (h *rawHeader) suggestion(bodyFollows bool) string {
@@ -323,13 +344,7 @@ func (h *rawHeader) suggestion(bodyFollows bool) string {
 	case "MV":
 		return "MV " + formatDest(h.dest)
 	}
-	op := Op{Kind: OpPut, Loc: h.loc.canonical(), Register: h.reg}
-	if h.verb == "CUT" {
-		op.Kind = OpCut
-	} else {
-		op.Colon = h.colon || (bodyFollows && h.reg == "")
-	}
-	return op.String()
+	return h.op(bodyFollows).String()
 }
 
 // canonical is the locator l most likely means.

@@ -70,23 +70,28 @@ func (l Locator) IsGap() bool {
 func (l Locator) IsBlock() bool { return l.Kind == LocBlock || l.Kind == LocAfterBlock }
 
 // String is the canonical spelling of the locator.
-func (l Locator) String() string {
-	n := strconv.Itoa(l.Start)
+func (l Locator) String() string { return string(l.append(nil)) }
+
+// append appends the canonical spelling to b; the parser checks every
+// header against it, so it must not allocate.
+func (l Locator) append(b []byte) []byte {
 	switch l.Kind {
 	case LocRange:
-		return n + ".=" + strconv.Itoa(l.End)
+		b = strconv.AppendInt(b, int64(l.Start), 10)
+		b = append(b, ".="...)
+		return strconv.AppendInt(b, int64(l.End), 10)
 	case LocBlock:
-		return n + "*"
+		return append(strconv.AppendInt(b, int64(l.Start), 10), '*')
 	case LocBefore:
-		return "<" + n
+		return strconv.AppendInt(append(b, '<'), int64(l.Start), 10)
 	case LocAfter:
-		return ">" + n
+		return strconv.AppendInt(append(b, '>'), int64(l.Start), 10)
 	case LocEnd:
-		return ">$"
+		return append(b, ">$"...)
 	case LocAfterBlock:
-		return ">" + n + "*"
+		return append(strconv.AppendInt(append(b, '>'), int64(l.Start), 10), '*')
 	}
-	return "?"
+	return append(b, '?')
 }
 
 // Op is one PUT or CUT with its body rows.
@@ -112,22 +117,24 @@ type Op struct {
 func (o Op) IsPaste() bool { return o.Kind == OpPut && !o.Colon }
 
 // String is the canonical header of the op (without body rows).
-func (o Op) String() string {
-	var b strings.Builder
+func (o Op) String() string { return string(o.append(nil)) }
+
+// append appends the canonical header to b.
+func (o Op) append(b []byte) []byte {
 	if o.Kind == OpCut {
-		b.WriteString("CUT ")
+		b = append(b, "CUT "...)
 	} else {
-		b.WriteString("PUT ")
+		b = append(b, "PUT "...)
 	}
-	b.WriteString(o.Loc.String())
+	b = o.Loc.append(b)
 	if o.Colon {
-		b.WriteByte(':')
+		b = append(b, ':')
 	}
 	if o.Register != "" {
-		b.WriteString(" @")
-		b.WriteString(o.Register)
+		b = append(b, " @"...)
+		b = append(b, o.Register...)
 	}
-	return b.String()
+	return b
 }
 
 // Format renders the patch in canonical form: what Parse accepts and
