@@ -1,6 +1,9 @@
 package hashline
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Registers is the session's store of named registers (edit-contract
 // §7.5), supplied by the tool layer. The anonymous register is call-local
@@ -46,8 +49,15 @@ func expand(ir IR, lines []string, regs Registers) (IR, error) {
 		return IR{}, fail(CodeInvalidArgument, 0, 0,
 			"the text has %d lines but the edit was lowered for %d; lower it again for this text", len(lines), ir.NumLines)
 	}
-	out := ir.clone()
-	out.Edits = out.Edits[:0:0]
+	if len(ir.Edits) <= lim.MaxExpandedLines && !slices.ContainsFunc(ir.Edits, func(e Edit) bool {
+		return e.Kind == KindCut || e.Kind == KindPaste || e.Kind == KindBlock
+	}) {
+		return ir, nil // only inserts and deletes: nothing to expand
+	}
+	out := ir
+	out.Edits = make([]Edit, 0, len(ir.Edits))
+	out.Resolutions = slices.Clone(ir.Resolutions)
+	out.Captures = slices.Clone(ir.Captures)
 	budget := lim.MaxExpandedLines
 	var anon []*anonCapture
 	var lastAnon *anonCapture // the register's current content
