@@ -21,9 +21,10 @@ func lower(p *Patch, numLines int, lim Limits) (IR, error) {
 	if p == nil {
 		return ir, nil
 	}
+	// Check everything first, then allocate the edits once: at most one
+	// per line of the budget that the checks just bounded.
 	budget := lim.MaxExpandedLines
-	for i, op := range p.Ops {
-		ir.Sources = append(ir.Sources, Source{OpsLine: op.Line, Header: op.Header})
+	for _, op := range p.Ops {
 		if err := checkLocator(op, numLines); err != nil {
 			return IR{}, err
 		}
@@ -34,6 +35,11 @@ func lower(p *Patch, numLines int, lim Limits) (IR, error) {
 		if budget -= size; budget < 0 {
 			return IR{}, amplification(lim, op.Line, fmt.Sprintf("%q alone is %d lines", op.Header, size))
 		}
+	}
+	ir.Sources = make([]Source, len(p.Ops))
+	ir.Edits = make([]Edit, 0, lim.MaxExpandedLines-budget+len(p.Ops))
+	for i, op := range p.Ops {
+		ir.Sources[i] = Source{OpsLine: op.Line, Header: op.Header}
 		ir.Edits = lowerOp(ir.Edits, op, i)
 	}
 	return ir, nil
