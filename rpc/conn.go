@@ -30,10 +30,11 @@ const maxInFlightPerConn = 64
 // time per connection; each admitted request then runs on its own
 // goroutine. mu guards inflight only.
 type conn struct {
-	srv   *Server
-	log   *zap.Logger
-	jc    *jsonrpc2.Conn
-	slots chan struct{} // a token per running call
+	srv    *Server
+	log    *zap.Logger
+	jc     *jsonrpc2.Conn
+	stream *frameStream  // what jc writes to; results are written here directly
+	slots  chan struct{} // a token per running call
 
 	mu       sync.Mutex
 	inflight map[jsonrpc2.ID]context.CancelFunc // guarded by mu; running requests by id
@@ -47,6 +48,7 @@ func newConn(s *Server, n uint64, rwc io.ReadWriteCloser) *conn {
 		inflight: make(map[jsonrpc2.ID]context.CancelFunc),
 	}
 	stream := newFrameStream(rwc, s.opts.Limits.MaxFrameBytes, c.log)
+	c.stream = stream
 	c.jc = jsonrpc2.NewConn(context.Background(), stream, c, jsonrpc2.SetLogger(jsonrpc2Logger{c.log}))
 	return c
 }
@@ -190,11 +192,15 @@ func (c *conn) reply(jc *jsonrpc2.Conn, req *jsonrpc2.Request, result any, err e
 	}
 	ctx := context.Background()
 	if err == nil {
-		if err = jc.Reply(ctx, req.ID, result); err == nil || err == jsonrpc2.ErrClosed {
+		data, merr := encodeResponse(req.ID, result)
+		if merr == nil {
+			if werr := c.stream.writeFrame(data); werr != nil {
+				c.log.Debug("reply failed", zap.String(LogMethod, req.Method), zap.Error(werr))
+			}
 			return
 		}
 		// The result did not encode: a bug, answered as one.
-		err = fmt.Errorf("encoding the result of %s: %w", req.Method, err)
+		err = fmt.Errorf("encoding the result of %s: %w", req.Method, merr)
 	}
 	e, known := toWire(err)
 	if !known {
@@ -203,6 +209,27 @@ func (c *conn) reply(jc *jsonrpc2.Conn, req *jsonrpc2.Request, result any, err e
 	if err := jc.ReplyWithError(ctx, req.ID, e); err != nil && err != jsonrpc2.ErrClosed {
 		c.log.Debug("reply failed", zap.String(LogMethod, req.Method), zap.Error(err))
 	}
+}
+
+// encodeResponse encodes a JSON-RPC response with a result in one pass.
+// jsonrpc2's own Reply encodes the result, then re-scans it at each of
+// three nested json.Marshal layers; a tool result of a few kilobytes made
+// that a visible share of every call.
+func encodeResponse(id jsonrpc2.ID, result any) ([]byte, error) {
+	idb, err := id.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	res, err := json.Marshal(result)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(idb)+len(res)+32)
+	b = append(b, `{"id":`...)
+	b = append(b, idb...)
+	b = append(b, `,"result":`...)
+	b = append(b, res...)
+	return append(b, `,"jsonrpc":"2.0"}`...), nil
 }
 
 // cancelRequest cancels the request named by params.id, if it is still

@@ -69,6 +69,11 @@ func (f *frameStream) WriteObject(obj any) error {
 	if err != nil {
 		return err
 	}
+	return f.writeFrame(data)
+}
+
+// writeFrame writes one framed message already encoded.
+func (f *frameStream) writeFrame(data []byte) error {
 	f.wmu.Lock()
 	defer f.wmu.Unlock()
 	f.w.WriteString("Content-Length: ")
