@@ -100,13 +100,6 @@ func seqKey(seq uint64) []byte {
 	return k[:]
 }
 
-func keySeq(k []byte) (uint64, error) {
-	if len(k) != 8 {
-		return 0, fmt.Errorf("review store: malformed key %x", k)
-	}
-	return binary.BigEndian.Uint64(k), nil
-}
-
 func putJSON(b *bolt.Bucket, seq uint64, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {

@@ -159,7 +159,7 @@ func TestCloseWithOpenTxnSettlesAtOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	apply(t, c)
-	s = reopen(t, s, dir, lim)
+	reopen(t, s, dir, lim)
 	wantFile(t, p, []byte("before\n"), 0o600)
 }
 

@@ -122,7 +122,7 @@ func validID(id string) error {
 	}
 	for _, c := range id {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
-			return fmt.Errorf("%w: %q may use only letters, digits and - _ . :", ErrBadID, id)
+			return fmt.Errorf("%w: %q may use only letters, digits and the characters - _ . and colon", ErrBadID, id)
 		}
 	}
 	return nil

@@ -1,8 +1,6 @@
 package tools
 
 import (
-	"bytes"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -130,12 +128,4 @@ func undo(applied []fileChange) {
 			os.Remove(ch.Path.Abs)
 		}
 	}
-}
-
-// landedDrift is the one-line warning of edit-contract §5.4, or "".
-func landedDrift(display string, intended, landed []byte) string {
-	if bytes.Equal(intended, landed) {
-		return ""
-	}
-	return fmt.Sprintf("%s changed as it was saved (%d bytes intended, %d landed; a formatter or another writer?): the tag describes the file as it is now", display, len(intended), len(landed))
 }

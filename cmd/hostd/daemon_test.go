@@ -59,7 +59,6 @@ type daemon struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	socket string
-	state  string
 	mu     sync.Mutex
 	stderr bytes.Buffer // guarded by mu
 	exited chan struct{}

@@ -150,13 +150,11 @@ func checkRepair(t *testing.T, lines []string, ops string, syn Syntax) ([]action
 	if len(acts) == 0 && !slices.Equal(got, authored) {
 		t.Fatalf("the result changed without a reported repair")
 	}
-	warns := make([]string, 0, len(acts))
 	for _, a := range acts {
 		w := a.warning(ir, lines)
 		if !strings.Contains(w, quote(a.text)) || !strings.Contains(w, p.Ops[a.src].Header) {
 			t.Fatalf("warning %q does not name the row and the op", w)
 		}
-		warns = append(warns, w)
 		if a.kind == keepFirst || a.kind == keepLast {
 			if syn == nil {
 				t.Fatalf("kept line %d without a grammar", a.line)
