@@ -68,3 +68,20 @@ func TestEditDiffIsBounded(t *testing.T) {
 		t.Fatalf("diff %d bytes:\n%s", len(r.Diff), r.Diff)
 	}
 }
+
+// A replacement whose only row repeats its neighbour is refused as
+// ambiguous, and the refusal names a form that is never repaired; that
+// form lands.
+func TestEditRepairAmbiguityHasAWayOut(t *testing.T) {
+	e := newEditEnv(t)
+	withRepair(e)
+	e.write("notes.txt", "a\nold\n}\n")
+	tag := e.showAll("notes.txt")
+	r := e.edit("notes.txt", tag, "PUT 2.=2:\n+}")
+	wantCode(t, r, hashline.CodeRepairAmbiguous)
+	if !strings.Contains(r.Error.Message, "CUT 2.=2 and then PUT <3:") {
+		t.Fatalf("no way out named: %s", r.Error.Message)
+	}
+	wantOK(t, e.edit("notes.txt", tag, "CUT 2.=2\nPUT <3:\n+}"))
+	wantFile(t, e, "notes.txt", "a\n}\n}\n")
+}

@@ -216,9 +216,17 @@ func onlyEchoes(ir IR, r *replacement) error {
 	}
 	return &Error{
 		Code: CodeRepairAmbiguous, OpsLine: src.OpsLine, Line: r.start,
-		Message: fmt.Sprintf("ops line %d: %q: every body row restates a line just outside the range (%s), so the intent is unclear: without those rows the op would delete %s, with them a line would appear twice. Nothing was written. To delete, use CUT %d.=%d; to replace, write the final text of %s as the body",
-			src.OpsLine, src.Header, strings.Join(what, "; "), span(r.start, r.end), r.start, r.end, span(r.start, r.end)),
+		Message: fmt.Sprintf("ops line %d: %q: every body row restates a line just outside the range (%s), so the intent is unclear: without those rows the op would delete %s, with them a line would appear twice. Nothing was written. To delete, use CUT %d.=%d; if %s really should read exactly like its neighbour, write CUT %d.=%d and then %s with the rows: an insertion is never repaired",
+			src.OpsLine, src.Header, strings.Join(what, "; "), span(r.start, r.end), r.start, r.end, span(r.start, r.end), r.start, r.end, insertAfterCut(r.end, ir.NumLines)),
 	}
+}
+
+// insertAfterCut is the gap that takes the place of lines cut up to end.
+func insertAfterCut(end, numLines int) string {
+	if end >= numLines {
+		return "PUT >$:"
+	}
+	return fmt.Sprintf("PUT <%d:", end+1)
 }
 
 // echoesOnlyChange refuses an edit whose only change is a restated row:
