@@ -27,61 +27,47 @@ var update = flag.Bool("update", false, "rewrite the expected output or error se
 // With -update the output or error section is rewritten from what the
 // code does now; review the diff before committing it.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden files: %v", err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
+	eachGolden(t, "testdata/*.txtar", func(t *testing.T, file string, ar *txtar.Archive, sec map[string]string) {
+		input, okIn := sec["input"]
+		ops, okOps := sec["ops"]
+		if !okIn || !okOps {
+			t.Fatalf("%s needs input and ops sections", file)
+		}
+		env := Env{Registers: newMemRegisters()}
+		if b, ok := sec["blocks"]; ok {
+			r, err := parseBlocks(b)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sec := map[string]string{}
-			for _, f := range ar.Files {
-				sec[f.Name] = string(f.Data)
+			env.Resolver = r
+		}
+		got, _, runErr := runText(input, ops, env)
+		if *update {
+			rewriteGolden(t, file, ar, got, runErr)
+			return
+		}
+		if want, ok := sec["output"]; ok {
+			if runErr != nil {
+				t.Fatalf("want output, got error %v", runErr)
 			}
-			input, okIn := sec["input"]
-			ops, okOps := sec["ops"]
-			if !okIn || !okOps {
-				t.Fatalf("%s needs input and ops sections", file)
+			if got != want {
+				t.Errorf("output:\n%s\nwant:\n%s", got, want)
 			}
-			env := Env{Registers: newMemRegisters()}
-			if b, ok := sec["blocks"]; ok {
-				r, err := parseBlocks(b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				env.Resolver = r
-			}
-			got, _, runErr := runText(input, ops, env)
-			if *update {
-				rewriteGolden(t, file, ar, got, runErr)
-				return
-			}
-			if want, ok := sec["output"]; ok {
-				if runErr != nil {
-					t.Fatalf("want output, got error %v", runErr)
-				}
-				if got != want {
-					t.Errorf("output:\n%s\nwant:\n%s", got, want)
-				}
-				return
-			}
-			want, ok := sec["error"]
-			if !ok {
-				t.Fatalf("%s has neither an output nor an error section", file)
-			}
-			code, frag, _ := strings.Cut(strings.TrimSuffix(want, "\n"), "\n")
-			var e *Error
-			if !errors.As(runErr, &e) {
-				t.Fatalf("want %s, got output %q (err %v)", code, got, runErr)
-			}
-			if e.Code != code || !strings.Contains(e.Message, frag) {
-				t.Errorf("error %s: %s\nwant %s containing %q", e.Code, e.Message, code, frag)
-			}
-		})
-	}
+			return
+		}
+		want, ok := sec["error"]
+		if !ok {
+			t.Fatalf("%s has neither an output nor an error section", file)
+		}
+		code, frag, _ := strings.Cut(strings.TrimSuffix(want, "\n"), "\n")
+		var e *Error
+		if !errors.As(runErr, &e) {
+			t.Fatalf("want %s, got output %q (err %v)", code, got, runErr)
+		}
+		if e.Code != code || !strings.Contains(e.Message, frag) {
+			t.Errorf("error %s: %s\nwant %s containing %q", e.Code, e.Message, code, frag)
+		}
+	})
 }
 
 func parseBlocks(s string) (mapResolver, error) {
@@ -116,5 +102,28 @@ func rewriteGolden(t *testing.T, file string, ar *txtar.Archive, got string, run
 	ar.Files = kept
 	if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// eachGolden runs fn as a subtest for every txtar archive matching
+// pattern, with the archive's sections by name.
+func eachGolden(t *testing.T, pattern string, fn func(t *testing.T, file string, ar *txtar.Archive, sec map[string]string)) {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files match %s: %v", pattern, err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sec := map[string]string{}
+			for _, f := range ar.Files {
+				sec[f.Name] = string(f.Data)
+			}
+			fn(t, file, ar, sec)
+		})
 	}
 }

@@ -3,7 +3,6 @@ package hashline
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,60 +22,46 @@ import (
 // With -update the output, warnings and error sections are rewritten from
 // what the code does now; review the diff before committing it.
 func TestRepairGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/repair/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden files: %v", err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
+	eachGolden(t, "testdata/repair/*.txtar", func(t *testing.T, file string, ar *txtar.Archive, sec map[string]string) {
+		path := strings.TrimSpace(sec["path"])
+		input, ops := sec["input"], sec["ops"]
+		lines, trailing := splitText(input)
+		res, warns, runErr := runRepaired(lines, ops, Env{}, treeSitter(t, path, input))
+		got := map[string]string{}
+		var e *Error
+		switch {
+		case runErr == nil:
+			got["output"] = joinText(res.Lines, trailing)
+			if len(warns) > 0 {
+				got["warnings"] = strings.Join(warns, "\n") + "\n"
 			}
-			sec := map[string]string{}
+		case errors.As(runErr, &e):
+			got["error"] = e.Code + "\n" + e.Message + "\n"
+		default:
+			t.Fatalf("unexpected error: %v", runErr)
+		}
+		if *update {
+			var kept []txtar.File
 			for _, f := range ar.Files {
-				sec[f.Name] = string(f.Data)
-			}
-			path := strings.TrimSpace(sec["path"])
-			input, ops := sec["input"], sec["ops"]
-			lines, trailing := splitText(input)
-			res, warns, runErr := runRepaired(lines, ops, Env{}, treeSitter(t, path, input))
-			got := map[string]string{}
-			var e *Error
-			switch {
-			case runErr == nil:
-				got["output"] = joinText(res.Lines, trailing)
-				if len(warns) > 0 {
-					got["warnings"] = strings.Join(warns, "\n") + "\n"
+				if f.Name != "output" && f.Name != "warnings" && f.Name != "error" {
+					kept = append(kept, f)
 				}
-			case errors.As(runErr, &e):
-				got["error"] = e.Code + "\n" + e.Message + "\n"
-			default:
-				t.Fatalf("unexpected error: %v", runErr)
-			}
-			if *update {
-				var kept []txtar.File
-				for _, f := range ar.Files {
-					if f.Name != "output" && f.Name != "warnings" && f.Name != "error" {
-						kept = append(kept, f)
-					}
-				}
-				for _, name := range []string{"output", "warnings", "error"} {
-					if v, ok := got[name]; ok {
-						kept = append(kept, txtar.File{Name: name, Data: []byte(v)})
-					}
-				}
-				ar.Files = kept
-				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
 			}
 			for _, name := range []string{"output", "warnings", "error"} {
-				if got[name] != sec[name] {
-					t.Errorf("%s:\n%s\nwant:\n%s", name, got[name], sec[name])
+				if v, ok := got[name]; ok {
+					kept = append(kept, txtar.File{Name: name, Data: []byte(v)})
 				}
 			}
-		})
-	}
+			ar.Files = kept
+			if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		for _, name := range []string{"output", "warnings", "error"} {
+			if got[name] != sec[name] {
+				t.Errorf("%s:\n%s\nwant:\n%s", name, got[name], sec[name])
+			}
+		}
+	})
 }
