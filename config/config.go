@@ -52,6 +52,12 @@ type Limits struct {
 	MaxFrameBytes   int64 `json:"maxFrameBytes"`   // 64 MiB: a larger frame closes that connection
 	ShutdownGraceMs int   `json:"shutdownGraceMs"` // how long in-flight calls may finish on shutdown
 
+	// Daemon-wide memory (the hardening issue): every per-call bound holds
+	// alone, these hold their sum.
+	MaxMemoryBytes   int64 `json:"maxMemoryBytes"`   // 1 GiB: bytes in flight (frames being read, payloads being applied); over it a call waits, then is refused as retriable
+	MaxRetainedBytes int64 `json:"maxRetainedBytes"` // 256 MiB: snapshot text retained across all sessions (one LRU over them)
+	MaxBudgetWaitMs  int   `json:"maxBudgetWaitMs"`  // 10 s: how long a call waits for room in maxMemoryBytes
+
 	// Review store, rpc.md §6.
 	MaxReviewEntriesPerSession int   `json:"maxReviewEntriesPerSession"`
 	MaxReviewBytesPerSession   int64 `json:"maxReviewBytesPerSession"`
@@ -96,6 +102,10 @@ func DefaultLimits() Limits {
 		MaxSessions:     256,
 		MaxFrameBytes:   64 * mib,
 		ShutdownGraceMs: 10000,
+
+		MaxMemoryBytes:   1024 * mib,
+		MaxRetainedBytes: 256 * mib,
+		MaxBudgetWaitMs:  10000,
 
 		MaxReviewEntriesPerSession: 2000,
 		MaxReviewBytesPerSession:   256 * mib,
@@ -155,6 +165,7 @@ func (l Limits) Validate() error {
 		"maxNamedRegisters": int64(l.MaxNamedRegisters), "maxBlockParseBytes": l.MaxBlockParseBytes,
 		"repeatGuardAttempts": int64(l.RepeatGuardAttempts), "recoveryDiffTimeoutMs": int64(l.RecoveryDiffTimeoutMs),
 		"maxSessions": int64(l.MaxSessions), "maxFrameBytes": l.MaxFrameBytes, "shutdownGraceMs": int64(l.ShutdownGraceMs),
+		"maxMemoryBytes": l.MaxMemoryBytes, "maxRetainedBytes": l.MaxRetainedBytes, "maxBudgetWaitMs": int64(l.MaxBudgetWaitMs),
 		"maxReviewEntriesPerSession": int64(l.MaxReviewEntriesPerSession), "maxReviewBytesPerSession": l.MaxReviewBytesPerSession,
 		"maxReviewEntries": int64(l.MaxReviewEntries), "maxReviewBytes": l.MaxReviewBytes,
 	}
@@ -167,6 +178,11 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("limits.defaultReadLimit (%d) exceeds limits.maxReadLimit (%d)", l.DefaultReadLimit, l.MaxReadLimit)
 	}
 	return nil
+}
+
+// BudgetWait is MaxBudgetWaitMs as a duration.
+func (l Limits) BudgetWait() time.Duration {
+	return time.Duration(l.MaxBudgetWaitMs) * time.Millisecond
 }
 
 // ShutdownGrace is ShutdownGraceMs as a duration.
