@@ -115,3 +115,24 @@ func Restore(path string, st State) error {
 	}
 	return workspace.WriteFile(path, st.Data, mode)
 }
+
+// RestoreIn is Restore confined to an open root: every step goes through
+// d (workspace.Dir), so a directory swapped for a link since the path was
+// recorded cannot redirect the restore outside the root, and the path is
+// checked against want right before it is replaced or removed.
+func RestoreIn(d *workspace.Dir, path string, st State, want workspace.Expect) error {
+	if !st.Exists {
+		err := d.RemoveFile(path, want)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	mode := st.Mode.Perm()
+	if info, err := d.Lstat(path); err == nil && info.Mode().IsRegular() && info.Mode().Perm() != mode {
+		if err := d.Chmod(path, mode); err != nil {
+			return err
+		}
+	}
+	return d.WriteFile(path, st.Data, mode, want)
+}

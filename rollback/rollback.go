@@ -17,7 +17,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hostd-dev/hostd/filelock"
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 // ErrConflict: a path changed since the call being rolled back; nothing
@@ -64,7 +66,24 @@ func (e *ConflictError) Unwrap() error { return ErrConflict }
 type Option func(*options)
 
 type options struct {
-	lock func(sessionID string) (unlock func())
+	lock  func(sessionID string) (unlock func())
+	files *filelock.Table
+	dirOf func(abs string) (*workspace.Dir, bool)
+}
+
+// WithFiles makes Rollback hold the daemon's file locks of every path it
+// restores from the conflict check to the last restore, so no tool call
+// of any session changes one of them in between.
+func WithFiles(t *filelock.Table) Option {
+	return func(o *options) { o.files = t }
+}
+
+// WithRoots confines each restore to the open root dirOf returns for its
+// path (the session's workspace), and checks right before each write that
+// the path still holds what the conflict check saw. A path under no root
+// is restored through its parent directory, as crash recovery does.
+func WithRoots(dirOf func(abs string) (*workspace.Dir, bool)) Option {
+	return func(o *options) { o.dirOf = dirOf }
 }
 
 // WithLock makes Rollback hold the session's mutation lock for its whole
@@ -116,6 +135,17 @@ func Rollback(ctx context.Context, store *review.Store, sessionID, toolCallID st
 	}()
 
 	targets := txn.Targets()
+	if o.files != nil {
+		paths := make([]string, len(targets))
+		for i, t := range targets {
+			paths[i] = t.Path
+		}
+		unlockFiles, err := o.files.Lock(ctx, paths...)
+		if err != nil {
+			return nil, err
+		}
+		defer unlockFiles()
+	}
 	live, err := check(targets)
 	if err != nil {
 		var ce *ConflictError
@@ -131,8 +161,8 @@ func Rollback(ctx context.Context, store *review.Store, sessionID, toolCallID st
 		return nil, err
 	}
 	for i, t := range targets {
-		if err := restore(t.Path, t.Before); err != nil {
-			if undoErr := undo(targets[:i], live[:i]); undoErr != nil {
+		if err := o.restore(t.Path, t.Before, live[i]); err != nil {
+			if undoErr := o.undo(targets[:i], live[:i]); undoErr != nil {
 				leaveOpen = true
 				return nil, fmt.Errorf("%w: restoring %s failed (%v) and putting back the paths already restored failed too (%v); it will be finished when hostd restarts",
 					ErrIncomplete, t.Entry.Path, err, undoErr)
@@ -207,16 +237,40 @@ func differs(o review.Observation, after review.Facts) string {
 	return ""
 }
 
+// restore puts path back to st, confined to its root when there is one,
+// and only if it still holds live, what the conflict check saw.
+func (o *options) restore(path string, st, live review.State) error {
+	if o.dirOf != nil {
+		if d, ok := o.dirOf(path); ok {
+			return review.RestoreIn(d, path, st, workspace.Want(live.Exists, live.Data))
+		}
+	}
+	return restore(path, st)
+}
+
 // undo puts the paths already restored back to the live states check saw,
 // newest first.
-func undo(targets []review.Target, live []review.State) error {
+func (o *options) undo(targets []review.Target, live []review.State) error {
 	var errs []error
 	for i := len(targets) - 1; i >= 0; i-- {
-		if err := restore(targets[i].Path, live[i]); err != nil {
+		var err error
+		if d, ok := o.rootOf(targets[i].Path); ok {
+			err = review.RestoreIn(d, targets[i].Path, live[i], workspace.Expect{})
+		} else {
+			err = restore(targets[i].Path, live[i])
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", targets[i].Entry.Path, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+func (o *options) rootOf(path string) (*workspace.Dir, bool) {
+	if o.dirOf == nil {
+		return nil, false
+	}
+	return o.dirOf(path)
 }
 
 // laterCalls fills each conflict's Later from the session's review entries.

@@ -83,7 +83,13 @@ func (s *Server) reviewRollback(ctx context.Context, p RollbackParams) (Rollback
 	// The session's mutation lock keeps a tool of this session from
 	// writing between the conflict check and the restore.
 	lock := func(string) func() { return sess.LockMutations() }
-	restored, err := rollback.Rollback(ctx, s.opts.Review, p.SessionID, p.ToolCallID, rollback.WithLock(lock))
+	// The file locks keep every other session's tools off the restored
+	// paths for as long; the session's roots confine each restore.
+	opts := []rollback.Option{rollback.WithLock(lock), rollback.WithRoots(sess.State().Workspace.DirOf)}
+	if s.opts.Executor != nil {
+		opts = append(opts, rollback.WithFiles(s.opts.Executor.Files()))
+	}
+	restored, err := rollback.Rollback(ctx, s.opts.Review, p.SessionID, p.ToolCallID, opts...)
 	if err != nil {
 		if errors.Is(err, review.ErrNotFound) {
 			err = newError(CodeReviewNotFound, "%v: session %q has no entries for toolCallId %q; review.list shows the calls it has", err, p.SessionID, p.ToolCallID)

@@ -102,7 +102,7 @@ func missing(c *Call, p workspace.Path) *Error {
 func directoryError(p workspace.Path) *Error {
 	const sample, shown = 256, 8
 	var names []string
-	if d, err := os.Open(p.Abs); err == nil {
+	if d, err := p.Open(); err == nil {
 		entries, _ := d.ReadDir(sample)
 		d.Close()
 		for _, e := range entries {

@@ -106,6 +106,11 @@ func (ed *editor) run(ctx context.Context) *EditResult {
 	if e := ed.checkHeader(); e != nil {
 		return ed.fail(e)
 	}
+	unlockFiles, e := ed.lockFiles(ctx)
+	if e != nil {
+		return ed.fail(e)
+	}
+	defer unlockFiles()
 	file, e := loadText(ed.path, ed.c.Limits.MaxWriteBytes)
 	if e != nil { // including NOT_TEXT: edit addresses lines of text only
 		return ed.fail(e)
@@ -135,6 +140,19 @@ func validTag(t string) bool {
 	return true
 }
 
+// lockFiles takes the daemon's locks of the edited file and, for MV, of
+// its destination, before the file is read: from the version gate to the
+// review commit no other call changes either.
+func (ed *editor) lockFiles(ctx context.Context) (func(), *Error) {
+	paths := []string{ed.path.Abs}
+	if ed.patch.MoveTo != "" {
+		if dest, err := ed.c.State.Workspace.Resolve(ed.patch.MoveTo, workspace.Write); err == nil {
+			paths = append(paths, dest.Abs)
+		}
+	}
+	return ed.c.lockFiles(ctx, paths...)
+}
+
 // resolvePath resolves the path argument, rebinds a mistyped path to the
 // one file the session read under that basename and tag (edit-contract
 // §9.2), and only then applies the write-permission gate.
@@ -144,7 +162,7 @@ func (ed *editor) resolvePath() *Error {
 	if err != nil {
 		return resolveError(ed.c, ed.args.Path, err)
 	}
-	exists, err := fileExists(p.Abs)
+	exists, err := fileExists(p)
 	if err != nil {
 		return Errorf(CodeToolFailed, "cannot check %s: %v", p.Display, err)
 	}
@@ -172,7 +190,11 @@ func (ed *editor) recoverPath(missing workspace.Path) (workspace.Path, *Error) {
 		if cand == missing.Abs || filepath.Base(cand) != base {
 			continue
 		}
-		if ok, _ := fileExists(cand); ok {
+		cp, err := ed.c.State.Workspace.Resolve(cand, workspace.Read)
+		if err != nil {
+			continue
+		}
+		if ok, _ := fileExists(cp); ok {
 			found = append(found, cand)
 		}
 	}

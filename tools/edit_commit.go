@@ -91,7 +91,7 @@ func (ed *editor) destination() (workspace.Path, *Error) {
 	if dest.Abs == ed.path.Abs {
 		return workspace.Path{}, Errorf(CodeInvalidArgument, "MV %s names the file itself; give a new path, or drop the MV", ed.patch.MoveTo)
 	}
-	exists, err := fileExists(dest.Abs)
+	exists, err := fileExists(dest)
 	if err != nil {
 		return workspace.Path{}, Errorf(CodeToolFailed, "cannot check %s: %v", dest.Display, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/filelock"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 )
@@ -47,6 +48,20 @@ type Call struct {
 	Syntax SyntaxFactory
 	// ToolName is the tool being run, as review records it.
 	ToolName string
+	// Files are the daemon's per-file locks (lockFiles).
+	Files *filelock.Table
+}
+
+// lockFiles takes the daemon-wide locks of the canonical paths a mutation
+// reads and then replaces, so the version it checks is the version it
+// replaces whatever other sessions do meanwhile (lock order: the
+// session's mutation lock, then these, then the review store's).
+func (c *Call) lockFiles(ctx context.Context, abs ...string) (func(), *Error) {
+	unlock, err := c.Files.Lock(ctx, abs...)
+	if err != nil {
+		return nil, Errorf(CodeToolFailed, "the call was cancelled while another call was changing the same file; nothing was changed, call again")
+	}
+	return unlock, nil
 }
 
 // Tool is one model-facing tool.
@@ -73,6 +88,9 @@ type Options struct {
 	Blocks   BlockResolverFactory
 	Syntax   SyntaxFactory
 	Tools    []Tool // usually Builtin()
+	// Files are the daemon-wide per-file locks; nil: the executor makes
+	// its own. Rollback must share them (Executor.Files).
+	Files *filelock.Table
 }
 
 // Executor dispatches tool calls. It is safe for concurrent use: it holds
@@ -86,6 +104,9 @@ type Executor struct {
 func NewExecutor(opt Options) *Executor {
 	if opt.Log == nil {
 		opt.Log = zap.NewNop()
+	}
+	if opt.Files == nil {
+		opt.Files = &filelock.Table{}
 	}
 	e := &Executor{opt: opt, tools: make(map[string]Tool)}
 	for _, t := range opt.Tools {
@@ -126,6 +147,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 		Blocks:     e.opt.Blocks,
 		Syntax:     e.opt.Syntax,
 		ToolName:   req.Tool,
+		Files:      e.opt.Files,
 	}
 	var out Outcome
 	if err := ctx.Err(); err != nil {
@@ -136,6 +158,10 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 	finish(out, id)
 	return out, nil
 }
+
+// Files are the per-file locks the executor's mutations take; a rollback
+// must take the same ones.
+func (e *Executor) Files() *filelock.Table { return e.opt.Files }
 
 func newToolCallID() string {
 	var b [8]byte

@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -15,15 +14,18 @@ import (
 // file is NOT_A_FILE, and the open itself never blocks: O_NONBLOCK keeps a
 // FIFO swapped in after the stat from stalling the call, and the type is
 // checked again on the open descriptor.
+//
+// Both go through the path's open root (workspace.Dir), so a directory
+// swapped for a link to elsewhere since Resolve is refused, not followed.
 func openRegular(p workspace.Path) (*os.File, fs.FileInfo, *Error) {
-	info, err := os.Stat(p.Abs)
+	info, err := p.Stat()
 	if err != nil {
 		return nil, nil, statError(p, err)
 	}
 	if e := notRegular(p, info); e != nil {
 		return nil, nil, e
 	}
-	f, err := os.OpenFile(p.Abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := p.Open()
 	if err != nil {
 		return nil, nil, statError(p, err)
 	}
@@ -58,6 +60,9 @@ func notRegular(p workspace.Path, info fs.FileInfo) *Error {
 }
 
 func statError(p workspace.Path, err error) *Error {
+	if errors.Is(err, workspace.ErrOutside) {
+		return Errorf(CodeOutsideWorkspace, "%s leads outside the workspace now (a directory on its way was replaced by a link); nothing outside is read or written: use a path inside the workspace", p.Display)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return Errorf(CodeNotFound, "%s does not exist; check the path, or find the file with grep", p.Display)
 	}
@@ -106,15 +111,15 @@ func notText(p workspace.Path) *Error {
 	return Errorf(CodeNotText, "%s is binary or not valid UTF-8 and cannot be shown or edited as text (grep skips it too); replace it whole with write if you must", p.Display)
 }
 
-// fileExists reports whether anything exists at abs (without following a
+// fileExists reports whether anything exists at p (without following a
 // final symlink).
-func fileExists(abs string) (bool, error) {
-	_, err := os.Lstat(abs)
+func fileExists(p workspace.Path) (bool, error) {
+	_, err := p.Lstat()
 	if err == nil {
 		return true, nil
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
-	return false, fmt.Errorf("stat %s: %w", abs, err)
+	return false, fmt.Errorf("stat %s: %w", p.Display, err)
 }

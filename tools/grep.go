@@ -8,10 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/hostd-dev/hostd/session"
@@ -120,8 +118,10 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 	if err != nil {
 		return Failed(Errorf(CodeInvalidArgument, "glob %q is malformed: %v; use shell wildcards such as *.go or src/**/*.ts", a.Glob, err))
 	}
-	info, err := os.Stat(p.Abs)
+	info, err := p.Stat()
 	switch {
+	case errors.Is(err, workspace.ErrOutside):
+		return Failed(statError(p, err))
 	case errors.Is(err, fs.ErrNotExist):
 		return Failed(missing(c, p))
 	case err != nil:
@@ -131,14 +131,14 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 			_, err := g.file(cd, nil)
 			return err
 		}}
-		err = w.walk(rootOf(c.State.Workspace, p.Abs), p.Abs, p.Display)
+		err = w.walk(p.Dir(), p.Abs, p.Display)
 	default:
 		f, _, e := openRegular(p)
 		if e != nil {
 			return Failed(e)
 		}
 		var skip *Error
-		skip, err = g.file(candidate{abs: p.Abs, display: p.Display}, f)
+		skip, err = g.file(candidate{abs: p.Abs, display: p.Display, open: p.Open}, f)
 		f.Close()
 		if skip != nil {
 			return Failed(skip)
@@ -178,18 +178,6 @@ func (g *grepper) setup(a grepArgs) *Error {
 	return nil
 }
 
-// rootOf returns the most specific root holding abs; .gitignore files are
-// read from there down.
-func rootOf(ws *workspace.Workspace, abs string) string {
-	best := ws.Root()
-	for _, r := range ws.Roots() {
-		if (abs == r.Path || strings.HasPrefix(abs, r.Path+string(filepath.Separator))) && len(r.Path) > len(best) {
-			best = r.Path
-		}
-	}
-	return best
-}
-
 // file searches one file. f is the open file when the model named it; a
 // file found by the walk is opened here, never following a link and never
 // blocking. A file that cannot be searched is skipped; the reason is
@@ -202,7 +190,7 @@ func (g *grepper) file(cd candidate, f *os.File) (skip *Error, err error) {
 	p := workspace.Path{Abs: cd.abs, Display: cd.display}
 	if f == nil {
 		var oerr error
-		if f, oerr = os.OpenFile(cd.abs, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0); oerr != nil {
+		if f, oerr = cd.open(); oerr != nil {
 			return nil, nil
 		}
 		defer f.Close()

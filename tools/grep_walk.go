@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -26,10 +27,17 @@ type candidate struct {
 	abs     string // canonical path: the snapshot store's key
 	display string // as the model sees it
 	link    bool   // reached through a symlink (already resolved into a root)
+	// open opens it for reading through the directory it was listed in,
+	// never by its name from "/": a directory swapped for a link since
+	// it was listed cannot lead the search outside the roots.
+	open func() (*os.File, error)
 }
 
 // walker visits the files under a directory depth-first, entries of each
 // directory in byte order, so the same tree always gives the same order.
+// Every directory is opened through its parent's open descriptor
+// (os.Root), so a directory renamed and replaced by a link to elsewhere
+// mid-walk is refused rather than followed.
 // It honours every .gitignore from the root the directory lies under down
 // to each file, skips .git, never follows a symlinked directory, and
 // follows a symlinked file only when it resolves into the session's roots.
@@ -47,8 +55,10 @@ type walker struct {
 	ignore []gitignore.Pattern
 }
 
-// walk visits the files under dir (a canonical directory under root).
-func (w *walker) walk(root, dir, display string) error {
+// walk visits the files under dir (a canonical directory under the open
+// root d).
+func (w *walker) walk(d *workspace.Dir, dir, display string) error {
+	root := d.Path()
 	rel, err := filepath.Rel(root, dir)
 	if err != nil {
 		return err
@@ -61,27 +71,35 @@ func (w *walker) walk(root, dir, display string) error {
 	// itself: then the model asked for an ignored directory by name, and
 	// gets its files.
 	for i := range parts {
-		w.ignore = append(w.ignore, w.readIgnore(filepath.Join(root, filepath.Join(parts[:i]...)), parts[:i])...)
+		if ar, err := d.OpenRoot(filepath.Join(root, filepath.Join(parts[:i]...))); err == nil {
+			w.ignore = append(w.ignore, w.readIgnore(ar, parts[:i])...)
+			ar.Close()
+		}
 		if gitignore.NewMatcher(w.ignore).Match(parts[:i+1], true) {
 			w.ignore = nil
 			break
 		}
 	}
-	return w.dir(dir, display, "", parts)
+	r, err := d.OpenRoot(dir)
+	if err != nil {
+		return nil // gone, or no longer inside the root: nothing to search
+	}
+	defer r.Close()
+	return w.dir(r, dir, display, "", parts)
 }
 
-// dir walks one directory. rel is the path below the walk's start (for the
-// glob), parts the path below the root (for .gitignore).
-func (w *walker) dir(abs, display, rel string, parts []string) error {
+// dir walks one directory, open as r. rel is the path below the walk's
+// start (for the glob), parts the path below the root (for .gitignore).
+func (w *walker) dir(r *os.Root, abs, display, rel string, parts []string) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(abs)
+	entries, err := readDirSorted(r)
 	if err != nil {
 		return nil // an unreadable directory holds nothing we can search
 	}
 	depth := len(w.ignore)
-	w.ignore = append(w.ignore, w.readIgnore(abs, parts)...)
+	w.ignore = append(w.ignore, w.readIgnore(r, parts)...)
 	defer func() { w.ignore = w.ignore[:depth] }()
 	matcher := gitignore.NewMatcher(w.ignore)
 
@@ -92,6 +110,9 @@ func (w *walker) dir(abs, display, rel string, parts []string) error {
 		}
 		childParts := append(parts[:len(parts):len(parts)], name)
 		c := candidate{abs: filepath.Join(abs, name), display: joinDisplay(display, name)}
+		c.open = func() (*os.File, error) {
+			return r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+		}
 		childRel := name
 		if rel != "" {
 			childRel = rel + "/" + name
@@ -101,7 +122,13 @@ func (w *walker) dir(abs, display, rel string, parts []string) error {
 			if matcher.Match(childParts, true) {
 				continue
 			}
-			if err := w.dir(c.abs, c.display, childRel, childParts); err != nil {
+			sub, err := r.OpenRoot(name)
+			if err != nil {
+				continue // gone, or replaced by a link since it was listed
+			}
+			err = w.dir(sub, c.abs, c.display, childRel, childParts)
+			sub.Close()
+			if err != nil {
 				return err
 			}
 			continue
@@ -110,10 +137,10 @@ func (w *walker) dir(abs, display, rel string, parts []string) error {
 			if err != nil {
 				continue // out of the roots, dangling or a cycle
 			}
-			if info, err := os.Stat(p.Abs); err != nil || !info.Mode().IsRegular() {
+			if info, err := p.Stat(); err != nil || !info.Mode().IsRegular() {
 				continue // directories behind links are not followed
 			}
-			c.abs, c.link = p.Abs, true
+			c.abs, c.link, c.open = p.Abs, true, p.Open
 		case !t.IsRegular():
 			continue
 		}
@@ -134,10 +161,25 @@ func joinDisplay(dir, name string) string {
 	return dir + "/" + name
 }
 
-// readIgnore parses dir/.gitignore, if there is one, with the domain the
-// library needs to anchor its patterns.
-func (w *walker) readIgnore(dir string, parts []string) []gitignore.Pattern {
-	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// readDirSorted lists the directory open as r in byte order of names.
+func readDirSorted(r *os.Root) ([]fs.DirEntry, error) {
+	d, err := r.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
+}
+
+// readIgnore parses the .gitignore of the directory open as r, if there is
+// one, with the domain the library needs to anchor its patterns.
+func (w *walker) readIgnore(r *os.Root, parts []string) []gitignore.Pattern {
+	f, err := r.OpenFile(".gitignore", os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil
 	}

@@ -1,10 +1,9 @@
 package tools
 
 import (
+	"errors"
 	"io"
 	"io/fs"
-	"os"
-	"syscall"
 
 	"go.uber.org/zap"
 
@@ -38,16 +37,25 @@ type fileChange struct {
 	Remove  bool
 }
 
-// mutate is the one way tools change files. It records the review intent
-// durably before touching the disk (when review is on), applies every
-// change through workspace.WriteFile / RemoveFile in order, undoes the ones
-// already applied if a later one fails, and records what landed. The caller
-// holds the session's mutation lock. It returns the bytes that landed per
-// canonical path (absent for removals).
+// mutate is the one way tools change files. It refuses read-only files,
+// records the review intent durably before touching the disk (when review
+// is on), applies every change through the path's open root in order,
+// undoes the ones already applied if a later one fails, and records what
+// landed. The caller holds the session's mutation lock and the file locks
+// of every path (lockFiles), so no other call of this daemon changes them
+// between the caller's read and these writes; another process that does
+// is caught right before each rename (workspace.Expect) and nothing of
+// the call stays. It returns the bytes that landed per canonical path
+// (absent for removals).
 //
 // Order matters for MV: the destination is created before the source is
 // removed, so no crash can leave the content nowhere.
 func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
+	for _, ch := range changes {
+		if ch.Existed && ch.Mode&0o200 == 0 {
+			return nil, Errorf(CodeToolDenied, "%s is read-only (mode %04o), so hostd will not replace or remove it; if it should change, make it writable first (chmod u+w), otherwise leave it as it is", ch.Path.Display, ch.Mode.Perm())
+		}
+	}
 	var txn *review.Txn
 	if c.Review != nil {
 		rc := make([]review.Change, len(changes))
@@ -71,7 +79,7 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 			if txn != nil {
 				txn.Abort()
 			}
-			return nil, Errorf(CodeToolFailed, "writing %s failed, and every file of this call was left as it was: %v", ch.Path.Display, err)
+			return nil, c.applyError(ch, err)
 		}
 	}
 	for _, ch := range changes {
@@ -93,13 +101,32 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 	return landed, nil
 }
 
+// applyError is the tool error for a change that could not be applied;
+// every change of the call has been put back.
+func (c *Call) applyError(ch fileChange, err error) *Error {
+	switch {
+	case errors.Is(err, workspace.ErrChanged):
+		if c.ToolName == "edit" && ch.Existed {
+			e := Errorf(CodeTagMismatch, "%s changed on disk while this edit was being written (%v; another program wrote it); nothing was written: read it again and redo the edit against what it holds now", ch.Path.Display, err)
+			if l, le := loadText(ch.Path, c.Limits.MaxWriteBytes); le == nil {
+				e.Details = map[string]any{"liveTag": workspace.Sum(l.Text.Body).Tag()}
+			}
+			return e
+		}
+		return Errorf(CodeToolFailed, "%s changed on disk while this call was writing it (%v; another program wrote it); nothing was written: read it to see what it holds now, then call again", ch.Path.Display, err)
+	case errors.Is(err, workspace.ErrOutside):
+		return Errorf(CodeOutsideWorkspace, "%s leads outside the workspace now (a directory on its way was replaced by a link); nothing was written anywhere: use a path inside the workspace", ch.Path.Display)
+	}
+	return Errorf(CodeToolFailed, "writing %s failed, and every file of this call was left as it was: %v", ch.Path.Display, err)
+}
+
 // readLanded re-reads what a write left on disk, so a formatter or a
 // writethrough that changed it on save is seen (edit-contract §5.4). The
 // bound leaves room for a formatter's growth and still limits what a
 // runaway writer can make us hold. If the file cannot be read back, the
 // write itself succeeded, so the intended bytes stand.
 func readLanded(ch fileChange, limit int64) []byte {
-	f, err := os.OpenFile(ch.Path.Abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := ch.Path.Open()
 	if err != nil {
 		return ch.After
 	}
@@ -111,11 +138,14 @@ func readLanded(ch fileChange, limit int64) []byte {
 	return data
 }
 
+// applyChange makes one change, checking first that the path still holds
+// what the call read from it.
 func applyChange(ch fileChange) error {
+	want := workspace.Want(ch.Existed, ch.Before)
 	if ch.Remove {
-		return workspace.RemoveFile(ch.Path.Abs)
+		return ch.Path.RemoveFile(want)
 	}
-	return workspace.WriteFile(ch.Path.Abs, ch.After, ch.Mode)
+	return ch.Path.WriteFile(ch.After, ch.Mode, want)
 }
 
 // undo restores changes that were applied, newest first.
@@ -123,9 +153,9 @@ func undo(applied []fileChange) {
 	for i := len(applied) - 1; i >= 0; i-- {
 		ch := applied[i]
 		if ch.Existed {
-			workspace.WriteFile(ch.Path.Abs, ch.Before, ch.Mode)
+			ch.Path.WriteFile(ch.Before, ch.Mode, workspace.Expect{})
 		} else {
-			os.Remove(ch.Path.Abs)
+			ch.Path.RemoveFile(workspace.Expect{})
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -190,7 +189,7 @@ func readOpenError(c *Call, p workspace.Path, e *Error) *Error {
 	case CodeNotFound:
 		return missing(c, p)
 	case CodeNotAFile:
-		if info, err := os.Stat(p.Abs); err == nil && info.IsDir() {
+		if info, err := p.Stat(); err == nil && info.IsDir() {
 			return directoryError(p)
 		}
 	}

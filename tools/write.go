@@ -60,6 +60,11 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	if e != nil {
 		return Failed(e)
 	}
+	unlockFile, e := c.lockFiles(ctx, p.Abs)
+	if e != nil {
+		return Failed(e)
+	}
+	defer unlockFile()
 	incoming, err := workspace.Decode([]byte(*a.Content))
 	if err != nil {
 		return Failed(Errorf(CodeInvalidArgument, "content holds a NUL byte in its first %d bytes; write creates text files only: remove the NUL bytes", workspace.NULScanBytes))

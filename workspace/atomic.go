@@ -10,53 +10,22 @@ import (
 	"strings"
 )
 
-// WriteFile replaces the file at path with data so that a crash at any
-// moment leaves either the old bytes or the new ones, never a mix
-// (rpc.md §5.6): it writes a temporary file in the same directory, fsyncs
-// it, renames it over path and fsyncs the directory. An existing file keeps
-// its mode; a new one gets perm. Parent directories are created as needed.
-//
-// path must already be resolved (Workspace.Resolve): WriteFile replaces
-// what is at path, so a symlink there would be replaced, not followed.
-// Every mutation in hostd goes through this function.
+// WriteFile replaces the file at path with data atomically (Dir.WriteFile),
+// confined to path's parent directory: it creates that directory as
+// needed, opens it once, and does the rest through it. Tools write
+// through a resolved Path instead, confined to its root; this form is for
+// callers that hold only a canonical path, such as crash recovery.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create parent directory: %w", err)
 	}
-	if info, err := os.Stat(path); err == nil {
-		perm = info.Mode().Perm()
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*")
+	d, err := OpenDir(dir)
 	if err != nil {
 		return err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	committed = true
-	return syncDir(dir)
+	defer d.root.Close()
+	return d.WriteFile(path, data, perm, Expect{})
 }
 
 // tempPrefix is how the name of every temporary file WriteFile creates
@@ -123,20 +92,14 @@ func isTemp(name, prefix string) bool {
 	return true
 }
 
-// RemoveFile deletes path and fsyncs its directory, so the removal is
-// durable before the caller reports it.
+// RemoveFile deletes path (a symlink itself, not its target) through its
+// parent directory and fsyncs that directory, so the removal is durable
+// before the caller reports it.
 func RemoveFile(path string) error {
-	if err := os.Remove(path); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := OpenDir(filepath.Dir(path))
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	return d.Sync()
+	defer d.root.Close()
+	return d.RemoveFile(path, Expect{})
 }

@@ -9,6 +9,7 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,6 +61,7 @@ type External struct {
 // and safe for concurrent use.
 type Workspace struct {
 	roots []Root // roots[0] is the workspace root; the rest in the order given
+	dirs  []*Dir // dirs[i] is roots[i], open: every file operation goes through it
 }
 
 // New validates and canonicalizes the roots. The workspace and scratch
@@ -71,7 +73,12 @@ func New(root, scratch string, externals []External) (*Workspace, error) {
 		if err != nil {
 			return fmt.Errorf("%w: %s root %q: %v", ErrInvalid, kind, p, err)
 		}
+		d, err := OpenDir(canon)
+		if err != nil {
+			return fmt.Errorf("%w: %s root %q: %v", ErrInvalid, kind, p, err)
+		}
 		w.roots = append(w.roots, Root{Path: canon, Kind: kind, Writable: writable})
+		w.dirs = append(w.dirs, d)
 		return nil
 	}
 	if err := add(root, KindWorkspace, true); err != nil {
@@ -143,6 +150,55 @@ type Path struct {
 	Root    RootKind
 	// Writable reports whether Write access would be granted.
 	Writable bool
+
+	dir *Dir // the open root Abs lies under; every file operation goes through it
+}
+
+// Dir is the open root the path lies under; nil for a Path that was not
+// made by Resolve.
+func (p Path) Dir() *Dir { return p.dir }
+
+var errUnresolved = errors.New("path was not resolved by a workspace")
+
+// Open opens the file for reading through its root (Dir.Open).
+func (p Path) Open() (*os.File, error) {
+	if p.dir == nil {
+		return nil, errUnresolved
+	}
+	return p.dir.Open(p.Abs)
+}
+
+// Stat stats the file through its root, following a final symlink that
+// stays inside it.
+func (p Path) Stat() (fs.FileInfo, error) {
+	if p.dir == nil {
+		return nil, errUnresolved
+	}
+	return p.dir.Stat(p.Abs)
+}
+
+// Lstat stats the path itself through its root.
+func (p Path) Lstat() (fs.FileInfo, error) {
+	if p.dir == nil {
+		return nil, errUnresolved
+	}
+	return p.dir.Lstat(p.Abs)
+}
+
+// WriteFile atomically replaces the file through its root (Dir.WriteFile).
+func (p Path) WriteFile(data []byte, perm fs.FileMode, want Expect) error {
+	if p.dir == nil {
+		return errUnresolved
+	}
+	return p.dir.WriteFile(p.Abs, data, perm, want)
+}
+
+// RemoveFile removes the path through its root (Dir.RemoveFile).
+func (p Path) RemoveFile(want Expect) error {
+	if p.dir == nil {
+		return errUnresolved
+	}
+	return p.dir.RemoveFile(p.Abs, want)
 }
 
 // Resolve maps a tool's path argument (relative to the workspace root, or
@@ -161,11 +217,12 @@ func (w *Workspace) Resolve(p string, access Access) (Path, error) {
 	if err != nil {
 		return Path{}, err
 	}
-	root, ok := w.rootOf(abs)
+	i, ok := w.rootIndex(abs)
 	if !ok {
 		return Path{}, fmt.Errorf("%w: %s resolves to %s", ErrOutside, p, abs)
 	}
-	res := Path{Abs: abs, Root: root.Kind, Display: w.display(abs)}
+	root := w.roots[i]
+	res := Path{Abs: abs, Root: root.Kind, Display: w.display(abs), dir: w.dirs[i]}
 	git := inGitDir(root.Path, abs)
 	res.Writable = root.Writable && !git
 	if access == Write && !res.Writable {
@@ -225,15 +282,24 @@ func canonicalPathHops(p string, hops int) (string, error) {
 	}
 }
 
-// rootOf returns the most specific root containing abs.
-func (w *Workspace) rootOf(abs string) (Root, bool) {
-	best, found := Root{}, false
-	for _, r := range w.roots {
-		if within(r.Path, abs) && (!found || len(r.Path) > len(best.Path)) {
-			best, found = r, true
+// rootIndex returns the index of the most specific root containing abs.
+func (w *Workspace) rootIndex(abs string) (int, bool) {
+	best := -1
+	for i, r := range w.roots {
+		if within(r.Path, abs) && (best < 0 || len(r.Path) > len(w.roots[best].Path)) {
+			best = i
 		}
 	}
-	return best, found
+	return best, best >= 0
+}
+
+// DirOf returns the open root a canonical path lies under.
+func (w *Workspace) DirOf(abs string) (*Dir, bool) {
+	i, ok := w.rootIndex(abs)
+	if !ok {
+		return nil, false
+	}
+	return w.dirs[i], true
 }
 
 func (w *Workspace) display(abs string) string {
@@ -259,14 +325,16 @@ func within(root, p string) bool {
 	return strings.HasPrefix(p, root+string(filepath.Separator))
 }
 
-// inGitDir reports whether abs lies in a .git directory below root.
+// inGitDir reports whether abs lies in a .git directory below root. The
+// name is compared without case: on the case-insensitive filesystems most
+// desktops use, .GIT and .Git are the same directory as .git.
 func inGitDir(root, abs string) bool {
 	rel, err := filepath.Rel(root, abs)
 	if err != nil {
 		return false
 	}
 	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		if part == ".git" {
+		if strings.EqualFold(part, ".git") {
 			return true
 		}
 	}
