@@ -207,6 +207,22 @@ func (t *Txn) Abort() error {
 	return t.s.settleMutation(&t.intent)
 }
 
+// Discard ends a mutation whose writes the caller made none of, or has
+// already undone itself: the intent is dropped without looking at the
+// paths, so bytes another process wrote there meanwhile are neither
+// mistaken for the call's nor put back over. Use Abort when unsure.
+func (t *Txn) Discard() error {
+	if t.done {
+		return nil
+	}
+	t.done = true
+	drop := make([]uint64, len(t.intent.Paths))
+	for i, p := range t.intent.Paths {
+		drop[i] = p.Seq
+	}
+	return t.s.finish(&t.intent, nil, nil, drop)
+}
+
 func (t *Txn) index(path string) int {
 	for i, c := range t.changes {
 		if c.Path == path {

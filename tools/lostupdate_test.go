@@ -15,6 +15,7 @@ import (
 
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 // stressSize is n in CI and long when HOSTD_STRESS=long (docs/stress.md).
@@ -139,3 +140,43 @@ func sha(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
+
+// Another process writes the file after the edit's gates passed and
+// before its rename: the edit is refused with EDIT_TAG_MISMATCH and the
+// live tag, the other process's bytes stay, and nothing is recorded.
+func TestEditRefusesAFileChangedRightBeforeTheRename(t *testing.T) {
+	e := newEditEnv(t)
+	store, err := review.Open(t.TempDir(), e.lim, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Review: store, Tools: Builtin()})
+	e.write("a.txt", "one\ntwo\n")
+	tag := e.showAll("a.txt")
+	testHookBeforeApply = func() { e.write("a.txt", "one\nTWO by another program\n") }
+	defer func() { testHookBeforeApply = nil }()
+	r := e.edit("a.txt", tag, "PUT 1.=1:\n+ONE")
+	if r.OK || r.Error.Code != CodeTagMismatch {
+		t.Fatalf("got ok=%v %+v, want EDIT_TAG_MISMATCH", r.OK, r.Error)
+	}
+	live := e.file("a.txt")
+	if live != "one\nTWO by another program\n" {
+		t.Fatalf("the other program's bytes were replaced: %q", live)
+	}
+	d, _ := r.Error.Details.(map[string]any)
+	if d["liveTag"] != workspaceTag(live) {
+		t.Fatalf("details %v, want liveTag %s", r.Error.Details, workspaceTag(live))
+	}
+	if es, _ := store.List(e.s.ID, ""); len(es) != 0 {
+		t.Fatalf("%d review entries for an edit that did not land", len(es))
+	}
+}
+
+func workspaceTag(s string) string {
+	t, err := workspace.Decode([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return workspace.Sum(t.Body).Tag()
+}

@@ -73,11 +73,21 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 		txn = t
 	}
 	landed := make(map[string][]byte, len(changes))
+	if testHookBeforeApply != nil {
+		testHookBeforeApply()
+	}
 	for i, ch := range changes {
 		if err := applyChange(ch); err != nil {
-			undo(changes[:i])
+			undone := undo(changes[:i])
 			if txn != nil {
-				txn.Abort()
+				// Nothing of this call stays when the undo worked: drop
+				// the intent without mistaking another program's bytes
+				// for ours. Otherwise Abort settles what is there.
+				if undone == nil {
+					txn.Discard()
+				} else {
+					txn.Abort()
+				}
 			}
 			return nil, c.applyError(ch, err)
 		}
@@ -100,6 +110,10 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 	}
 	return landed, nil
 }
+
+// testHookBeforeApply runs after the review intent and before the first
+// write; tests use it to play another process writing the file.
+var testHookBeforeApply func()
 
 // applyError is the tool error for a change that could not be applied;
 // every change of the call has been put back.
@@ -148,14 +162,18 @@ func applyChange(ch fileChange) error {
 	return ch.Path.WriteFile(ch.After, ch.Mode, want)
 }
 
-// undo restores changes that were applied, newest first.
-func undo(applied []fileChange) {
+// undo restores changes that were applied, newest first, each only if it
+// still holds what this call wrote.
+func undo(applied []fileChange) error {
+	var errs []error
 	for i := len(applied) - 1; i >= 0; i-- {
 		ch := applied[i]
+		mine := workspace.Want(!ch.Remove, ch.After)
 		if ch.Existed {
-			ch.Path.WriteFile(ch.Before, ch.Mode, workspace.Expect{})
+			errs = append(errs, ch.Path.WriteFile(ch.Before, ch.Mode, mine))
 		} else {
-			ch.Path.RemoveFile(workspace.Expect{})
+			errs = append(errs, ch.Path.RemoveFile(mine))
 		}
 	}
+	return errors.Join(errs...)
 }
