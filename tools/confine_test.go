@@ -188,7 +188,6 @@ func TestSymlinkSwapRaceStaysInside(t *testing.T) {
 	}
 }
 
-
 // A read-only file is not replaced by write or edit, nor removed by REM,
 // nor moved away by MV: TOOL_DENIED, and the file is as it was. Before,
 // the atomic rename replaced it silently.

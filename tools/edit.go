@@ -106,6 +106,13 @@ func (ed *editor) run(ctx context.Context) *EditResult {
 	if e := ed.checkHeader(); e != nil {
 		return ed.fail(e)
 	}
+	if info, err := ed.path.Stat(); err == nil {
+		release, e := ed.c.holdPayload(ctx, info.Size(), fmt.Sprintf("an edit of %s (%d bytes)", ed.path.Display, info.Size()))
+		if e != nil {
+			return ed.fail(e)
+		}
+		defer release()
+	}
 	unlockFiles, e := ed.lockFiles(ctx)
 	if e != nil {
 		return ed.fail(e)

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -68,7 +70,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 		ed.warnings = append(ed.warnings, fmt.Sprintf("the edit landed but a named register could not be saved: %v", err))
 	}
 	res.Path, res.Tag = target.Display, tag
-	res.Diff = boundedDiff(udiff.Unified("a/"+ed.path.Display, "b/"+target.Display, ed.body, newBody), ed.c.Limits.MaxResultBytes)
+	res.Diff = boundedDiff(windowDiff("a/"+ed.path.Display, "b/"+target.Display, ed.live, newLines, trailing, trailing), ed.c.Limits.MaxResultBytes)
 	res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "", ed.c.Limits.MaxResultBytes)
 	res.Warnings = ed.warnings
 	return res
@@ -152,6 +154,51 @@ func renderChanged(display, tag string, lines []string, changed []hashline.Regio
 	}
 	return b.String()
 }
+
+// diffContext is the unified diff's context, as git's default.
+const diffContext = 3
+
+// windowDiff is the unified diff of two versions of a file given as lines,
+// computed over only the window that differs (the common head and tail
+// lines are skipped, but for the context), with hunk headers numbered as
+// in the whole files. A one-line change of a 30 MB file diffs a few lines,
+// not 30 MB.
+func windowDiff(oldLabel, newLabel string, old, cur []string, oldTrailing, curTrailing bool) string {
+	// Lines are equal when their text is and neither is a last line
+	// without a newline that the other is not.
+	same := func(i, j int) bool {
+		return old[i] == cur[j] && (i == len(old)-1 && !oldTrailing) == (j == len(cur)-1 && !curTrailing)
+	}
+	head := 0
+	for head < len(old) && head < len(cur) && same(head, head) {
+		head++
+	}
+	tail := 0
+	for tail < len(old)-head && tail < len(cur)-head && same(len(old)-1-tail, len(cur)-1-tail) {
+		tail++
+	}
+	if head == len(old) && head == len(cur) {
+		return ""
+	}
+	lo := max(head-diffContext, 0)
+	oldHi, curHi := min(len(old)-tail+diffContext, len(old)), min(len(cur)-tail+diffContext, len(cur))
+	// Inside the file a window's last line is followed by more, so it
+	// ends with a newline; at the end the file's own ending counts.
+	oldText := workspace.Join(old[lo:oldHi], oldHi < len(old) || oldTrailing)
+	curText := workspace.Join(cur[lo:curHi], curHi < len(cur) || curTrailing)
+	d := udiff.Unified(oldLabel, newLabel, oldText, curText)
+	if lo == 0 {
+		return d
+	}
+	return hunkHeader.ReplaceAllStringFunc(d, func(h string) string {
+		m := hunkHeader.FindStringSubmatch(h)
+		a, _ := strconv.Atoi(m[1])
+		c, _ := strconv.Atoi(m[3])
+		return fmt.Sprintf("@@ -%d%s +%d%s @@", a+lo, m[2], c+lo, m[4])
+	})
+}
+
+var hunkHeader = regexp.MustCompile(`(?m)^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@`)
 
 // boundedDiff cuts a diff at maxBytes, on a line boundary, saying so; the
 // review record keeps the change itself.

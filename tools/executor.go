@@ -18,6 +18,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/filelock"
 	"github.com/hostd-dev/hostd/review"
@@ -50,6 +51,34 @@ type Call struct {
 	ToolName string
 	// Files are the daemon's per-file locks (lockFiles).
 	Files *filelock.Table
+	// Budget is the daemon-wide memory budget the payloads of write and
+	// edit are held against (holdPayload); nil: unlimited.
+	Budget *budget.Budget
+}
+
+// payloadFactor is how many times its size a file costs write or edit at
+// their peak (the old bytes and text, the new text and bytes, the review
+// record's copy), measured on a 31 MB file; holdPayload reserves that.
+const payloadFactor = 6
+
+// holdPayload reserves the memory a write or edit of a file of size bytes
+// works with in the daemon-wide budget, waiting for room if other calls
+// hold it, and refuses with HOST_BUSY past the budget's wait bound. Taken
+// after the session's mutation lock and before the file locks, so a call
+// waiting for memory blocks no other session's edit of the same file.
+func (c *Call) holdPayload(ctx context.Context, size int64, what string) (func(), *Error) {
+	size = min(size, c.Limits.MaxWriteBytes+1) // larger is refused as FILE_TOO_LARGE on load
+	if lim := c.Budget.Limit(); lim > 0 && payloadFactor*size > lim {
+		return nil, Errorf(CodeFileTooLarge, "%s needs about %d bytes of memory, more than the daemon's whole budget (limits.maxMemoryBytes %d); work on a smaller file", what, payloadFactor*size, lim)
+	}
+	rel, err := c.Budget.Acquire(ctx, payloadFactor*size, what)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, Errorf(CodeToolFailed, "the call was cancelled while it waited for memory; nothing was changed, call again")
+		}
+		return nil, Errorf(CodeHostBusy, "%v; nothing was changed", err)
+	}
+	return rel, nil
 }
 
 // lockFiles takes the daemon-wide locks of the canonical paths a mutation
@@ -91,6 +120,8 @@ type Options struct {
 	// Files are the daemon-wide per-file locks; nil: the executor makes
 	// its own. Rollback must share them (Executor.Files).
 	Files *filelock.Table
+	// Budget is the daemon-wide memory budget; nil: unlimited.
+	Budget *budget.Budget
 }
 
 // Executor dispatches tool calls. It is safe for concurrent use: it holds
@@ -148,6 +179,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 		Syntax:     e.opt.Syntax,
 		ToolName:   req.Tool,
 		Files:      e.opt.Files,
+		Budget:     e.opt.Budget,
 	}
 	var out Outcome
 	if err := ctx.Err(); err != nil {

@@ -72,6 +72,27 @@ func statError(p workspace.Path, err error) *Error {
 	return Errorf(CodeToolFailed, "cannot open %s: %v", p.Display, err)
 }
 
+// readSized reads all of f, which stat said holds size bytes, in one
+// buffer of that size (plus one byte to see growth) rather than doubling
+// one: a large file costs its size once. It stops at limit bytes.
+func readSized(f io.Reader, size, limit int64) ([]byte, error) {
+	buf := make([]byte, 0, min(max(size, 0)+1, limit))
+	r := io.LimitReader(f, limit)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // grew since the stat: let append size it
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
 // loaded is a whole text file, as edit and write need it.
 type loaded struct {
 	Raw  []byte
@@ -91,7 +112,7 @@ func loadText(p workspace.Path, maxBytes int64) (*loaded, *Error) {
 	if info.Size() > maxBytes {
 		return nil, Errorf(CodeFileTooLarge, "%s is %d bytes, over the %d-byte limit for whole-file tools; edit it with another tool or split it", p.Display, info.Size(), maxBytes)
 	}
-	raw, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	raw, err := readSized(f, info.Size(), maxBytes+1)
 	if err != nil {
 		return nil, Errorf(CodeToolFailed, "cannot read %s: %v; call again", p.Display, err)
 	}

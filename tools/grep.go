@@ -92,7 +92,7 @@ type grepper struct {
 	searched  int
 	kept      int64  // bytes of text held for the store
 	buf       []byte // reused read buffer
-	textBytes int64  // bytes of matched text shown so far
+	answer    int64  // bytes the answer holds so far (answerCost), bounded by maxResultBytes
 	overBytes bool   // the output byte limit stopped the search
 }
 
@@ -226,6 +226,8 @@ func (g *grepper) file(cd candidate, f *os.File) (skip *Error, err error) {
 	}
 	gf := &grepFile{abs: cd.abs, display: cd.display, bytes: int64(len(raw))}
 	room := g.max - g.shown // results this file may still add
+	fileCost := fileAnswerCost(cd.display)
+	full := func(more int64) bool { return g.answer+more > lim.MaxResultBytes }
 	g.m.each(body, func(n int, line []byte) bool {
 		gf.count++
 		switch g.mode {
@@ -235,17 +237,30 @@ func (g *grepper) file(cd candidate, f *os.File) (skip *Error, err error) {
 			if gf.count > room {
 				return false
 			}
-			if g.textBytes >= lim.MaxResultBytes {
+			shown, clipped := clipLine(string(line), lim.MaxLineChars)
+			cost := matchAnswerCost(cd.display, shown)
+			if gf.count == 1 {
+				cost += fileCost
+			}
+			if full(cost) {
 				gf.count--
 				g.overBytes = true
 				return false
 			}
-			shown, clipped := clipLine(string(line), lim.MaxLineChars)
-			g.textBytes += int64(len(shown))
+			g.answer += cost
 			gf.matches = append(gf.matches, GrepMatch{Path: cd.display, Line: n, Text: shown, Clipped: clipped})
 		}
 		return true
 	})
+	if gf.count > 0 && g.mode != grepContent {
+		// A file listed or counted costs its path in every field.
+		if full(fileCost) {
+			gf.count = 0
+			g.overBytes = true
+		} else {
+			g.answer += fileCost
+		}
+	}
 	if gf.count == 0 {
 		if g.overBytes {
 			g.truncated = true
@@ -281,6 +296,32 @@ func (g *grepper) file(cd candidate, f *os.File) (skip *Error, err error) {
 		return nil, errStop
 	}
 	return nil, nil
+}
+
+// fileAnswerCost bounds what one file adds to a grep answer, the JSON of
+// the result included: its [PATH#TAG] header in content, its path in
+// files, and its entry in tags (and counts).
+func fileAnswerCost(display string) int64 { return 4*jsonLen(display) + 64 }
+
+// matchAnswerCost bounds what one match adds: its N:text row in content
+// and its {path, line, text, clipped} object in matches, as JSON.
+func matchAnswerCost(display, text string) int64 {
+	return jsonLen(display) + 2*jsonLen(text) + 72
+}
+
+// jsonLen is the length of s as a JSON string's contents, escaped as
+// encoding/json escapes it.
+func jsonLen(s string) int64 {
+	n := int64(len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			n += 5
+		}
+	}
+	return n
 }
 
 // keep holds a file's text for the store while the texts held stay within

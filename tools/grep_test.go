@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -342,7 +343,9 @@ func TestGrepSkipsUnreadableAndNonText(t *testing.T) {
 // 20,000 scattered matches in one file make 20,000 seen ranges: building
 // and recording them must not cost the square of that.
 func TestGrepManyScatteredMatches(t *testing.T) {
-	e := newProdEnv(t, config.DefaultLimits())
+	lim := config.DefaultLimits()
+	lim.MaxResultBytes = 4 << 20 // room for all 20,000 in the answer
+	e := newProdEnv(t, lim)
 	e.put("f.txt", strings.Repeat("hit\nmiss\n", 20000))
 	within(t, 10*time.Second, func() {
 		r := e.grep(`{"pattern":"hit"}`)
@@ -366,7 +369,31 @@ func TestGrepOutputByteLimit(t *testing.T) {
 	e.put("a.txt", strings.Repeat(long+"\n", 5))
 	e.put("b.txt", strings.Repeat(long+"\n", 5))
 	r := e.grep(map[string]any{"pattern": "needle"})
-	if len(r.Matches) != 4 || !r.Truncated || !strings.Contains(r.Notice, "1000-byte output limit") {
+	if len(r.Matches) != 1 || !r.Truncated || !strings.Contains(r.Notice, "1000-byte output limit") {
 		t.Fatalf("%d matches, truncated %v, notice %q", len(r.Matches), r.Truncated, r.Notice)
+	}
+}
+
+// The whole answer obeys maxResultBytes in every mode, its JSON included
+// (a fixed allowance for the notice and the result's own fields): 20,000
+// matching files once made answers of 6 to 18 MB.
+func TestGrepAnswerObeysTheByteLimitInEveryMode(t *testing.T) {
+	lim := config.DefaultLimits()
+	lim.MaxResultBytes = 16 << 10
+	e := newProdEnv(t, lim)
+	name := strings.Repeat("d", 60)
+	for i := range 2000 {
+		e.put(fmt.Sprintf("%s/file-%05d.txt", name, i), "x <needle> \"quoted\"\n")
+	}
+	for _, mode := range []string{"content", "filesWithMatches", "count"} {
+		out := e.call("grep", map[string]any{"pattern": "needle", "outputMode": mode})
+		r := out.(*GrepResult)
+		raw, _ := json.Marshal(out)
+		if int64(len(raw)) > lim.MaxResultBytes+1024 {
+			t.Errorf("%s: the answer is %d bytes, over the %d-byte limit", mode, len(raw), lim.MaxResultBytes)
+		}
+		if !r.Truncated || len(r.Files) == 0 || !strings.Contains(r.Notice, "output limit") {
+			t.Errorf("%s: %d files, truncated %v, notice %q", mode, len(r.Files), r.Truncated, r.Notice)
+		}
 	}
 }

@@ -140,7 +140,6 @@ func sha(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
-
 // Another process writes the file after the edit's gates passed and
 // before its rename: the edit is refused with EDIT_TAG_MISMATCH and the
 // live tag, the other process's bytes stay, and nothing is recorded.

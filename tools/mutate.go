@@ -1,8 +1,8 @@
 package tools
 
 import (
+	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 
 	"go.uber.org/zap"
@@ -145,9 +145,16 @@ func readLanded(ch fileChange, limit int64) []byte {
 		return ch.After
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit))
+	size := int64(len(ch.After))
+	if info, err := f.Stat(); err == nil {
+		size = info.Size()
+	}
+	data, err := readSized(f, size, limit)
 	if err != nil {
 		return ch.After
+	}
+	if bytes.Equal(data, ch.After) {
+		return ch.After // the usual case: hold one copy, not two
 	}
 	return data
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Tool-level error codes (rpc.md §4, edit-contract §11). A tool that runs
@@ -30,6 +31,10 @@ const (
 	CodeNoChange             = "EDIT_NO_CHANGE"
 	CodeAmplificationLimit   = "EDIT_AMPLIFICATION_LIMIT"
 	CodeRetryBudgetExhausted = "MUTATION_RETRY_BUDGET_EXHAUSTED"
+	// CodeHostBusy: the daemon's memory budget (limits.maxMemoryBytes) had
+	// no room for this call in time; the same call succeeds once others
+	// finish. hostd's addition to the wire contract.
+	CodeHostBusy = "HOST_BUSY"
 )
 
 // retriable lists the codes a retry can fix without changing the request's
@@ -38,6 +43,7 @@ var retriable = map[string]bool{
 	CodeTagMismatch: true,
 	CodeTagUnknown:  true,
 	CodeLinesUnseen: true,
+	CodeHostBusy:    true,
 	CodeNotFound:    false,
 }
 
@@ -84,12 +90,36 @@ func Failed(err *Error) *Result {
 // finish fills the fields every result carries: the tool call id, a
 // non-nil warnings list, and the model-visible content of an error and of
 // every warning (rpc.md §4: each warning also appears in content).
+// maxMessageBytes bounds one error message or warning. Messages quote
+// what the client sent (a path, a tag, an op); whatever it sent, the
+// answer stays small.
+const maxMessageBytes = 4 << 10
+
+// clipMessage cuts m to maxMessageBytes on a character boundary and says
+// how much was cut.
+func clipMessage(m string) string {
+	if len(m) <= maxMessageBytes {
+		return m
+	}
+	cut := maxMessageBytes
+	for cut > 0 && !utf8.RuneStart(m[cut]) {
+		cut--
+	}
+	return m[:cut] + fmt.Sprintf("… (%d more bytes of this message cut)", len(m)-cut)
+}
+
 func finish(o Outcome, toolCallID string) {
 	r := o.Base()
 	r.ToolCallID = toolCallID
 	r.OK = r.Error == nil
 	if r.Warnings == nil {
 		r.Warnings = []string{}
+	}
+	if r.Error != nil {
+		r.Error.Message = clipMessage(r.Error.Message)
+	}
+	for i, w := range r.Warnings {
+		r.Warnings[i] = clipMessage(w)
 	}
 	var b strings.Builder
 	if r.Error != nil {

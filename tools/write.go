@@ -60,12 +60,21 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	if e != nil {
 		return Failed(e)
 	}
+	size := int64(len(*a.Content))
+	if info, err := p.Stat(); err == nil {
+		size = max(size, info.Size())
+	}
+	release, e := c.holdPayload(ctx, size, fmt.Sprintf("a write of %s (%d bytes)", p.Display, size))
+	if e != nil {
+		return Failed(e)
+	}
+	defer release()
 	unlockFile, e := c.lockFiles(ctx, p.Abs)
 	if e != nil {
 		return Failed(e)
 	}
 	defer unlockFile()
-	incoming, err := workspace.Decode([]byte(*a.Content))
+	incoming, err := workspace.DecodeString(*a.Content)
 	if err != nil {
 		return Failed(Errorf(CodeInvalidArgument, "content holds a NUL byte in its first %d bytes; write creates text files only: remove the NUL bytes", workspace.NULScanBytes))
 	}

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -34,37 +33,56 @@ type Text struct {
 // Decode normalizes raw file bytes. It fails with ErrNotText for invalid
 // UTF-8 or a NUL byte in the first 8 KiB.
 func Decode(raw []byte) (Text, error) {
-	if bytes.IndexByte(raw[:min(len(raw), NULScanBytes)], 0) >= 0 || !utf8.Valid(raw) {
+	return DecodeString(string(raw))
+}
+
+// DecodeString is Decode of a string. The body shares s's memory unless
+// line endings had to be rewritten, so a large text is not copied.
+func DecodeString(s string) (Text, error) {
+	if strings.IndexByte(s[:min(len(s), NULScanBytes)], 0) >= 0 || !utf8.ValidString(s) {
 		return Text{}, ErrNotText
 	}
 	var t Text
-	if bytes.HasPrefix(raw, utf8BOM) {
+	if strings.HasPrefix(s, string(utf8BOM)) {
 		t.BOM = true
-		raw = raw[len(utf8BOM):]
+		s = s[len(utf8BOM):]
 	}
-	crlf := bytes.Count(raw, []byte("\r\n"))
-	lf := bytes.Count(raw, []byte("\n")) - crlf
+	crlf := strings.Count(s, "\r\n")
+	lf := strings.Count(s, "\n") - crlf
 	t.CRLF = crlf > lf
 	if crlf > 0 {
-		raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
+		s = strings.ReplaceAll(s, "\r\n", "\n")
 	}
-	t.Body = string(raw)
+	t.Body = s
 	return t, nil
 }
 
 // Encode turns a normalized body back into file bytes with this text's BOM
-// and dominant line ending.
+// and dominant line ending, in one allocation.
 func (t Text) Encode(body string) []byte {
-	var b strings.Builder
-	b.Grow(len(body) + 3)
+	n := len(body)
 	if t.BOM {
-		b.Write(utf8BOM)
+		n += len(utf8BOM)
 	}
 	if t.CRLF {
-		body = strings.ReplaceAll(body, "\n", "\r\n")
+		n += strings.Count(body, "\n")
 	}
-	b.WriteString(body)
-	return []byte(b.String())
+	out := make([]byte, 0, n)
+	if t.BOM {
+		out = append(out, utf8BOM...)
+	}
+	if !t.CRLF {
+		return append(out, body...)
+	}
+	for {
+		i := strings.IndexByte(body, '\n')
+		if i < 0 {
+			return append(out, body...)
+		}
+		out = append(out, body[:i]...)
+		out = append(out, '\r', '\n')
+		body = body[i+1:]
+	}
 }
 
 // Lines splits a normalized body into addressable lines: a terminal newline
@@ -86,11 +104,25 @@ func Join(lines []string, trailingNewline bool) string {
 	if len(lines) == 0 {
 		return ""
 	}
-	s := strings.Join(lines, "\n")
-	if trailingNewline {
-		s += "\n"
+	n := len(lines) - 1
+	for _, l := range lines {
+		n += len(l)
 	}
-	return s
+	if trailingNewline {
+		n++
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l)
+	}
+	if trailingNewline {
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // Digest is the full SHA-256 of a text's hash input. Tags are its low 16
@@ -110,19 +142,31 @@ func (d Digest) String() string { return hex.EncodeToString(d[:]) }
 // [ \t\r] is trimmed and whether the body ends with a newline is kept.
 func Sum(body string) Digest {
 	h := sha256.New()
-	b := []byte(body) // one copy, so the lines can be hashed without one each
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		line, rest := b, []byte(nil)
+	// Lines are gathered into a small buffer and hashed a buffer at a
+	// time: no copy of the body, and few calls into the hash.
+	buf := make([]byte, 0, 32<<10)
+	for len(body) > 0 {
+		i := strings.IndexByte(body, '\n')
+		line, rest := body, ""
 		if i >= 0 {
-			line, rest = b[:i], b[i+1:]
+			line, rest = body[:i], body[i+1:]
 		}
-		h.Write(bytes.TrimRight(line, " \t\r"))
+		line = strings.TrimRight(line, " \t\r")
+		if len(buf)+len(line)+1 > cap(buf) {
+			h.Write(buf)
+			buf = buf[:0]
+			if len(line)+1 > cap(buf) {
+				h.Write([]byte(line))
+				line = ""
+			}
+		}
+		buf = append(buf, line...)
 		if i >= 0 {
-			h.Write(newline)
+			buf = append(buf, '\n')
 		}
-		b = rest
+		body = rest
 	}
+	h.Write(buf)
 	var d Digest
 	h.Sum(d[:0])
 	return d

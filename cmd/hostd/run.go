@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc"
@@ -117,6 +118,7 @@ func run(ctx context.Context, args []string, std stdio) error {
 // newServer wires the daemon's domain objects into the RPC server.
 func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, store *review.Store, onShutdown func()) *rpc.Server {
 	exec := tools.NewExecutor(tools.Options{
+		Budget:   budget.New(cfg.Limits.MaxMemoryBytes, cfg.Limits.BudgetWait()),
 		Sessions: sessions,
 		Limits:   cfg.Limits,
 		Log:      log,
