@@ -30,6 +30,9 @@ const diffContext = 3
 // content. Its length never exceeds MaxDiffBytes plus one short line.
 func renderDiff(display string, before, after Facts, beforeData, afterData []byte) string {
 	oldLabel, newLabel := "a/"+display, "b/"+display
+	if before.Link || after.Link {
+		return fmt.Sprintf("symbolic link %s: %s -> %s\n", display, linkSide(before, beforeData), linkSide(after, afterData))
+	}
 	switch {
 	case before.Size > MaxDiffInputBytes || after.Size > MaxDiffInputBytes:
 		return fmt.Sprintf("diff omitted: %s is too large to diff (%s before, %s after; the bound is %s)\n",
@@ -47,6 +50,17 @@ func renderDiff(display string, before, after Facts, beforeData, afterData []byt
 		return fmt.Sprintf("diff unavailable for %s: %v\n", display, err)
 	}
 	return clipDiff(d)
+}
+
+// linkSide describes one side of a change to a symbolic link.
+func linkSide(f Facts, data []byte) string {
+	switch {
+	case !f.Exists:
+		return "(absent)"
+	case f.Link:
+		return fmt.Sprintf("link to %q", data)
+	}
+	return "a regular file of " + sizeOf(f)
 }
 
 // clipDiff cuts d to MaxDiffBytes at a line boundary and says so.

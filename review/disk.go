@@ -17,12 +17,14 @@ type State struct {
 	Exists bool
 	Data   []byte
 	Mode   fs.FileMode
+	Link   bool // a symbolic link whose target is Data
 }
 
 // Observation is what Observe found at a path.
 type Observation struct {
 	Exists  bool        // something is at the path
 	Regular bool        // it is a regular file (a symlink is not followed)
+	Link    bool        // it is a symbolic link; Data is its target
 	Mode    fs.FileMode // its permission bits
 	Size    int64
 	// Data and SHA256 are set only for a regular file no larger than the
@@ -38,6 +40,9 @@ func (o Observation) State() (st State, ok bool) {
 	if !o.Exists {
 		return State{}, true
 	}
+	if o.Link {
+		return State{Exists: true, Data: o.Data, Link: true}, true
+	}
 	if !o.Regular || o.Data == nil {
 		return State{}, false
 	}
@@ -50,6 +55,9 @@ func (o Observation) State() (st State, ok bool) {
 func (o Observation) matches(f Facts) bool {
 	if !f.Exists {
 		return !o.Exists
+	}
+	if f.Link {
+		return o.Link && o.SHA256 == f.SHA256
 	}
 	return o.Regular && o.Data != nil && o.SHA256 == f.SHA256
 }
@@ -66,6 +74,15 @@ func Observe(path string, readLimit int64) (Observation, error) {
 		return Observation{}, err
 	}
 	o := Observation{Exists: true, Regular: info.Mode().IsRegular(), Mode: info.Mode().Perm(), Size: info.Size()}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(path)
+		if err != nil {
+			return o, fmt.Errorf("observe %s: %w", path, err)
+		}
+		o.Link, o.Mode, o.Data = true, 0, []byte(target)
+		o.Size, o.SHA256 = int64(len(o.Data)), sha256Hex(o.Data)
+		return o, nil
+	}
 	if !o.Regular || o.Size > readLimit {
 		return o, nil
 	}
@@ -100,6 +117,9 @@ func Observe(path string, readLimit int64) (Observation, error) {
 // surrounds every Restore puts right at the next Open. Removing a path
 // that is already absent succeeds: restores must be repeatable.
 func Restore(path string, st State) error {
+	if st.Link {
+		return workspace.SymlinkAt(path, string(st.Data))
+	}
 	if !st.Exists {
 		err := workspace.RemoveFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -121,6 +141,9 @@ func Restore(path string, st State) error {
 // recorded cannot redirect the restore outside the root, and the path is
 // checked against want right before it is replaced or removed.
 func RestoreIn(d *workspace.Dir, path string, st State, want workspace.Expect) error {
+	if st.Link {
+		return d.Symlink(string(st.Data), path, want)
+	}
 	if !st.Exists {
 		err := d.RemoveFile(path, want)
 		if errors.Is(err, fs.ErrNotExist) {

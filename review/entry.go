@@ -65,6 +65,12 @@ type Change struct {
 	After       []byte // the intended content
 	AfterExists bool
 	AfterMode   fs.FileMode // permission bits a created file gets
+
+	// BeforeLink and AfterLink mark a side that is a symbolic link, not a
+	// regular file: its bytes are the link's target. REM and MV of a link
+	// act on the link itself, and its rollback makes the link again.
+	BeforeLink bool
+	AfterLink  bool
 }
 
 func (c Change) kind() string {
@@ -105,6 +111,16 @@ type Facts struct {
 	SHA256 string      `json:"sha256,omitempty"`
 	Size   int64       `json:"size"`
 	Mode   fs.FileMode `json:"mode"`
+	// Link: a symbolic link, whose bytes are its target.
+	Link bool `json:"link,omitempty"`
+}
+
+// asLink marks facts as a symbolic link's when link is set.
+func (f Facts) asLink(link bool) Facts {
+	if link && f.Exists {
+		f.Link, f.Mode = true, 0
+	}
+	return f
 }
 
 func factsOf(exists bool, data []byte, mode fs.FileMode) Facts {

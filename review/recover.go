@@ -122,7 +122,7 @@ func (s *Store) settleMutation(in *intentRecord) error {
 			if obs[i].matches(p.Before) && (!p.Before.Exists || obs[i].Mode == p.Before.Mode) {
 				continue
 			}
-			st := State{Exists: p.Before.Exists, Mode: p.Before.Mode}
+			st := State{Exists: p.Before.Exists, Mode: p.Before.Mode, Link: p.Before.Link}
 			if p.Before.Exists {
 				var err error
 				if st.Data, err = s.loadBefore(p.Seq); err != nil {
@@ -195,7 +195,7 @@ func (s *Store) settleRestore(in *intentRecord) error {
 		switch {
 		case o.matches(r.Before):
 		case o.matches(r.After):
-			st := State{Exists: r.Before.Exists, Mode: r.Before.Mode}
+			st := State{Exists: r.Before.Exists, Mode: r.Before.Mode, Link: r.Before.Link}
 			if r.Before.Exists {
 				if st.Data, err = s.loadBefore(r.Seq); err != nil {
 					return err

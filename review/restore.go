@@ -71,7 +71,7 @@ func (s *Store) BeginRestore(sessionID, toolCallID string) (*RestoreTxn, error) 
 	for i := range recs {
 		r := &recs[i]
 		tg := Target{Entry: r.entry(""), Path: r.Path, After: r.After, seq: r.Seq,
-			Before: State{Exists: r.Before.Exists, Mode: r.Before.Mode}}
+			Before: State{Exists: r.Before.Exists, Mode: r.Before.Mode, Link: r.Before.Link}}
 		if r.Before.Exists {
 			data, err := s.loadBefore(r.Seq)
 			if err != nil {

@@ -72,8 +72,8 @@ func (s *Store) Begin(sessionID, toolCallID, tool string, changes []Change) (*Tx
 			}
 			t.intent.Paths = append(t.intent.Paths, intentPath{
 				Seq: seq, Path: c.Path, Display: c.Display, Change: c.kind(),
-				Before: factsOf(c.BeforeExists, c.Before, c.BeforeMode),
-				After:  factsOf(c.AfterExists, c.After, c.AfterMode),
+				Before: factsOf(c.BeforeExists, c.Before, c.BeforeMode).asLink(c.BeforeLink),
+				After:  factsOf(c.AfterExists, c.After, c.AfterMode).asLink(c.AfterLink),
 			})
 		}
 		id, err := intents.NextSequence()
@@ -168,7 +168,7 @@ func (t *Txn) Commit(landed map[string][]byte) ([]Entry, error) {
 				after = got
 			}
 		}
-		if c.AfterExists {
+		if c.AfterExists && !c.AfterLink {
 			// The mode a rollback will expect is the one that landed.
 			if info, err := os.Lstat(c.Path); err == nil && info.Mode().IsRegular() {
 				after.Mode = info.Mode().Perm()

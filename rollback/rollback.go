@@ -225,6 +225,10 @@ func differs(o review.Observation, after review.Facts) string {
 		return ""
 	case !o.Exists:
 		return "deleted since the call"
+	case after.Link && (!o.Link || o.SHA256 != after.SHA256):
+		return "no longer the symbolic link the call left"
+	case after.Link:
+		return ""
 	case !o.Regular:
 		return "no longer a regular file"
 	case o.Size != after.Size:

@@ -217,3 +217,72 @@ func TestReadOnlyFileIsDenied(t *testing.T) {
 		t.Fatal("MV created its destination")
 	}
 }
+
+// REM and MV of a symbolic link act on the link itself: the file it leads
+// to stays, the review records the link, and a rollback makes the link
+// again. Before, REM deleted the target and left the link dangling.
+func TestRemAndMvOfASymlinkActOnTheLink(t *testing.T) {
+	e := newEditEnv(t)
+	store, err := review.Open(t.TempDir(), e.lim, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Review: store, Tools: Builtin()})
+	e.write("real.txt", "content\n")
+	if err := os.Symlink("real.txt", filepath.Join(e.root, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	call := func(id, ops string) *EditResult {
+		t.Helper()
+		tag := e.showAll("link.txt")
+		args, _ := json.Marshal(map[string]string{"path": "link.txt", "tag": tag, "ops": ops})
+		out, err := e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: "edit", Args: args, ToolCallID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.(*EditResult)
+	}
+	linkTo := func(rel string) string {
+		t.Helper()
+		target, err := os.Readlink(filepath.Join(e.root, rel))
+		if err != nil {
+			t.Fatalf("%s is not a symbolic link: %v", rel, err)
+		}
+		return target
+	}
+
+	if r := call("rem", "REM"); !r.OK {
+		t.Fatalf("REM: %s", r.Content)
+	}
+	if e.exists("link.txt") || e.file("real.txt") != "content\n" {
+		t.Fatal("REM of the link did not remove just the link")
+	}
+	if _, err := rollback.Rollback(context.Background(), store, e.s.ID, "rem"); err != nil {
+		t.Fatal(err)
+	}
+	if linkTo("link.txt") != "real.txt" {
+		t.Fatal("rollback did not make the link again")
+	}
+
+	if r := call("mv", "MV moved.txt"); !r.OK {
+		t.Fatalf("MV: %s", r.Content)
+	}
+	if e.exists("link.txt") || linkTo("moved.txt") != "real.txt" || e.file("real.txt") != "content\n" {
+		t.Fatal("MV of the link did not move just the link")
+	}
+	if _, err := rollback.Rollback(context.Background(), store, e.s.ID, "mv"); err != nil {
+		t.Fatal(err)
+	}
+	if e.exists("moved.txt") || linkTo("link.txt") != "real.txt" {
+		t.Fatal("rollback of the MV did not put the link back")
+	}
+
+	if r := call("mvedit", "PUT 1.=1:\n+changed\nMV other.txt"); r.OK || r.Error.Code != CodeInvalidArgument {
+		t.Fatalf("MV with ops of a link: ok=%v %+v", r.OK, r.Error)
+	}
+	// An edit through the link still edits the file it leads to.
+	if r := call("put", "PUT 1.=1:\n+changed"); !r.OK || e.file("real.txt") != "changed\n" || linkTo("link.txt") != "real.txt" {
+		t.Fatalf("edit through the link: %s", r.Content)
+	}
+}

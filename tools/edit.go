@@ -65,6 +65,9 @@ type editor struct {
 
 	patch *hashline.Patch
 	path  workspace.Path // the file edited, after path recovery
+	// link is the symbolic link the path names, when REM or MV acts on
+	// the link itself rather than the file it leads to.
+	link *workspace.Path
 	file  *loaded
 	live  []string
 	body  string
@@ -152,6 +155,9 @@ func validTag(t string) bool {
 // review commit no other call changes either.
 func (ed *editor) lockFiles(ctx context.Context) (func(), *Error) {
 	paths := []string{ed.path.Abs}
+	if ed.link != nil {
+		paths = append(paths, ed.link.Abs)
+	}
 	if ed.patch.MoveTo != "" {
 		if dest, err := ed.c.State.Workspace.Resolve(ed.patch.MoveTo, workspace.Write); err == nil {
 			paths = append(paths, dest.Abs)
@@ -184,6 +190,18 @@ func (ed *editor) resolvePath() *Error {
 		return resolveError(ed.c, p.Display, err)
 	}
 	ed.path = p
+	if ed.patch.Rem || ed.patch.MoveTo != "" {
+		lp, isLink, err := ws.ResolveLink(ed.args.Path, workspace.Write)
+		if err != nil {
+			return resolveError(ed.c, ed.args.Path, err)
+		}
+		if isLink {
+			if len(ed.patch.Ops) > 0 {
+				return Errorf(CodeInvalidArgument, "%s is a symbolic link to %s, and MV moves the link itself, so it cannot change the file's lines in the same call: edit %s first, then MV the link", lp.Display, p.Display, p.Display)
+			}
+			ed.link = &lp
+		}
+	}
 	return nil
 }
 

@@ -16,6 +16,9 @@ import (
 // commit applies a gated plan, writes the result through the one mutation
 // path, records what landed, and renders the result.
 func (ed *editor) commit(p *plan) *EditResult {
+	if ed.link != nil {
+		return ed.commitLink()
+	}
 	if ed.patch.Rem {
 		return ed.remove()
 	}
@@ -101,6 +104,39 @@ func (ed *editor) destination() (workspace.Path, *Error) {
 		return workspace.Path{}, Errorf(CodeInvalidArgument, "MV destination %s already exists and MV never overwrites; choose a new path, or REM that file first", dest.Display)
 	}
 	return dest, nil
+}
+
+// commitLink is REM or a bare MV of a symbolic link: the link itself is
+// deleted or moved (keeping its target text, as mv does), and the file it
+// leads to is left as it is. Review records the link, so a rollback makes
+// it again.
+func (ed *editor) commitLink() *EditResult {
+	link := *ed.link
+	target, err := link.Readlink()
+	if err != nil {
+		return ed.fail(Errorf(CodeToolFailed, "cannot read the symbolic link %s: %v", link.Display, err))
+	}
+	remove := fileChange{Path: link, Before: []byte(target), Existed: true, Remove: true, Link: true}
+	res := &EditResult{}
+	var changes []fileChange
+	if ed.patch.Rem {
+		changes = []fileChange{remove}
+		res.Path, res.Removed = link.Display, true
+		res.Content = fmt.Sprintf("[%s] removed the symbolic link (to %s); %s itself is unchanged", link.Display, target, ed.path.Display)
+	} else {
+		dest, e := ed.destination()
+		if e != nil {
+			return ed.fail(e)
+		}
+		changes = []fileChange{{Path: dest, After: []byte(target), Link: true}, remove}
+		res.Path, res.MovedTo = dest.Display, dest.Display
+		res.Content = fmt.Sprintf("[%s] moved the symbolic link %s here (it still reads %s); %s itself is unchanged", dest.Display, link.Display, target, ed.path.Display)
+	}
+	if landed, e := ed.c.mutate(changes); landed == nil {
+		return ed.fail(e)
+	}
+	res.Warnings = ed.warnings
+	return res
 }
 
 // remove is REM: delete the file whose version the gates proved.

@@ -35,6 +35,9 @@ type fileChange struct {
 	Mode    fs.FileMode // the file's mode before, or the mode a new file gets
 	After   []byte
 	Remove  bool
+	// Link: the path is a symbolic link acted on itself (REM and MV of a
+	// link); Before and After hold its target.
+	Link bool
 }
 
 // mutate is the one way tools change files. It refuses read-only files,
@@ -52,7 +55,7 @@ type fileChange struct {
 // removed, so no crash can leave the content nowhere.
 func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 	for _, ch := range changes {
-		if ch.Existed && ch.Mode&0o200 == 0 {
+		if ch.Existed && !ch.Link && ch.Mode&0o200 == 0 {
 			return nil, Errorf(CodeToolDenied, "%s is read-only (mode %04o), so hostd will not replace or remove it; if it should change, make it writable first (chmod u+w), otherwise leave it as it is", ch.Path.Display, ch.Mode.Perm())
 		}
 	}
@@ -64,6 +67,7 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 				Path: ch.Path.Abs, Display: ch.Path.Display,
 				Before: ch.Before, BeforeExists: ch.Existed, BeforeMode: ch.Mode,
 				After: ch.After, AfterExists: !ch.Remove, AfterMode: ch.Mode,
+				BeforeLink: ch.Link && ch.Existed, AfterLink: ch.Link && !ch.Remove,
 			}
 		}
 		t, err := c.Review.Begin(c.Session.ID, c.ToolCallID, c.ToolName, rc)
@@ -93,7 +97,7 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 		}
 	}
 	for _, ch := range changes {
-		if !ch.Remove {
+		if !ch.Remove && !ch.Link {
 			landed[ch.Path.Abs] = readLanded(ch, 2*c.Limits.MaxWriteBytes)
 		}
 	}
@@ -163,6 +167,10 @@ func readLanded(ch fileChange, limit int64) []byte {
 // what the call read from it.
 func applyChange(ch fileChange) error {
 	want := workspace.Want(ch.Existed, ch.Before)
+	want.Link = ch.Link
+	if ch.Link && !ch.Remove {
+		return ch.Path.Symlink(string(ch.After), want)
+	}
 	if ch.Remove {
 		return ch.Path.RemoveFile(want)
 	}
@@ -176,6 +184,11 @@ func undo(applied []fileChange) error {
 	for i := len(applied) - 1; i >= 0; i-- {
 		ch := applied[i]
 		mine := workspace.Want(!ch.Remove, ch.After)
+		mine.Link = ch.Link
+		if ch.Link && ch.Existed {
+			errs = append(errs, ch.Path.Symlink(string(ch.Before), mine))
+			continue
+		}
 		if ch.Existed {
 			errs = append(errs, ch.Path.WriteFile(ch.Before, ch.Mode, mine))
 		} else {

@@ -92,6 +92,17 @@ func isTemp(name, prefix string) bool {
 	return true
 }
 
+// SymlinkAt makes path a symbolic link to target atomically, replacing
+// what is there, through path's parent directory (Dir.Symlink).
+func SymlinkAt(path, target string) error {
+	d, err := OpenDir(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.root.Close()
+	return d.Symlink(target, path, Expect{})
+}
+
 // RemoveFile deletes path (a symlink itself, not its target) through its
 // parent directory and fsyncs that directory, so the removal is durable
 // before the caller reports it.

@@ -116,7 +116,8 @@ func (d *Dir) OpenRoot(abs string) (*os.Root, error) {
 type Expect struct {
 	Check  bool
 	Exists bool
-	Data   []byte // the whole content, when Exists
+	Data   []byte // the whole content, when Exists; a link's target when Link
+	Link   bool   // the path is a symbolic link, not a regular file
 }
 
 // Want returns the Expect for a path last seen holding data (exists) or
@@ -141,6 +142,13 @@ func verify(pd *os.Root, rel string, want Expect) error {
 	}
 	if !want.Exists {
 		return fmt.Errorf("%w: it was created", ErrChanged)
+	}
+	if want.Link {
+		target, err := pd.Readlink(rel)
+		if info.Mode()&fs.ModeSymlink == 0 || err != nil || target != string(want.Data) {
+			return fmt.Errorf("%w: it is no longer the same symbolic link", ErrChanged)
+		}
+		return nil
 	}
 	if !info.Mode().IsRegular() || info.Size() != int64(len(want.Data)) {
 		return fmt.Errorf("%w: it is now %d bytes, not %d", ErrChanged, info.Size(), len(want.Data))
@@ -304,6 +312,71 @@ func syncDir(pd *os.Root) error {
 	}
 	defer f.Close()
 	return f.Sync()
+}
+
+// Symlink makes abs a symbolic link to target, atomically: the link is
+// made under a temporary name in the same directory, checked against want
+// and renamed into place (linked, never replacing, when want says the
+// name is free).
+func (d *Dir) Symlink(target, abs string, want Expect) error {
+	rel, err := d.Rel(abs)
+	if err != nil {
+		return err
+	}
+	dir, name := filepath.Dir(rel), filepath.Base(rel)
+	if dir != "." {
+		if err := d.root.MkdirAll(dir, 0o755); err != nil {
+			return confine(fmt.Errorf("create parent directory: %w", err), abs)
+		}
+	}
+	pd, err := d.root.OpenRoot(dir)
+	if err != nil {
+		return confine(err, abs)
+	}
+	defer pd.Close()
+	var tmp string
+	for range 10000 {
+		tmp = tempPrefix(name) + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		if err = pd.Symlink(target, tmp); !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return confine(err, abs)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			pd.Remove(tmp)
+		}
+	}()
+	if err := verify(pd, name, want); err != nil {
+		return confine(err, abs)
+	}
+	if want.Check && !want.Exists {
+		if err := pd.Link(tmp, name); err == nil {
+			pd.Remove(tmp)
+			committed = true
+			return confine(syncDir(pd), abs)
+		} else if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%w: it was created", ErrChanged)
+		}
+	}
+	if err := pd.Rename(tmp, name); err != nil {
+		return confine(err, abs)
+	}
+	committed = true
+	return confine(syncDir(pd), abs)
+}
+
+// Readlink returns the target of the symbolic link abs.
+func (d *Dir) Readlink(abs string) (string, error) {
+	rel, err := d.Rel(abs)
+	if err != nil {
+		return "", err
+	}
+	target, err := d.root.Readlink(rel)
+	return target, confine(err, abs)
 }
 
 // Chmod sets the permission bits of abs through d.

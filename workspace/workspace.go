@@ -234,6 +234,62 @@ func (w *Workspace) Resolve(p string, access Access) (Path, error) {
 	return res, nil
 }
 
+// ResolveLink is Resolve of a path whose last element is a symbolic link
+// inside a root, when the caller acts on the link itself (REM and MV move
+// or delete the link, never its target): the directories are resolved,
+// the link is not. ok is false when the last element is not a symlink;
+// the caller then uses Resolve.
+func (w *Workspace) ResolveLink(p string, access Access) (res Path, ok bool, err error) {
+	if strings.TrimSpace(p) == "" || strings.ContainsRune(p, 0) {
+		return Path{}, false, fmt.Errorf("%w: %q", ErrBadPath, p)
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.Root(), p)
+	}
+	p = filepath.Clean(p)
+	parent, err := canonicalPath(filepath.Dir(p))
+	if err != nil {
+		return Path{}, false, err
+	}
+	abs := filepath.Join(parent, filepath.Base(p))
+	i, in := w.rootIndex(abs)
+	if !in || abs == w.roots[i].Path {
+		return Path{}, false, nil
+	}
+	info, err := w.dirs[i].Lstat(abs)
+	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		return Path{}, false, nil
+	}
+	root := w.roots[i]
+	res = Path{Abs: abs, Root: root.Kind, Display: w.display(abs), dir: w.dirs[i]}
+	git := inGitDir(root.Path, abs)
+	res.Writable = root.Writable && !git
+	if access == Write && !res.Writable {
+		if git {
+			return res, true, fmt.Errorf("%w: %s is inside a .git directory", ErrDenied, res.Display)
+		}
+		return res, true, fmt.Errorf("%w: %s is under a read-only root", ErrDenied, res.Display)
+	}
+	return res, true, nil
+}
+
+// Symlink makes the path a symbolic link to target through its root
+// (Dir.Symlink).
+func (p Path) Symlink(target string, want Expect) error {
+	if p.dir == nil {
+		return errUnresolved
+	}
+	return p.dir.Symlink(target, p.Abs, want)
+}
+
+// Readlink returns the target of the symbolic link at the path.
+func (p Path) Readlink() (string, error) {
+	if p.dir == nil {
+		return "", errUnresolved
+	}
+	return p.dir.Readlink(p.Abs)
+}
+
 // maxLinkHops bounds the symlinks one resolution follows by hand, as the
 // kernel bounds them, so a cycle of links is an error and not a runaway
 // recursion.
