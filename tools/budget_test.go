@@ -72,17 +72,3 @@ func TestOverBudgetIsHostBusy(t *testing.T) {
 	e.write(map[string]any{"path": "a.txt", "content": "hello\n"})
 	e.failure("write", map[string]any{"path": "b.txt", "content": strings.Repeat("x", 8192)}, CodeFileTooLarge)
 }
-
-// A client string of any size quoted in an error (here a 4 MB path) makes
-// an answer of a few KiB, not one as large as what was sent.
-func TestErrorMessagesQuoteAShortPrefix(t *testing.T) {
-	e := newProdEnv(t, config.DefaultLimits())
-	huge := strings.Repeat("p", 4<<20)
-	for _, tool := range []string{"read", "write", "edit"} {
-		out := e.call(tool, map[string]any{"path": "../" + huge, "content": "x", "tag": "ABCD", "ops": "CUT 1.=1"})
-		raw, _ := json.Marshal(out)
-		if out.Base().OK || len(raw) > 16<<10 {
-			t.Errorf("%s: ok=%v, answer of %d bytes", tool, out.Base().OK, len(raw))
-		}
-	}
-}

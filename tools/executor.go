@@ -14,7 +14,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -195,6 +198,26 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 // must take the same ones.
 func (e *Executor) Files() *filelock.Table { return e.opt.Files }
 
+// argFields lists the JSON names of an argument struct's fields, quoted,
+// for the message of an argument error.
+func argFields(v any) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var names []string
+	if t.Kind() != reflect.Struct {
+		return names
+	}
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names = append(names, strconv.Quote(name))
+		}
+	}
+	return names
+}
+
 func newToolCallID() string {
 	var b [8]byte
 	rand.Read(b[:])
@@ -214,7 +237,11 @@ func DecodeArgs(raw json.RawMessage, v any) *Error {
 		if errors.As(err, &te) {
 			return Errorf(CodeInvalidArgument, "argument %q must be a %s, not a JSON %s", te.Field, te.Type, te.Value)
 		}
-		return Errorf(CodeInvalidArgument, "arguments are not valid: %v; see the tool's inputSchema", err)
+		fields := argFields(v)
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return Errorf(CodeInvalidArgument, "unknown argument %s; this tool takes %s", clipMessageTo(name, 80), strings.Join(fields, ", "))
+		}
+		return Errorf(CodeInvalidArgument, "the arguments must be one JSON object with the fields %s", strings.Join(fields, ", "))
 	}
 	return nil
 }

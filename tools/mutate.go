@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"strconv"
 
 	"go.uber.org/zap"
 
@@ -71,6 +72,9 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 			}
 		}
 		t, err := c.Review.Begin(c.Session.ID, c.ToolCallID, c.ToolName, rc)
+		if errors.Is(err, review.ErrDuplicateCall) {
+			return nil, Errorf(CodeInvalidArgument, "toolCallId %s was already used by an earlier change of this session, and review and rollback name a call by it; nothing was written: give every tool call its own toolCallId, or omit it and one is made", clipMessageTo(strconv.Quote(c.ToolCallID), 120))
+		}
 		if err != nil {
 			return nil, Errorf(CodeToolFailed, "the change could not be recorded for review, so nothing was written: %v", err)
 		}

@@ -97,11 +97,15 @@ const maxMessageBytes = 4 << 10
 
 // clipMessage cuts m to maxMessageBytes on a character boundary and says
 // how much was cut.
-func clipMessage(m string) string {
-	if len(m) <= maxMessageBytes {
+func clipMessage(m string) string { return clipMessageTo(m, maxMessageBytes) }
+
+// clipMessageTo cuts m to n bytes on a character boundary and says how
+// much was cut.
+func clipMessageTo(m string, n int) string {
+	if len(m) <= n {
 		return m
 	}
-	cut := maxMessageBytes
+	cut := n
 	for cut > 0 && !utf8.RuneStart(m[cut]) {
 		cut--
 	}

@@ -1,0 +1,61 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/review"
+)
+
+// A client string of any size quoted in an error (here a 4 MB path) makes
+// an answer of a few KiB, not one as large as what was sent.
+func TestErrorMessagesQuoteAShortPrefix(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	huge := strings.Repeat("p", 4<<20)
+	for _, tool := range []string{"read", "write", "edit"} {
+		out := e.call(tool, map[string]any{"path": "../" + huge, "content": "x", "tag": "ABCD", "ops": "CUT 1.=1"})
+		raw, _ := json.Marshal(out)
+		if out.Base().OK || len(raw) > 16<<10 {
+			t.Errorf("%s: ok=%v, answer of %d bytes", tool, out.Base().OK, len(raw))
+		}
+	}
+}
+
+// A tool argument error names the tool's own fields, not Go's decoder.
+func TestArgumentErrorsNameTheToolsFields(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	msg := e.failure("read", map[string]any{"file": "a.txt"}, CodeInvalidArgument)
+	if strings.Contains(msg, "json:") || !strings.Contains(msg, `"file"`) || !strings.Contains(msg, `"path", "offset", "limit"`) {
+		t.Fatalf("message %q", msg)
+	}
+}
+
+// Reusing a toolCallId within a session is the client's mistake, named as
+// such (INVALID_ARGUMENT), not an I/O failure; nothing is written.
+func TestReusedToolCallIDIsInvalidArgument(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	store, err := review.Open(t.TempDir(), e.lim, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Review: store, Tools: Builtin()})
+	run := func(content string) *Result {
+		raw, _ := json.Marshal(map[string]any{"path": "a.txt", "content": content})
+		out, _ := e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: "write", Args: raw, ToolCallID: "call-1"})
+		return out.Base()
+	}
+	if r := run("one\n"); !r.OK {
+		t.Fatal(r.Content)
+	}
+	r := run("two\n")
+	if r.OK || r.Error.Code != CodeInvalidArgument || !strings.Contains(r.Error.Message, "toolCallId") {
+		t.Fatalf("got ok=%v %+v", r.OK, r.Error)
+	}
+	if got := e.cat("a.txt"); got != "one\n" {
+		t.Fatalf("content %q", got)
+	}
+}
