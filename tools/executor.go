@@ -198,6 +198,26 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 // must take the same ones.
 func (e *Executor) Files() *filelock.Table { return e.opt.Files }
 
+// jsonKind names a Go type as a JSON schema does.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "a boolean (true or false)"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
 // argFields lists the JSON names of an argument struct's fields, quoted,
 // for the message of an argument error.
 func argFields(v any) []string {
@@ -235,7 +255,7 @@ func DecodeArgs(raw json.RawMessage, v any) *Error {
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return Errorf(CodeInvalidArgument, "argument %q must be a %s, not a JSON %s", te.Field, te.Type, te.Value)
+			return Errorf(CodeInvalidArgument, "argument %q must be %s, not a JSON %s", te.Field, jsonKind(te.Type), te.Value)
 		}
 		fields := argFields(v)
 		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
