@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -184,6 +185,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 		Files:      e.opt.Files,
 		Budget:     e.opt.Budget,
 	}
+	start := time.Now()
 	var out Outcome
 	if err := ctx.Err(); err != nil {
 		out = Failed(Errorf(CodeToolFailed, "the call was cancelled before it ran; nothing was changed, call again"))
@@ -191,7 +193,43 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 		out = t.Run(ctx, c)
 	}
 	finish(out, id)
+	e.logCall(req, id, out, time.Since(start))
 	return out, nil
+}
+
+// mutating names the tools that change files: their calls are logged at
+// info level, as are failures; a successful read or grep at debug.
+var mutating = map[string]bool{"write": true, "edit": true}
+
+// logCall logs one tool call with what a person debugging needs: the
+// session, the tool, the call id, the path, the outcome (ok or the error
+// code) and the duration.
+func (e *Executor) logCall(req Request, id string, out Outcome, took time.Duration) {
+	r := out.Base()
+	level := zap.DebugLevel
+	if mutating[req.Tool] || !r.OK {
+		level = zap.InfoLevel
+	}
+	ce := e.opt.Log.Check(level, "tool call")
+	if ce == nil {
+		return
+	}
+	var a struct {
+		Path string `json:"path"`
+	}
+	json.Unmarshal(req.Args, &a)
+	outcome := "ok"
+	if r.Error != nil {
+		outcome = r.Error.Code
+	}
+	ce.Write(
+		zap.String("session", req.SessionID),
+		zap.String("tool", req.Tool),
+		zap.String("toolCallId", clipMessageTo(id, 128)),
+		zap.String("path", clipMessageTo(a.Path, 512)),
+		zap.String("outcome", outcome),
+		zap.Duration("took", took),
+	)
 }
 
 // Files are the per-file locks the executor's mutations take; a rollback

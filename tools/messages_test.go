@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
 )
@@ -57,5 +61,30 @@ func TestReusedToolCallIDIsInvalidArgument(t *testing.T) {
 	}
 	if got := e.cat("a.txt"); got != "one\n" {
 		t.Fatalf("content %q", got)
+	}
+}
+
+// Every tool call is logged with its session, tool, id, path, outcome and
+// duration: mutations and failures at info, a successful read at debug.
+func TestToolCallsAreLogged(t *testing.T) {
+	core, logs := observer.New(zap.DebugLevel)
+	e := newProdEnv(t, config.DefaultLimits())
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Log: zap.New(core)})
+	e.write(map[string]any{"path": "a.txt", "content": "x\n"})
+	e.read(map[string]any{"path": "a.txt"})
+	e.failure("edit", map[string]any{"path": "a.txt", "tag": "0000", "ops": "CUT 1.=1"}, CodeTagUnknown)
+	got := logs.FilterMessage("tool call").All()
+	if len(got) != 3 {
+		t.Fatalf("%d tool call logs, want 3", len(got))
+	}
+	want := []struct {
+		tool, outcome string
+		level         zapcore.Level
+	}{{"write", "ok", zap.InfoLevel}, {"read", "ok", zap.DebugLevel}, {"edit", CodeTagUnknown, zap.InfoLevel}}
+	for i, w := range want {
+		f := got[i].ContextMap()
+		if f["tool"] != w.tool || f["outcome"] != w.outcome || got[i].Level != w.level || f["path"] != "a.txt" || f["session"] != e.s.ID || f["toolCallId"] == "" {
+			t.Errorf("log %d: %v %v, want %s %s at %v", i, got[i].Level, f, w.tool, w.outcome, w.level)
+		}
 	}
 }
