@@ -68,10 +68,10 @@ type editor struct {
 	// link is the symbolic link the path names, when REM or MV acts on
 	// the link itself rather than the file it leads to.
 	link *workspace.Path
-	file  *loaded
-	live  []string
-	body  string
-	dig   workspace.Digest
+	file *loaded
+	live []string
+	body string
+	dig  workspace.Digest
 
 	warnings   []string
 	errContent string // lines an error shows the model, under their header
