@@ -116,7 +116,18 @@ func DefaultLimits() Limits {
 
 // Config is everything hostd needs to start.
 type Config struct {
-	Stdio    bool   `json:"-"`
+	Stdio bool `json:"-"`
+	// Standalone: a --stdio daemon that serves in its own process (it was
+	// given its own state directory, or --standalone) instead of
+	// forwarding to the user's shared daemon.
+	Standalone bool `json:"-"`
+	// IdleExit: a socket daemon shuts down once no client has been
+	// connected for this long; 0 never.
+	IdleExit time.Duration `json:"-"`
+	// ConfigFile is the --config file, handed on to a shared daemon that
+	// a forwarder starts.
+	ConfigFile string `json:"-"`
+
 	Socket   string `json:"socket,omitempty"`
 	StateDir string `json:"stateDir,omitempty"`
 	LogFile  string `json:"logFile,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"go.uber.org/zap/zapcore"
 
@@ -27,8 +28,10 @@ func parseConfig(args []string, stderr io.Writer) (config.Config, error) {
 	fs.SetOutput(stderr)
 	var (
 		file     = fs.String("config", "", "read settings and limits from this JSON `file` (flags override it)")
-		stdio    = fs.Bool("stdio", false, "serve one connection on stdin/stdout instead of a socket")
-		socket   = fs.String("socket", cfg.Socket, "listen on this Unix socket `path`")
+		stdio      = fs.Bool("stdio", false, "talk JSON-RPC on stdin/stdout: forwarded to the user's shared daemon (started if none runs), or served in this process with --state-dir or --standalone")
+		standalone = fs.Bool("standalone", false, "with --stdio: serve in this process, independent of the shared daemon")
+		idleExit   = fs.Duration("idle-exit", 0, "shut down once no client has been connected for this `duration` (0: never)")
+		socket     = fs.String("socket", cfg.Socket, "listen on this Unix socket `path` (with --stdio: the shared daemon's socket)")
 		stateDir = fs.String("state-dir", cfg.StateDir, "keep durable state (review records) in this `directory`")
 		logFile  = fs.String("log-file", "", "append logs to this `file` instead of stderr")
 		logLevel = fs.String("log-level", cfg.LogLevel, "log `level`: debug, info, warn or error")
@@ -52,6 +55,9 @@ func parseConfig(args []string, stderr io.Writer) (config.Config, error) {
 		if err := cfg.Load(*file); err != nil {
 			return cfg, fmt.Errorf("%w: %v", errUsage, err)
 		}
+		if abs, err := filepath.Abs(*file); err == nil {
+			cfg.ConfigFile = abs
+		}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -64,14 +70,19 @@ func parseConfig(args []string, stderr io.Writer) (config.Config, error) {
 	if set["state-dir"] {
 		cfg.StateDir = *stateDir
 	}
+	cfg.Standalone = *standalone || set["state-dir"]
+	cfg.IdleExit = *idleExit
 	if set["log-file"] {
 		cfg.LogFile = *logFile
 	}
 	if set["log-level"] {
 		cfg.LogLevel = *logLevel
 	}
-	if cfg.Stdio && set["socket"] {
-		return cfg, fmt.Errorf("%w: --stdio and --socket are two different ways to serve; pick one", errUsage)
+	if cfg.Stdio && cfg.Standalone && set["socket"] {
+		return cfg, fmt.Errorf("%w: a standalone --stdio daemon serves no socket; drop --socket, or drop --standalone/--state-dir to forward to the daemon on that socket", errUsage)
+	}
+	if cfg.IdleExit < 0 {
+		return cfg, fmt.Errorf("%w: --idle-exit must not be negative", errUsage)
 	}
 	if _, err := zapcore.ParseLevel(cfg.LogLevel); err != nil {
 		return cfg, fmt.Errorf("%w: log level %q: want debug, info, warn or error", errUsage, cfg.LogLevel)

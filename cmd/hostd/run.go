@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -55,6 +56,9 @@ func run(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Stdio && !cfg.Standalone {
+		return forwardStdio(ctx, cfg, std)
+	}
 	log, closeLog, err := newLogger(cfg, std.err)
 	if err != nil {
 		return err
@@ -85,12 +89,18 @@ func run(ctx context.Context, args []string, std stdio) error {
 	go governMemory(govern, sessions.HeldBytes)
 
 	served := make(chan error, 1)
+	var idle <-chan struct{} // closed after IdleExit with no client; nil: never
 	if cfg.Stdio {
 		go func() { srv.ServeConn(std); served <- nil }()
 		fmt.Fprintf(std.err, "hostd %s serving JSON-RPC on stdin/stdout (pid %d)\n", version(), os.Getpid())
 		log.Info("serving", zap.String(rpc.LogSocket, "stdio"), zap.Int(rpc.LogPID, os.Getpid()), zap.String(rpc.LogVersion, version()))
 	} else {
-		go func() { served <- srv.Serve(l) }()
+		var ln net.Listener = l
+		if cfg.IdleExit > 0 {
+			il := newIdleListener(l, cfg.IdleExit)
+			ln, idle = il, il.Idle()
+		}
+		go func() { served <- srv.Serve(ln) }()
 		fmt.Fprintf(std.err, "hostd %s listening on %s (pid %d)\n"+
 			"  talk to it:  hostctl info        (from a checkout: go run ./cmd/hostctl info)\n"+
 			"  stop it:     Ctrl-C, or hostctl call host.shutdown\n", version(), l.path, os.Getpid())
@@ -103,6 +113,8 @@ func run(ctx context.Context, args []string, std stdio) error {
 		log.Info("shutting down on a signal")
 	case <-stop:
 		log.Info("shutting down on host.shutdown")
+	case <-idle:
+		log.Info("shutting down: no client for the idle bound", zap.Duration("idleExit", cfg.IdleExit))
 	case serveErr = <-served:
 		log.Info("connection closed")
 	}

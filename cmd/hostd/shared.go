@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hostd-dev/hostd/config"
+)
+
+// The shared daemon (the desktop issue). Every `hostd --stdio` of a user
+// that is not given its own --state-dir is a forwarder: it connects its
+// stdin and stdout to the one daemon listening on the user's socket,
+// starting that daemon first when none listens. So any number of app
+// windows share one daemon: its sessions, its per-file locks and its
+// review store. A daemon started by a forwarder shuts itself down once no
+// client has been connected for sharedIdleExit. When the daemon goes away
+// under a forwarder, the forwarder says so on stderr and exits 1, so its
+// client sees the connection end instead of waiting forever.
+
+// sharedIdleExit is how long a daemon a forwarder started stays up with no
+// client connected.
+const sharedIdleExit = 60 * time.Second
+
+// sharedStartTimeout bounds how long a forwarder waits for the daemon it
+// started to listen.
+const sharedStartTimeout = 15 * time.Second
+
+// errDaemonGone: the shared daemon closed the connection while the client
+// was still talking to it.
+var errDaemonGone = errors.New("the shared hostd closed the connection")
+
+// forwardStdio relays std to the shared daemon on cfg.Socket until the
+// client closes stdin (and every answer has come back), the daemon goes
+// away, or ctx ends.
+func forwardStdio(ctx context.Context, cfg config.Config, std stdio) error {
+	conn, started, err := connectShared(ctx, cfg, std.err)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if started {
+		fmt.Fprintf(std.err, "hostd %s: started the shared daemon on %s (it stops %s after its last client)\n", version(), cfg.Socket, sharedIdleExit)
+	}
+	fmt.Fprintf(std.err, "hostd %s forwarding stdin/stdout to the shared daemon on %s (pid %d)\n", version(), cfg.Socket, os.Getpid())
+
+	clientDone := make(chan struct{})
+	daemonDone := make(chan struct{})
+	go func() {
+		io.Copy(conn, std.in)
+		conn.CloseWrite() // the daemon answers what is in flight, then closes
+		close(clientDone)
+	}()
+	go func() {
+		io.Copy(std.out, conn)
+		close(daemonDone)
+	}()
+	select {
+	case <-daemonDone:
+		select {
+		case <-clientDone:
+			return nil // the client hung up and the daemon finished answering
+		default:
+		}
+		std.out.Close()
+		return fmt.Errorf("%w (socket %s): it was stopped or it crashed; the sessions it held are gone, but its review history is kept: restart this client to start a new daemon and re-create the session with the same sessionId", errDaemonGone, cfg.Socket)
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// connectShared connects to the daemon on cfg.Socket, starting one when
+// nobody listens there. started reports that this call started it.
+func connectShared(ctx context.Context, cfg config.Config, stderr io.Writer) (c *net.UnixConn, started bool, err error) {
+	if c, err := dialShared(cfg.Socket); err == nil {
+		return c, false, nil
+	} else if !noListener(err) {
+		return nil, false, err
+	}
+	exited, err := startShared(cfg)
+	if err != nil {
+		return nil, false, err
+	}
+	deadline := time.Now().Add(sharedStartTimeout)
+	for {
+		c, err := dialShared(cfg.Socket)
+		if err == nil {
+			return c, true, nil
+		}
+		if !noListener(err) {
+			return nil, false, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		case res := <-exited:
+			// Another forwarder's daemon may have won the socket: it is
+			// then listening, and the next dial finds it.
+			if c, err := dialShared(cfg.Socket); err == nil {
+				return c, false, nil
+			}
+			return nil, false, fmt.Errorf("the shared daemon it started exited (%v); see %s", res, sharedLogPath(cfg))
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return nil, false, fmt.Errorf("the shared daemon did not listen on %s within %s; see %s", cfg.Socket, sharedStartTimeout, sharedLogPath(cfg))
+		}
+	}
+}
+
+// dialShared connects to the socket and checks, before anything is sent,
+// that the daemon runs as this user.
+func dialShared(path string) (*net.UnixConn, error) {
+	c, err := net.DialTimeout("unix", path, probeTimeout)
+	if err != nil {
+		return nil, err
+	}
+	uc := c.(*net.UnixConn)
+	cred, err := peerCred(uc)
+	if err != nil {
+		uc.Close()
+		return nil, fmt.Errorf("cannot check who listens on %s: %w", path, err)
+	}
+	if int(cred.Uid) != os.Getuid() {
+		uc.Close()
+		return nil, fmt.Errorf("the process listening on %s runs as uid %d, not as you (uid %d); nothing was sent to it: remove that socket, or give hostd a private --socket", path, cred.Uid, os.Getuid())
+	}
+	return uc, nil
+}
+
+// noListener reports a dial that found no daemon: no socket file, or a
+// stale one.
+func noListener(err error) bool {
+	return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// sharedLogPath is where a started daemon logs: its state directory.
+func sharedLogPath(cfg config.Config) string { return filepath.Join(cfg.StateDir, "hostd.log") }
+
+// startShared starts the shared daemon as a process of its own session, so
+// it outlives the forwarder and the window that spawned it. It logs to
+// its state directory. The returned channel receives its exit.
+func startShared(cfg config.Config) (<-chan error, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the hostd binary to start the shared daemon: %w", err)
+	}
+	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create the state directory %s: %w", cfg.StateDir, err)
+	}
+	args := []string{"--socket", cfg.Socket, "--log-file", sharedLogPath(cfg), "--log-level", cfg.LogLevel, "--idle-exit", sharedIdleExit.String()}
+	if cfg.ConfigFile != "" {
+		args = append(args, "--config", cfg.ConfigFile)
+	}
+	cmd := exec.Command(self, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil // /dev/null: the log file has its story
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the shared daemon: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return exited, nil
+}
+
+// idleListener counts a listener's open connections and reports when none
+// has been open for the idle bound, for a daemon that should go away once
+// its last client has.
+type idleListener struct {
+	net.Listener
+	idle  time.Duration
+	mu    sync.Mutex
+	open  int
+	timer *time.Timer
+	fired chan struct{}
+}
+
+func newIdleListener(l net.Listener, idle time.Duration) *idleListener {
+	il := &idleListener{Listener: l, idle: idle, fired: make(chan struct{})}
+	il.timer = time.AfterFunc(idle, il.fire)
+	return il
+}
+
+func (l *idleListener) fire() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open == 0 {
+		select {
+		case <-l.fired:
+		default:
+			close(l.fired)
+		}
+	}
+}
+
+// Idle is closed once no connection has been open for the idle bound.
+func (l *idleListener) Idle() <-chan struct{} { return l.fired }
+
+// Accept implements net.Listener.
+func (l *idleListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.open++
+	l.timer.Stop()
+	l.mu.Unlock()
+	return &countedConn{Conn: c, l: l}, nil
+}
+
+func (l *idleListener) closed() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open--; l.open == 0 {
+		l.timer.Reset(l.idle)
+	}
+}
+
+// countedConn tells its listener when it closes, once.
+type countedConn struct {
+	net.Conn
+	l    *idleListener
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.l.closed)
+	return err
+}
+
+// CloseWrite passes a half-close through to the Unix connection.
+func (c *countedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// stdioClient is one `hostd --stdio` process, as one app window runs it,
+// with a JSON-RPC client on its stdin and stdout.
+type stdioClient struct {
+	cmd    *exec.Cmd
+	c      *jsonrpc2.Conn
+	mu     sync.Mutex
+	stderr strings.Builder
+	exited chan error
+}
+
+func (s *stdioClient) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderr.Write(p)
+}
+
+func (s *stdioClient) errText() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderr.String()
+}
+
+// startStdio runs `hostd --stdio` with env, the environment that names
+// the user's runtime and state directories.
+func startStdio(t *testing.T, env []string, args ...string) *stdioClient {
+	t.Helper()
+	s := &stdioClient{exited: make(chan error, 1)}
+	s.cmd = exec.Command(hostdBinary(t), append([]string{"--stdio"}, args...)...)
+	s.cmd.Env = append(os.Environ(), env...)
+	stdin, _ := s.cmd.StdinPipe()
+	stdout, _ := s.cmd.StdoutPipe()
+	s.cmd.Stderr = s
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.exited <- s.cmd.Wait() }()
+	s.c = newClient(t, struct {
+		io.Reader
+		io.Writer
+		io.Closer
+	}{stdout, stdin, stdin})
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-s.exited:
+		case <-time.After(15 * time.Second):
+			s.cmd.Process.Kill()
+		}
+	})
+	return s
+}
+
+func (s *stdioClient) call(method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return s.c.Call(ctx, method, params, result)
+}
+
+// The desktop issue's two windows: three `hostd --stdio` processes of one
+// user at once share one daemon (one pid, one review store, one set of
+// file locks): editing one file from all three loses nothing. When the
+// shared daemon dies, every client is told so and none hangs; the next
+// client starts a new daemon, and the review history is intact.
+func TestE2EStdioClientsShareOneDaemon(t *testing.T) {
+	runtime, state := shortDir(t), t.TempDir()
+	env := []string{"XDG_RUNTIME_DIR=" + runtime, "XDG_STATE_HOME=" + state, "TMPDIR=" + runtime}
+	ws := t.TempDir()
+	const clients, rounds = 3, 8
+	var init strings.Builder
+	for i := range clients {
+		fmt.Fprintf(&init, "line %d\n", i+1)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "shared.txt"), []byte(init.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	cs := make([]*stdioClient, clients)
+	for i := range cs {
+		cs[i] = startStdio(t, env)
+	}
+	pids := map[float64]bool{}
+	sessions := make([]string, clients)
+	lastOK := make([]string, clients)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, s := range cs {
+		wg.Go(func() {
+			var info map[string]any
+			if err := s.call("host.info", nil, &info); err != nil {
+				t.Errorf("client %d: host.info: %v\n%s", i, err, s.errText())
+				return
+			}
+			mu.Lock()
+			pids[info["pid"].(float64)] = true
+			mu.Unlock()
+			var ref struct{ SessionID string }
+			if err := s.call("session.create", map[string]any{"workspace": ws, "sessionId": fmt.Sprintf("window-%d", i)}, &ref); err != nil {
+				t.Errorf("client %d: %v", i, err)
+				return
+			}
+			sessions[i] = ref.SessionID
+			for r := range rounds {
+				var rd struct{ Tag string }
+				if err := s.call("tools.execute", map[string]any{"sessionId": ref.SessionID, "tool": "read", "args": map[string]any{"path": "shared.txt"}}, &rd); err != nil {
+					t.Errorf("client %d: %v", i, err)
+					return
+				}
+				text := fmt.Sprintf("line %d from window %d round %d", i+1, i, r)
+				var ed struct {
+					OK    bool `json:"ok"`
+					Error *struct{ Code string }
+				}
+				args := map[string]any{"path": "shared.txt", "tag": rd.Tag, "ops": fmt.Sprintf("PUT %d.=%d:\n+%s", i+1, i+1, text)}
+				if err := s.call("tools.execute", map[string]any{"sessionId": ref.SessionID, "tool": "edit", "toolCallId": fmt.Sprintf("w%d-r%d", i, r), "args": args}, &ed); err != nil {
+					t.Errorf("client %d: %v", i, err)
+					return
+				}
+				if ed.OK {
+					lastOK[i] = text
+				} else if ed.Error.Code != "EDIT_TAG_MISMATCH" {
+					t.Errorf("client %d round %d: %s", i, r, ed.Error.Code)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	if len(pids) != 1 {
+		t.Fatalf("the clients reached %d daemons, want one shared daemon: %v", len(pids), pids)
+	}
+	final, _ := os.ReadFile(filepath.Join(ws, "shared.txt"))
+	lines := strings.Split(strings.TrimSuffix(string(final), "\n"), "\n")
+	for i, want := range lastOK {
+		if want == "" || lines[i] != want {
+			t.Errorf("line %d is %q, the last edit that answered ok wrote %q", i+1, lines[i], want)
+		}
+	}
+	var entries struct{ Entries []map[string]any }
+	if err := cs[0].call("review.list", map[string]any{"sessionId": sessions[0]}, &entries); err != nil {
+		t.Fatal(err)
+	}
+	recorded := len(entries.Entries)
+	if recorded == 0 {
+		t.Fatal("no review entries for window 0")
+	}
+
+	// Kill the shared daemon: every client is told, none hangs.
+	var pid float64
+	for p := range pids {
+		pid = p
+	}
+	syscall.Kill(int(pid), syscall.SIGKILL)
+	for i, s := range cs {
+		select {
+		case err := <-s.exited:
+			if err == nil || !strings.Contains(s.errText(), "shared hostd closed the connection") {
+				t.Errorf("client %d: exit %v, stderr:\n%s", i, err, s.errText())
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("client %d still runs after its daemon died", i)
+		}
+		if err := s.call("host.info", nil, nil); err == nil {
+			t.Errorf("client %d: a call succeeded with no daemon", i)
+		}
+	}
+
+	// A new client starts a new daemon; the review history survived.
+	s := startStdio(t, env)
+	var info map[string]any
+	if err := s.call("host.info", nil, &info); err != nil {
+		t.Fatalf("after the restart: %v\n%s", err, s.errText())
+	}
+	if info["pid"].(float64) == pid {
+		t.Fatal("the dead daemon answered")
+	}
+	if err := s.call("session.create", map[string]any{"workspace": ws, "sessionId": sessions[0]}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.call("review.list", map[string]any{"sessionId": sessions[0]}, &entries); err != nil {
+		t.Fatal(err)
+	}
+	if len(entries.Entries) != recorded {
+		t.Fatalf("%d review entries after the restart, %d before", len(entries.Entries), recorded)
+	}
+	if err := s.call("host.shutdown", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A --stdio daemon given its own --state-dir stays independent: it
+// serves in its own process and never touches the shared socket.
+func TestE2EStdioWithItsOwnStateDirIsIndependent(t *testing.T) {
+	runtime := shortDir(t)
+	env := []string{"XDG_RUNTIME_DIR=" + runtime, "XDG_STATE_HOME=" + t.TempDir()}
+	s := startStdio(t, env, "--state-dir", t.TempDir())
+	var info map[string]any
+	if err := s.call("host.info", nil, &info); err != nil {
+		t.Fatal(err)
+	}
+	if int(info["pid"].(float64)) != s.cmd.Process.Pid {
+		t.Fatalf("pid %v: an own --state-dir must serve in its own process (%d)", info["pid"], s.cmd.Process.Pid)
+	}
+	if _, err := os.Stat(filepath.Join(runtime, "hostd", "hostd.sock")); err == nil {
+		t.Fatal("an independent stdio daemon created the shared socket")
+	}
+}
