@@ -50,11 +50,14 @@ func sessionMemory(ctx context.Context, o options, s *Section) {
 	goalRSS := fmt.Sprintf("daemon RSS with %d sessions vs 1.15 x maxRetainedBytes + 64 MiB", sessions)
 	goalSum := "retained text, sum over sessions"
 	goalBound := "retainedBytes of a session reading new files"
+	measured := false // the first two goals are in
 	fail := func(err error) {
 		s.Notes = append(s.Notes, "not measured: "+err.Error())
-		s.Goals = append(s.Goals, skippedGoal(goalRSS, "<= "+fmtBytes(int64(bound)), err.Error()),
-			skippedGoal(goalSum, "<= "+fmtBytes(lim.MaxRetainedBytes), err.Error()),
-			skippedGoal(goalBound, "<= "+fmtBytes(lim.MaxRetainedBytesPerSession), err.Error()))
+		if !measured {
+			s.Goals = append(s.Goals, skippedGoal(goalRSS, "<= "+fmtBytes(int64(bound)), err.Error()),
+				skippedGoal(goalSum, "<= "+fmtBytes(lim.MaxRetainedBytes), err.Error()))
+		}
+		s.Goals = append(s.Goals, skippedGoal(goalBound, "<= "+fmtBytes(lim.MaxRetainedBytesPerSession), err.Error()))
 	}
 	dir, err := os.MkdirTemp("", "hostbench-mem-")
 	if err != nil {
@@ -102,7 +105,8 @@ func sessionMemory(ctx context.Context, o options, s *Section) {
 	defer c.close()
 	var list struct {
 		Sessions []struct {
-			RetainedBytes int64 `json:"retainedBytes"`
+			SessionID     string `json:"sessionId"`
+			RetainedBytes int64  `json:"retainedBytes"`
 		} `json:"sessions"`
 	}
 	if err := c.call(ctx, "session.list", nil, &list); err != nil {
@@ -144,6 +148,7 @@ func sessionMemory(ctx context.Context, o options, s *Section) {
 		Measured: fmtBytes(rss) + ", " + fmtRatio(float64(rss)/bound) + " of the bound", Met: float64(rss) <= bound})
 	s.Goals = append(s.Goals, Goal{Name: goalSum + " (session.list)", Target: "<= " + fmtBytes(lim.MaxRetainedBytes),
 		Measured: fmtBytes(retained), Met: retained <= lim.MaxRetainedBytes})
+	measured = true
 	if float64(rss) > bound {
 		s.Notes = append(s.Notes, "Why the resident set exceeds the bound: Go's heap in use counts garbage not yet collected. "+
 			"The daemon keeps its soft memory limit at what is live plus headroom (cmd/hostd/memory.go); a run past the bound "+
@@ -154,7 +159,14 @@ func sessionMemory(ctx context.Context, o options, s *Section) {
 			"garbage from reading and decoding is resident until the collector runs.", fmtBytes(hwm)))
 	}
 
-	// One more session keeps reading files it has not read before.
+	// One more session keeps reading files it has not read before; the
+	// oldest makes room for it when the daemon is at maxSessions.
+	if len(list.Sessions) >= lim.MaxSessions {
+		if err := c.call(ctx, "session.delete", map[string]string{"sessionId": list.Sessions[0].SessionID}, nil); err != nil {
+			fail(err)
+			return
+		}
+	}
 	growth, err := keepReading(ctx, c, ws, boundFiles)
 	if err != nil {
 		fail(err)
