@@ -63,4 +63,3 @@ func editWithReviewIndex(ctx context.Context, o options, s *Section) {
 		"and the review record, so on a shared disk the absolute times move from round to round; the ratio is per round. "+
 		"Command (%s): HOSTD_BENCH_ROUNDS=%d go %s", index, n, wall, rounds, shellJoin(args)))
 }
-
