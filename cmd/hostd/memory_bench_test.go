@@ -56,7 +56,7 @@ func BenchmarkEditWithReviewIndex(b *testing.B) {
 				if dir == "" {
 					dir = filepath.Join(b.TempDir(), "empty")
 				}
-				r := newEditRig(b, dir)
+				r := newEditRig(b, dir, lim)
 				gc := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/cpu/classes/gc/total:cpu-seconds"}}
 				metrics.Read(gc)
 				c0, g0, cpu0 := gc[0].Value.Uint64(), gc[1].Value.Float64(), processCPU()
@@ -89,19 +89,21 @@ func processCPU() float64 {
 
 // editRig is the daemon's domain objects in one process.
 type editRig struct {
-	exec    *tools.Executor
-	store   *review.Store
-	session string
-	path    string
-	tag     string
-	n       int
+	exec     *tools.Executor
+	store    *review.Store
+	sessions *session.Manager
+	ws       *workspace.Workspace
+	root     string
+	session  string
+	path     string
+	tag      string
+	n        int
 }
 
 // newEditRig opens the review store in stateDir and a session with one
 // file to edit, and starts the memory governor.
-func newEditRig(b *testing.B, stateDir string) *editRig {
+func newEditRig(b testing.TB, stateDir string, lim config.Limits) *editRig {
 	b.Helper()
-	lim := config.DefaultLimits()
 	store, err := review.Open(stateDir, lim, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -138,15 +140,15 @@ func newEditRig(b *testing.B, stateDir string) *editRig {
 	r := &editRig{
 		exec: tools.NewExecutor(tools.Options{Sessions: sessions, Limits: lim, Review: store,
 			Blocks: blockResolvers(lim.MaxBlockParseBytes), Syntax: syntaxCheckers(lim.MaxBlockParseBytes), Tools: builtinTools()}),
-		store: store, session: s.ID, path: "edit.go",
+		store: store, sessions: sessions, ws: ws, root: root, session: s.ID, path: "edit.go",
 	}
-	r.tag = r.call(b, "read", map[string]any{"path": r.path})
+	r.tag = r.call(b, r.session, "read", map[string]any{"path": r.path})
 	return r
 }
 
 // fillReview records entries entries, ten per call (one call per second
 // of an fsynced store would take minutes), spread over ten sessions.
-func fillReview(b *testing.B, store *review.Store, entries int) {
+func fillReview(b testing.TB, store *review.Store, entries int) {
 	b.Helper()
 	before := []byte("package small\n\nvar value00 = compute(0, \"small\") // line\n")
 	after := []byte("package small\n\nvar value00 = compute(1, \"small\") // line\n")
@@ -174,19 +176,19 @@ func fillReview(b *testing.B, store *review.Store, entries int) {
 	}
 }
 
-func (r *editRig) edit(b *testing.B) {
+func (r *editRig) edit(b testing.TB) {
 	r.n++
 	ops := fmt.Sprintf("PUT 3.=3:\n+var value00 = compute(%d, \"edited\") // edit", r.n)
-	r.tag = r.call(b, "edit", map[string]any{"path": r.path, "tag": r.tag, "ops": ops})
+	r.tag = r.call(b, r.session, "edit", map[string]any{"path": r.path, "tag": r.tag, "ops": ops})
 }
 
-// call runs one tool call and returns the tag of its result.
-func (r *editRig) call(b *testing.B, tool string, args map[string]any) string {
+// call runs one tool call in session id and returns the tag of its result.
+func (r *editRig) call(b testing.TB, id, tool string, args map[string]any) string {
 	raw, err := json.Marshal(args)
 	if err != nil {
 		b.Fatal(err)
 	}
-	out, err := r.exec.Execute(context.Background(), tools.Request{SessionID: r.session, Tool: tool, Args: raw})
+	out, err := r.exec.Execute(context.Background(), tools.Request{SessionID: id, Tool: tool, Args: raw})
 	if err != nil {
 		b.Fatal(err)
 	}
