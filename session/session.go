@@ -1,8 +1,10 @@
 // Package session owns the daemon's agent sessions and each session's
 // in-memory state: its workspace, its snapshot store (edit-contract §4),
-// its named registers (§7.5) and its repeat guard (§9.3). Sessions belong
-// to the daemon, not to a connection. Nothing here is persisted and
-// nothing here touches files; tools do that.
+// its named registers (§7.5) and its repeat guard (§9.3), and the one
+// daemon-wide bound on the snapshot text all sessions retain together
+// (config.Limits.MaxRetainedBytes). Sessions belong to the daemon, not to
+// a connection. Nothing here is persisted and nothing here touches files;
+// tools do that.
 package session
 
 import (
