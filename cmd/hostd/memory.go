@@ -71,7 +71,7 @@ var memoryMetrics = []string{"/gc/heap/live:bytes", "/gc/scan/total:bytes"}
 
 func readMemory(src memorySources, samples []metrics.Sample) memoryReading {
 	metrics.Read(samples)
-	r := memoryReading{live: int64(samples[0].Value.Uint64()), scan: int64(samples[1].Value.Uint64())}
+	r := memoryReading{live: sampleBytes(samples[0]), scan: sampleBytes(samples[1])}
 	if src.held != nil {
 		r.held = src.held()
 	}
@@ -79,6 +79,14 @@ func readMemory(src memorySources, samples []metrics.Sample) memoryReading {
 		r.index = src.index()
 	}
 	return r
+}
+
+// sampleBytes is a byte metric's value, or 0 from a runtime that lacks it.
+func sampleBytes(s metrics.Sample) int64 {
+	if s.Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s.Value.Uint64())
 }
 
 // governMemory keeps the Go runtime's soft memory limit above everything
