@@ -1,8 +1,10 @@
 // Package session owns the daemon's agent sessions and each session's
 // in-memory state: its workspace, its snapshot store (edit-contract §4),
-// its named registers (§7.5) and its repeat guard (§9.3). Sessions belong
-// to the daemon, not to a connection. Nothing here is persisted and
-// nothing here touches files; tools do that.
+// its named registers (§7.5) and its repeat guard (§9.3), and the one
+// daemon-wide bound on the snapshot text all sessions retain together
+// (config.Limits.MaxRetainedBytes). Sessions belong to the daemon, not to
+// a connection. Nothing here is persisted and nothing here touches files;
+// tools do that.
 package session
 
 import (
@@ -55,8 +57,8 @@ type State struct {
 	Registers *Registers
 }
 
-func newState(ws *workspace.Workspace, lim config.Limits) *State {
-	return &State{Workspace: ws, Store: NewStore(lim), Registers: NewRegisters(lim.MaxNamedRegisters)}
+func newState(ws *workspace.Workspace, lim config.Limits, pool *retention) *State {
+	return &State{Workspace: ws, Store: newStore(lim, pool), Registers: NewRegisters(lim.MaxNamedRegisters)}
 }
 
 // State returns the session's current state.
@@ -73,10 +75,14 @@ func (s *Session) LockMutations() (unlock func()) {
 	return s.mutate.Unlock
 }
 
-// Manager holds every session of the daemon, at most limits.MaxSessions.
-// It is safe for concurrent use; mu guards the map only.
+// Manager holds every session of the daemon, at most limits.MaxSessions,
+// and the daemon-wide bound on their retained text
+// (limits.MaxRetainedBytes, one LRU over every session's snapshots).
+// It is safe for concurrent use; mu guards the map only and is never held
+// while a store's lock is taken.
 type Manager struct {
-	lim config.Limits
+	lim  config.Limits
+	pool *retention
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -84,7 +90,7 @@ type Manager struct {
 
 // NewManager returns an empty manager.
 func NewManager(lim config.Limits) *Manager {
-	return &Manager{lim: lim, sessions: make(map[string]*Session)}
+	return &Manager{lim: lim, pool: newRetention(lim.MaxRetainedBytes), sessions: make(map[string]*Session)}
 }
 
 // maxIDLen bounds client-supplied session ids.
@@ -111,7 +117,7 @@ func (m *Manager) Create(id string, ws *workspace.Workspace) (*Session, error) {
 	if len(m.sessions) >= m.lim.MaxSessions {
 		return nil, fmt.Errorf("%w: the daemon holds %d sessions; delete one with session.delete", ErrLimit, m.lim.MaxSessions)
 	}
-	s := &Session{ID: id, CreatedAt: time.Now(), Guard: NewGuard(m.lim.RepeatGuardAttempts), state: newState(ws, m.lim)}
+	s := &Session{ID: id, CreatedAt: time.Now(), Guard: NewGuard(m.lim.RepeatGuardAttempts), state: newState(ws, m.lim, m.pool)}
 	m.sessions[id] = s
 	return s, nil
 }
@@ -145,14 +151,17 @@ func (m *Manager) Get(id string) (*Session, error) {
 	return s, nil
 }
 
-// Delete drops a session and all its state.
+// Delete drops a session and all its state; its retained text leaves the
+// daemon-wide count at once.
 func (m *Manager) Delete(id string) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.sessions[id]; !ok {
+	s, ok := m.sessions[id]
+	delete(m.sessions, id)
+	m.mu.Unlock()
+	if !ok {
 		return fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
-	delete(m.sessions, id)
+	s.State().Store.Close()
 	return nil
 }
 
@@ -166,8 +175,10 @@ func (m *Manager) SetWorkspace(id string, ws *workspace.Workspace) (*Session, er
 	unlock := s.LockMutations()
 	defer unlock()
 	s.mu.Lock()
-	s.state = newState(ws, m.lim)
+	old := s.state
+	s.state = newState(ws, m.lim, m.pool)
 	s.mu.Unlock()
+	old.Store.Close()
 	return s, nil
 }
 
@@ -210,6 +221,10 @@ func (m *Manager) Len() int {
 	return len(m.sessions)
 }
 
+// Retention reports the retained text across every session against
+// limits.MaxRetainedBytes.
+func (m *Manager) Retention() RetentionStats { return m.pool.stats() }
+
 // HeldBytes is what every session holds in memory by design: retained
 // snapshot text and named-register content. The daemon sizes its memory
 // limit from it.
@@ -220,11 +235,9 @@ func (m *Manager) HeldBytes() int64 {
 		all = append(all, s)
 	}
 	m.mu.Unlock()
-	var n int64
+	n := m.pool.stats().RetainedBytes
 	for _, s := range all {
-		st := s.State()
-		n += st.Store.Stats().RetainedBytes
-		for _, r := range st.Registers.List() {
+		for _, r := range s.State().Registers.List() {
 			n += int64(r.Bytes)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
@@ -18,28 +19,14 @@ type Version struct {
 	Digest workspace.Digest
 	// Text is the full normalized text, present only when Retained. A file
 	// over the single-file retention bound is tagged but not retained
-	// (§4.4): its identity is then its full digest.
+	// (§4.4), and a text the daemon-wide bound evicted is no longer
+	// retained: the identity of such a version is its full digest.
 	Text       string
 	Retained   bool
 	Lines      int
 	Bytes      int64
 	Seen       LineSet
 	RecordedAt time.Time
-}
-
-// same reports whether v records the same content as o: full text when
-// both are retained (§3.3: a tag match is never identity), the full
-// SHA-256 when either is not, as Match decides. Retention alone must not
-// split one content into two versions: a read that could not retain a
-// file and a grep that could would otherwise keep their seen lines apart.
-//
-// The digest ignores trailing blanks, so "a\n" and "a\n  " share one;
-// the line count tells such texts apart when the text itself is not kept.
-func (v *Version) same(o *Version) bool {
-	if v.Digest != o.Digest || v.Lines != o.Lines {
-		return false
-	}
-	return !v.Retained || !o.Retained || v.Text == o.Text
 }
 
 // Snapshot is what a producer hands to Record.
@@ -62,22 +49,43 @@ type Snapshot struct {
 // lookup; MaxVersionsPerPath versions per path, oldest dropped;
 // MaxRetainedBytesPerSession of retained text, coldest paths evicted until
 // under; texts over MaxRetainedFileBytes are not retained;
-// MaxLedgerEntries (path, tag) pairs in the ledger, LRU.
+// MaxLedgerEntries (path, tag) pairs in the ledger, LRU. Across the stores
+// of one Manager, MaxRetainedBytes of retained text in all: past it the
+// daemon-wide coldest text is dropped and its version kept (retention).
 //
-// Concurrency: a Store is safe for concurrent use; mu guards everything.
-// Read fusion and eviction happen under one lock hold, so two concurrent
-// records of one path never lose seen lines.
+// Concurrency: a Store is safe for concurrent use; mu guards everything
+// but the text itself, which the shared retention guards. Lock order: mu,
+// then retention.mu. Read fusion and eviction happen under one hold of
+// mu, so two concurrent records of one path never lose seen lines.
 type Store struct {
-	lim config.Limits
+	lim  config.Limits
+	pool *retention
 
-	mu       sync.Mutex
-	paths    *simplelru.LRU[string, *history] // guarded by mu
-	ledger   *simplelru.LRU[ledgerKey, []mint]
-	retained int64 // bytes of retained text across paths; guarded by mu
+	mu     sync.Mutex
+	paths  *simplelru.LRU[string, *history] // guarded by mu
+	ledger *simplelru.LRU[ledgerKey, []mint]
+	closed bool // guarded by mu: a dropped store retains no more text
+
+	// retained is the bytes of this store's text the pool holds. The pool
+	// changes it under its own lock, also when it evicts for another
+	// session, so it is read atomically.
+	retained atomic.Int64
 }
 
 type history struct {
-	versions []*Version // newest first
+	versions []*version // newest first
+}
+
+// version is a Version as the store keeps it: the text, when retained,
+// lives in the pool, which may drop it at any time.
+type version struct {
+	tag        string
+	digest     workspace.Digest
+	lines      int
+	bytes      int64
+	seen       LineSet
+	recordedAt time.Time
+	held       *heldText // nil when the text was never retained
 }
 
 type ledgerKey struct{ path, tag string }
@@ -93,79 +101,120 @@ type mint struct {
 // within one path are rare, so a handful is plenty.
 const maxDigestsPerTag = 4
 
-// NewStore returns an empty store with lim's bounds.
+// NewStore returns an empty store with lim's bounds. Built alone, it is
+// the only store under its MaxRetainedBytes; a Manager's stores share one.
 func NewStore(lim config.Limits) *Store {
-	s := &Store{lim: lim}
+	return newStore(lim, newRetention(lim.MaxRetainedBytes))
+}
+
+func newStore(lim config.Limits, pool *retention) *Store {
+	s := &Store{lim: lim, pool: pool}
 	s.paths, _ = simplelru.NewLRU(max(lim.MaxPathsPerSession, 1), func(_ string, h *history) {
 		for _, v := range h.versions {
-			s.release(v)
+			s.pool.drop(v.held)
 		}
 	})
 	s.ledger, _ = simplelru.NewLRU[ledgerKey, []mint](max(lim.MaxLedgerEntries, 1), nil)
 	return s
 }
 
-func (s *Store) release(v *Version) {
-	if v.Retained {
-		s.retained -= int64(len(v.Text))
+// same reports whether o records the same content as a text with digest
+// d and the given line count: equal full text when both are retained
+// (§3.3: a tag match is never identity), the full SHA-256 when either is
+// not, as Match decides. Retention alone must not split one content into
+// two versions: a read that could not retain a file and a grep that could
+// would otherwise keep their seen lines apart.
+//
+// The digest ignores trailing blanks, so "a\n" and "a\n  " share one;
+// the line count tells such texts apart when the text itself is not kept.
+func (s *Store) same(o *version, d workspace.Digest, lines int, text string, hasText bool) bool {
+	if o.digest != d || o.lines != lines {
+		return false
+	}
+	if !hasText {
+		return true
+	}
+	t, ok := s.pool.peek(o.held)
+	return !ok || t == text
+}
+
+// export is the caller's copy of v, with its text if the pool still holds
+// it; touch makes that text the hottest.
+func (s *Store) export(v *version, touch bool) Version {
+	out := Version{Tag: v.tag, Digest: v.digest, Lines: v.lines, Bytes: v.bytes, Seen: v.seen, RecordedAt: v.recordedAt}
+	if touch {
+		out.Text, out.Retained = s.pool.use(v.held)
+	} else {
+		out.Text, out.Retained = s.pool.peek(v.held)
+	}
+	return out
+}
+
+// Close drops the store's retained text from the daemon-wide count and
+// stops it retaining more; its versions and ledger stay, so a call still
+// running against it validates by digest. Manager calls it when a session
+// is deleted or switches workspace.
+func (s *Store) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for _, h := range s.paths.Values() {
+		for _, v := range h.versions {
+			s.pool.drop(v.held)
+		}
 	}
 }
 
 // Record records a text a producer displayed (edit-contract §4.2) and
-// returns its tag. A retained version with the same tag and the same full
-// text is promoted to head and its seen lines unioned in (read fusion);
-// anything else becomes a new head version.
+// returns its tag. A version with the same tag and the same content is
+// promoted to head and its seen lines unioned in (read fusion); anything
+// else becomes a new head version.
 func (s *Store) Record(path string, snap Snapshot) string {
-	v := &Version{
-		Tag:        snap.Digest.Tag(),
-		Digest:     snap.Digest,
-		Lines:      snap.Lines,
-		Bytes:      snap.Bytes,
-		Seen:       snap.Seen,
-		RecordedAt: time.Now(),
-	}
-	if snap.HasText && int64(len(snap.Text)) <= s.lim.MaxRetainedFileBytes {
-		v.Text, v.Retained = snap.Text, true
-	}
+	tag := snap.Digest.Tag()
+	now := time.Now()
+	keep := snap.HasText && int64(len(snap.Text)) <= s.lim.MaxRetainedFileBytes
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mintLocked(path, v.Tag, mint{v.Digest, v.Lines})
+	keep = keep && !s.closed
+	s.mintLocked(path, tag, mint{snap.Digest, snap.Lines})
 	h, ok := s.paths.Get(path)
 	if !ok {
 		h = &history{}
 		s.paths.Add(path, h)
 	}
-	if i := slices.IndexFunc(h.versions, func(o *Version) bool { return o.Tag == v.Tag && o.same(v) }); i >= 0 {
+	if i := slices.IndexFunc(h.versions, func(o *version) bool {
+		return o.tag == tag && s.same(o, snap.Digest, snap.Lines, snap.Text, keep)
+	}); i >= 0 {
 		old := h.versions[i]
-		old.Seen = old.Seen.Union(v.Seen)
-		old.RecordedAt = v.RecordedAt
+		old.seen = old.seen.Union(snap.Seen)
+		old.recordedAt = now
 		h.versions = slices.Delete(h.versions, i, i+1)
 		h.versions = slices.Insert(h.versions, 0, old)
-		if v.Retained && !old.Retained {
-			old.Text, old.Retained = v.Text, true
-			s.retained += int64(len(v.Text))
+		if _, held := s.pool.use(old.held); !held && keep {
+			old.held = s.pool.hold(s, snap.Text)
 			s.shrinkLocked(path, h)
 		}
-		return v.Tag
+		return tag
+	}
+	v := &version{tag: tag, digest: snap.Digest, lines: snap.Lines, bytes: snap.Bytes, seen: snap.Seen, recordedAt: now}
+	if keep {
+		v.held = s.pool.hold(s, snap.Text)
 	}
 	h.versions = slices.Insert(h.versions, 0, v)
-	if v.Retained {
-		s.retained += int64(len(v.Text))
-	}
 	for len(h.versions) > s.lim.MaxVersionsPerPath {
-		s.release(h.versions[len(h.versions)-1])
+		s.pool.drop(h.versions[len(h.versions)-1].held)
 		h.versions = h.versions[:len(h.versions)-1]
 	}
 	s.shrinkLocked(path, h)
-	return v.Tag
+	return tag
 }
 
 // shrinkLocked evicts the coldest paths until retained text is under the
 // session bound. The path just recorded goes last: if it alone is over the
 // bound, its oldest versions are dropped.
 func (s *Store) shrinkLocked(hot string, h *history) {
-	for s.retained > s.lim.MaxRetainedBytesPerSession {
+	for s.retained.Load() > s.lim.MaxRetainedBytesPerSession {
 		if k, _, ok := s.paths.GetOldest(); ok && k != hot {
 			s.paths.RemoveOldest()
 			continue
@@ -173,7 +222,7 @@ func (s *Store) shrinkLocked(hot string, h *history) {
 		if len(h.versions) <= 1 {
 			return
 		}
-		s.release(h.versions[len(h.versions)-1])
+		s.pool.drop(h.versions[len(h.versions)-1].held)
 		h.versions = h.versions[:len(h.versions)-1]
 	}
 }
@@ -202,8 +251,8 @@ func (s *Store) Tagged(path, tag string) []Version {
 	}
 	var out []Version
 	for _, v := range h.versions {
-		if v.Tag == tag {
-			out = append(out, *v)
+		if v.tag == tag {
+			out = append(out, s.export(v, true))
 		}
 	}
 	return out
@@ -254,8 +303,8 @@ func (s *Store) MarkSeen(path string, v Version, lines LineSet) bool {
 		return false
 	}
 	for _, o := range h.versions {
-		if o.Tag == v.Tag && o.same(&v) {
-			o.Seen = o.Seen.Union(lines)
+		if o.tag == v.Tag && s.same(o, v.Digest, v.Lines, v.Text, v.Retained) {
+			o.seen = o.seen.Union(lines)
 			return true
 		}
 	}
@@ -288,7 +337,7 @@ type StoreStats struct {
 func (s *Store) Stats() StoreStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := StoreStats{Paths: s.paths.Len(), RetainedBytes: s.retained, LedgerEntries: s.ledger.Len()}
+	st := StoreStats{Paths: s.paths.Len(), RetainedBytes: s.retained.Load(), LedgerEntries: s.ledger.Len()}
 	for _, h := range s.paths.Values() {
 		st.Snapshots += len(h.versions)
 	}
@@ -311,7 +360,7 @@ func (s *Store) Dump() []PathVersions {
 		h, _ := s.paths.Peek(k)
 		pv := PathVersions{Path: k}
 		for _, v := range h.versions {
-			pv.Versions = append(pv.Versions, *v)
+			pv.Versions = append(pv.Versions, s.export(v, false))
 		}
 		out = append(out, pv)
 	}
@@ -326,7 +375,7 @@ func (s *Store) Head(path string) (Version, bool) {
 	if !ok || len(h.versions) == 0 {
 		return Version{}, false
 	}
-	return *h.versions[0], true
+	return s.export(h.versions[0], false), true
 }
 
 // PathsMinted lists the paths this session minted tag for, per the ledger,

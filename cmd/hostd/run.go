@@ -86,7 +86,7 @@ func run(ctx context.Context, args []string, std stdio) error {
 	srv := newServer(cfg, log, sessions, store, func() { stopOnce.Do(func() { close(stop) }) })
 	govern, stopGoverning := context.WithCancel(context.Background())
 	defer stopGoverning()
-	go governMemory(govern, sessions.HeldBytes)
+	go governMemory(govern, cfg.Limits, memorySources{held: sessions.HeldBytes, index: store.IndexBytes})
 
 	served := make(chan error, 1)
 	var idle <-chan struct{} // closed after IdleExit with no client; nil: never
