@@ -101,7 +101,7 @@ func (s *Server) reviewRollback(ctx context.Context, p RollbackParams) (Rollback
 	state := sess.State()
 	out := RollbackResult{Restored: make([]string, len(restored))}
 	for i, path := range restored {
-		state.Store.Invalidate(path)
+		state.Store.Invalidate(path, "was rolled back (review.rollback "+p.ToolCallID+")")
 		out.Restored[i] = state.Workspace.Display(path)
 	}
 	return out, nil

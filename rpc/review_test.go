@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,6 +103,11 @@ func TestReviewListAndRollback(t *testing.T) {
 	}
 	if known, _ := sess.State().Store.Minted(path, workspace.Sum("two\n").Tag(), workspace.Sum("two\n"), 1); known {
 		t.Error("the session still honours a tag minted before the rollback")
+	}
+	// An edit with that tag is told the version was rolled back, not that
+	// the session never read it.
+	if why, ok := sess.State().Store.Forgotten(path, workspace.Sum("two\n").Tag()); !ok || !strings.Contains(why, "rolled back") || !strings.Contains(why, "tc-1") {
+		t.Errorf("the store does not say the tag was rolled back: %q %v", why, ok)
 	}
 	wantError(t, call(t, c, "review.rollback", RollbackParams{SessionID: "s", ToolCallID: "tc-1"}, nil), CodeRollbackConflict, "already")
 	wantError(t, call(t, c, "review.rollback", RollbackParams{SessionID: "s", ToolCallID: "tc-9"}, nil), CodeReviewNotFound, "tc-9", "review.list")

@@ -46,7 +46,7 @@ func FuzzRetention(f *testing.F) {
 				}
 			case 5:
 				if op&0x80 != 0 {
-					s.Invalidate(path)
+					s.Invalidate(path, "test")
 				} else {
 					s.Head(path)
 				}

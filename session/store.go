@@ -64,6 +64,10 @@ type Store struct {
 	mu     sync.Mutex
 	paths  *simplelru.LRU[string, *history] // guarded by mu
 	ledger *simplelru.LRU[ledgerKey, []mint]
+	// forgotten remembers why recent (path, tag) pairs were dropped by
+	// Invalidate (a rollback, an MV, a REM), so an edit with one of them
+	// is told that, not that the tag was never minted. Guarded by mu.
+	forgotten *simplelru.LRU[ledgerKey, string]
 	closed bool // guarded by mu: a dropped store retains no more text
 
 	// retained is the bytes of this store's text the pool holds. The pool
@@ -115,6 +119,7 @@ func newStore(lim config.Limits, pool *retention) *Store {
 		}
 	})
 	s.ledger, _ = simplelru.NewLRU[ledgerKey, []mint](max(lim.MaxLedgerEntries, 1), nil)
+	s.forgotten, _ = simplelru.NewLRU[ledgerKey, string](maxForgotten, nil)
 	return s
 }
 
@@ -229,6 +234,7 @@ func (s *Store) shrinkLocked(hot string, h *history) {
 
 func (s *Store) mintLocked(path, tag string, d mint) {
 	k := ledgerKey{path, tag}
+	s.forgotten.Remove(k)
 	ds, _ := s.ledger.Get(k)
 	if slices.Contains(ds, d) {
 		return
@@ -314,15 +320,31 @@ func (s *Store) MarkSeen(path string, v Version, lines LineSet) bool {
 // Invalidate forgets every version of path and every tag minted for it,
 // so no tag minted before (for example, before a rollback rewrote the
 // file) is honoured after.
-func (s *Store) Invalidate(path string) {
+//
+// why says what happened to the file ("was rolled back"); an edit that
+// names one of the dropped tags later is told it (Forgotten).
+func (s *Store) Invalidate(path, why string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.paths.Remove(path)
 	for _, k := range s.ledger.Keys() {
 		if k.path == path {
 			s.ledger.Remove(k)
+			s.forgotten.Add(k, why)
 		}
 	}
+}
+
+// maxForgotten bounds how many dropped (path, tag) pairs a store
+// remembers the reason of.
+const maxForgotten = 256
+
+// Forgotten reports why this session's tag of path was dropped, if
+// Invalidate dropped it recently and no read minted it again since.
+func (s *Store) Forgotten(path, tag string) (why string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.forgotten.Get(ledgerKey{path, tag})
 }
 
 // StoreStats are a store's sizes.

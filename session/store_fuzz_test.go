@@ -336,7 +336,7 @@ func FuzzStore(f *testing.F) {
 					t.Fatalf("Minted(%s, %s) = %v %v, model %v %v", path, tag, k1, d1, k2, d2)
 				}
 			case 5:
-				s.Invalidate(path)
+				s.Invalidate(path, "test")
 				m.invalidate(path)
 			}
 			if err := m.check(s); err != nil {

@@ -346,7 +346,7 @@ func TestMarkSeen(t *testing.T) {
 	if got := versions(t, s, "/w/a")[0].Seen.Ranges(); !slices.Equal(got, []Range{{1, 10}, {40, 42}}) {
 		t.Errorf("seen = %v", got)
 	}
-	s.Invalidate("/w/a")
+	s.Invalidate("/w/a", "test")
 	if s.MarkSeen("/w/a", v, Span(1, 1)) {
 		t.Error("MarkSeen succeeded on an invalidated path")
 	}
@@ -358,7 +358,7 @@ func TestInvalidateForgetsVersionsAndLedger(t *testing.T) {
 	s := NewStore(config.DefaultLimits())
 	s.Record("/w/a", snap("a\n", Span(1, 1)))
 	s.Record("/w/b", snap("b\n", Span(1, 1)))
-	s.Invalidate("/w/a")
+	s.Invalidate("/w/a", "test")
 	d := workspace.Sum("a\n")
 	if known, _ := s.Minted("/w/a", d.Tag(), d, 1); known {
 		t.Error("ledger still knows an invalidated path's tag")

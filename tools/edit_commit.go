@@ -65,7 +65,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 	}
 	store := ed.c.State.Store
 	if target.Abs != ed.path.Abs {
-		store.Invalidate(ed.path.Abs)
+		store.Invalidate(ed.path.Abs, "was moved to "+target.Display+" by MV")
 		res.MovedTo = target.Display
 	}
 	tag, landedLines := ed.record(target, newBody, data, landed[target.Abs])
@@ -145,7 +145,7 @@ func (ed *editor) remove() *EditResult {
 	if landed == nil {
 		return ed.fail(e)
 	}
-	ed.c.State.Store.Invalidate(ed.path.Abs)
+	ed.c.State.Store.Invalidate(ed.path.Abs, "was removed by REM")
 	res := &EditResult{Path: ed.path.Display, Removed: true}
 	res.Diff = boundedDiff(udiff.Unified("a/"+ed.path.Display, "/dev/null", ed.body, ""), ed.c.Limits.MaxResultBytes)
 	res.Content = fmt.Sprintf("[%s] removed (%d lines)", ed.path.Display, len(ed.live))

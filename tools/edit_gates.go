@@ -31,6 +31,11 @@ func (ed *editor) gate() (*plan, *Error) {
 	}
 	known, digestMatch := store.Minted(path, tag, ed.dig, len(ed.live))
 	if !known {
+		if why, ok := store.Forgotten(path, tag); ok {
+			e := Errorf(CodeTagUnknown, "the version of %s your tag %s names %s since this session read it, so the tag no longer applies; read the file again and use the tag it shows (it is %s now)", ed.path.Display, tag, why, ed.dig.Tag())
+			e.Details = map[string]any{"liveTag": ed.dig.Tag()}
+			return nil, e
+		}
 		e := Errorf(CodeTagUnknown, "this session never read %s with tag %s (a tag from another session, another file, or a guess); read the file and use the tag it shows (it is %s now)", ed.path.Display, tag, ed.dig.Tag())
 		e.Details = map[string]any{"liveTag": ed.dig.Tag()}
 		return nil, e

@@ -200,7 +200,7 @@ func TestEditAgedOutProvenance(t *testing.T) {
 	e := newEditEnv(t)
 	e.write("f.txt", "a\nb\n")
 	tag := e.showAll("f.txt")
-	e.s.State().Store.Invalidate(filepath.Join(e.root, "f.txt"))
+	e.s.State().Store.Invalidate(filepath.Join(e.root, "f.txt"), "test")
 	tag2 := e.showAll("f.txt") // minted again so the ledger knows it...
 	if tag2 != tag {
 		t.Fatal("tag changed")

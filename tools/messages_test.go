@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -86,5 +87,23 @@ func TestToolCallsAreLogged(t *testing.T) {
 		if f["tool"] != w.tool || f["outcome"] != w.outcome || got[i].Level != w.level || f["path"] != "a.txt" || f["session"] != e.s.ID || f["toolCallId"] == "" {
 			t.Errorf("log %d: %v %v, want %s %s at %v", i, got[i].Level, f, w.tool, w.outcome, w.level)
 		}
+	}
+}
+
+// After a rollback (or an MV or REM) drops a tag, an edit with it is told
+// what happened to that version, not that the session never read it.
+func TestEditWithADroppedTagSaysWhy(t *testing.T) {
+	e := newEditEnv(t)
+	e.write("a.txt", "one\n")
+	tag := e.showAll("a.txt")
+	e.s.State().Store.Invalidate(filepath.Join(e.root, "a.txt"), "was rolled back (review.rollback call-1)")
+	r := e.edit("a.txt", tag, "PUT 1.=1:\n+ONE")
+	if r.OK || r.Error.Code != CodeTagUnknown || !strings.Contains(r.Error.Message, "was rolled back (review.rollback call-1)") || strings.Contains(r.Error.Message, "never read") {
+		t.Fatalf("got %+v", r.Error)
+	}
+	// A new read mints the tag again; the old reason is gone with it.
+	tag = e.showAll("a.txt")
+	if r := e.edit("a.txt", tag, "PUT 1.=1:\n+ONE"); !r.OK {
+		t.Fatalf("after a read: %s", r.Content)
 	}
 }
