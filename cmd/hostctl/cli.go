@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -39,6 +40,7 @@ type app struct {
 	json     bool
 	timeout  time.Duration
 	maxFrame int64 // largest response frame, and largest params read from stdin
+	trust    socketTrust
 	io       stdio
 	fmt      formatter
 }
@@ -106,8 +108,13 @@ func parse(args []string, std stdio, getenv func(string) string) (a *app, pos []
 		json:     *asJSON,
 		timeout:  *timeout,
 		maxFrame: config.DefaultLimits().MaxFrameBytes,
-		io:       std,
-		fmt:      formatter{loc: time.Local, now: time.Now},
+		trust: socketTrust{
+			uid:           os.Getuid(),
+			defaultSocket: *socket == "" && getenv("HOSTD_SOCKET") == "",
+			xdgSet:        os.Getenv("XDG_RUNTIME_DIR") != "", // as config.DefaultSocketPath reads it
+		},
+		io:  std,
+		fmt: formatter{loc: time.Local, now: time.Now},
 	}
 	if *timeout <= 0 {
 		return a, nil, false, usageErrorf("--timeout must be positive, got %v", *timeout)

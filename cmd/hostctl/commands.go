@@ -74,7 +74,7 @@ func dispatch(ctx context.Context, a *app, pos []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
-	c, err := dial(ctx, a.socket, a.maxFrame)
+	c, err := dial(ctx, a.socket, a.maxFrame, a.trust)
 	if err != nil {
 		return err
 	}
