@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -84,6 +86,7 @@ func parse(args []string, std stdio, getenv func(string) string) (a *app, pos []
 	socket := fs.String("socket", "", "")
 	asJSON := fs.Bool("json", false, "")
 	timeout := fs.Duration("timeout", defaultTimeout, "")
+	version := fs.Bool("version", false, "")
 	fs.BoolVar(&help, "help", false, "")
 	fs.BoolVar(&help, "h", false, "")
 
@@ -102,6 +105,9 @@ func parse(args []string, std stdio, getenv func(string) string) (a *app, pos []
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
+	}
+	if *version {
+		pos = append([]string{"version"}, pos...)
 	}
 	a = &app{
 		socket:   socketPath(*socket, getenv),
@@ -133,7 +139,7 @@ func report(w io.Writer, a *app, err error) int {
 		return exitUsage
 	case errors.Is(err, errNoDaemon):
 		fmt.Fprintf(w, "hostctl: %s\n", safeLine(err.Error()))
-		fmt.Fprint(w, startHint(a.socket))
+		fmt.Fprint(w, startHint(a.socket, findLauncher()))
 		return exitNoDaemon
 	case errors.As(err, &rpcErr):
 		rpcFailure(w, rpcErr)
@@ -144,15 +150,89 @@ func report(w io.Writer, a *app, err error) int {
 	}
 }
 
-// startHint tells a person how to start a daemon hostctl would find.
-func startHint(socket string) string {
+// startHint tells a person how to start a daemon hostctl would find:
+// from the source tree when they are in one, else the installed hostd.
+func startHint(socket string, l launcher) string {
 	flag := ""
 	if socket != config.DefaultSocketPath() {
 		flag = " --socket " + socket
 	}
-	return "start one from the hostd source tree with:\n" +
-		"  go run ./cmd/hostd" + flag + "\n" +
-		"(or run an installed hostd" + flag + "); it prints where it listens\n"
+	switch {
+	case l.checkout != "":
+		hint := "start one from the hostd source tree"
+		if l.inSubdir {
+			hint += " (in " + l.checkout + ")"
+		}
+		hint += " with:\n  go run ./cmd/hostd" + flag + "\n"
+		if l.installed != "" {
+			return hint + "or run the installed " + l.installed + flag + "; it prints where it listens\n"
+		}
+		return hint + "it prints where it listens\n"
+	case l.installed != "":
+		return "start one with:\n  " + l.installed + flag + "\nit prints where it listens\n"
+	}
+	return "start one with hostd" + flag + "; no hostd is installed beside hostctl or on $PATH:\n" +
+		"  go install " + modulePath + "/cmd/hostd@latest\n"
+}
+
+// modulePath is hostd's Go module, which a checkout's go.mod declares.
+const modulePath = "github.com/hostd-dev/hostd"
+
+// launcher is how this machine can start a daemon.
+type launcher struct {
+	checkout  string // the hostd source tree the working directory is in, if any
+	inSubdir  bool   // the working directory is below checkout, not at its root
+	installed string // a hostd binary beside hostctl or on $PATH, if any
+}
+
+// findLauncher looks for the hostd source tree around the working
+// directory and for an installed hostd: beside this hostctl first (the
+// pair installed together), then on $PATH.
+func findLauncher() launcher {
+	var l launcher
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			if isHostdModule(filepath.Join(dir, "go.mod")) {
+				l.checkout, l.inSubdir = dir, dir != wd
+				break
+			}
+			if dir == filepath.Dir(dir) {
+				break
+			}
+		}
+	}
+	if self, err := os.Executable(); err == nil {
+		beside := filepath.Join(filepath.Dir(self), "hostd")
+		if info, err := os.Stat(beside); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			l.installed = beside
+		}
+	}
+	if l.installed == "" {
+		if p, err := exec.LookPath("hostd"); err == nil {
+			if abs, err := filepath.Abs(p); err == nil {
+				p = abs
+			}
+			l.installed = p
+		}
+	}
+	return l
+}
+
+// isHostdModule reports whether gomod is hostd's go.mod.
+func isHostdModule(gomod string) bool {
+	f, err := os.Open(gomod)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	for _, line := range strings.Split(string(head[:n]), "\n") {
+		if fields := strings.Fields(line); len(fields) == 2 && fields[0] == "module" {
+			return strings.Trim(fields[1], `"`) == modulePath
+		}
+	}
+	return false
 }
 
 const usageText = `hostctl inspects a running hostd over its Unix socket.
@@ -168,6 +248,8 @@ commands:
                                    prints the raw result
   review list SESSION [PATH]       the session's recorded changes, with diffs
   review rollback SESSION TOOLCALL undo every change of one tool call
+  version                          this hostctl's version, protocol and commit, and the
+                                   daemon's version and protocol if one answers
 
 flags (anywhere on the line):
   --socket PATH     the daemon's socket (default: $HOSTD_SOCKET, else

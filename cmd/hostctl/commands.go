@@ -60,6 +60,14 @@ func dispatch(ctx context.Context, a *app, pos []string) error {
 		fmt.Fprint(a.io.out, usageText)
 		return nil
 	}
+	if pos[0] == "version" {
+		if len(pos) > 1 {
+			return usageErrorf("usage: hostctl version")
+		}
+		ctx, cancel := context.WithTimeout(ctx, a.timeout)
+		defer cancel()
+		return cmdVersion(ctx, a)
+	}
 	cmd, args, err := find(pos)
 	if err != nil {
 		return err
