@@ -197,6 +197,8 @@ func TestADaemonOfAnotherUserIsRefused(t *testing.T) {
 	cmd := exec.Command(bin, "-test.run=^$")
 	cmd.Env = append(os.Environ(), impostorEnv+"="+bound)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	var childErr strings.Builder
+	cmd.Stderr = &childErr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +227,8 @@ func TestADaemonOfAnotherUserIsRefused(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	if lines.Scan(); lines.Text() != "received 0 bytes" {
-		t.Errorf("the impostor reports %q", lines.Text())
+		cmd.Wait()
+		t.Errorf("the impostor reports %q (%v); its stderr:\n%s", lines.Text(), lines.Err(), childErr.String())
 	}
 }
 
@@ -261,9 +264,9 @@ func runImpostor(socket string) {
 			}()
 		}
 	}()
-	os.Stdout.WriteString("listening\n")
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM)
+	os.Stdout.WriteString("listening\n")
 	<-term
 	time.Sleep(50 * time.Millisecond)
 	os.Stdout.WriteString("received " + strconv.FormatInt(got.Load(), 10) + " bytes\n")
