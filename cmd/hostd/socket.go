@@ -89,8 +89,8 @@ func listenSocket(path string, log *zap.Logger) (*socketListener, error) {
 
 // safeParent refuses a socket directory that another user could replace:
 // one under a directory (its parent, or any directory above) that is
-// writable by others without the sticky bit, or that belongs to a user
-// other than us or root. A directory that does not exist yet is checked
+// writable by others (the world, or a group not our own) without the
+// sticky bit, or that belongs to a user other than us or root. A directory that does not exist yet is checked
 // from the nearest existing one, under which it will be created. A sticky
 // shared directory such as /tmp is a fine place for a private directory:
 // no one else can rename or remove what we create in it.
@@ -109,10 +109,17 @@ func safeParent(dir string) error {
 		if err != nil {
 			return fmt.Errorf("socket directory: %w", err)
 		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Uid != 0 && int(st.Uid) != os.Getuid() {
+		st, ok := info.Sys().(*syscall.Stat_t)
+		if ok && st.Uid != 0 && int(st.Uid) != os.Getuid() {
 			return fmt.Errorf("%s belongs to uid %d, who could replace the socket directory %s under it; put the socket in a private directory of your own (--socket)", p, st.Uid, dir)
 		}
-		if info.Mode().Perm()&0o022 != 0 && info.Mode()&fs.ModeSticky == 0 {
+		// Group write counts only for a group other than our own: with a
+		// group per user (umask 002), our group is only us.
+		perm := info.Mode().Perm()
+		if ok && int(st.Gid) == os.Getgid() {
+			perm &^= 0o020
+		}
+		if perm&0o022 != 0 && info.Mode()&fs.ModeSticky == 0 {
 			return fmt.Errorf("%s can be written by other users (mode %04o, not sticky), so anyone could replace the socket directory %s under it; put the socket in a private directory of your own (--socket)", p, info.Mode().Perm(), dir)
 		}
 		if p == filepath.Dir(p) {

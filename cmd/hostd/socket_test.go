@@ -182,13 +182,18 @@ func TestASocketDirectoryOthersCouldReplaceIsRefused(t *testing.T) {
 		want  string
 	}{
 		{"world-writable parent", false, func(dir string) error { return os.Chmod(dir, 0o777) }, "can be written by other users (mode 0777, not sticky)"},
-		{"group-writable parent", false, func(dir string) error { return os.Chmod(dir, 0o770) }, "can be written by other users (mode 0770, not sticky)"},
+		{"parent writable by another group", true, func(dir string) error {
+			if err := os.Chown(dir, os.Getuid(), 4242); err != nil {
+				return err
+			}
+			return os.Chmod(dir, 0o770)
+		}, "can be written by other users (mode 0770, not sticky)"},
 		{"parent of another user", true, func(dir string) error { return os.Chown(dir, 4242, 4242) }, "belongs to uid 4242"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.root && os.Getuid() != 0 {
-				t.Skip("chown to another user needs root")
+				t.Skip("chown to another user or group needs root")
 			}
 			parent := filepath.Join(shortDir(t), "p")
 			os.Mkdir(parent, 0o755)
@@ -217,6 +222,24 @@ func TestASocketDirectoryOthersCouldReplaceIsRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With a group per user (umask 002), a directory writable by our own
+// group is still ours alone.
+func TestAParentWritableByOurOwnGroupIsFine(t *testing.T) {
+	parent := filepath.Join(shortDir(t), "p")
+	os.Mkdir(parent, 0o700)
+	if err := os.Chown(parent, os.Getuid(), os.Getgid()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(parent, 0o775); err != nil {
+		t.Fatal(err)
+	}
+	l, err := listenSocket(filepath.Join(parent, "hostd", "hostd.sock"), zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
 }
 
 // bind's limit is checked before anything is created, and said plainly.
