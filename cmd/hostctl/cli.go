@@ -257,6 +257,7 @@ flags (anywhere on the line):
   --json            print the raw JSON result instead of a table, for scripts
   --timeout DUR     give up (and cancel the request) after DUR (default 30s)
 
-exit status: 0 ok, 1 the daemon answered with an error or the connection
-failed, 2 bad command line, 3 no daemon is listening.
+exit status: 0 ok, 1 the daemon answered with an error, the connection
+failed, or the socket is not safe to use (another user's directory or
+daemon; nothing is sent), 2 bad command line, 3 no daemon is listening.
 `
