@@ -256,6 +256,7 @@ flags (anywhere on the line):
                     $XDG_RUNTIME_DIR/hostd/hostd.sock, else $TMPDIR/hostd-$UID/hostd.sock)
   --json            print the raw JSON result instead of a table, for scripts
   --timeout DUR     give up (and cancel the request) after DUR (default 30s)
+  --version         the same as the version command
 
 exit status: 0 ok, 1 the daemon answered with an error, the connection
 failed, or the socket is not safe to use (another user's directory or

@@ -90,10 +90,11 @@ func listenSocket(path string, log *zap.Logger) (*socketListener, error) {
 // safeParent refuses a socket directory that another user could replace:
 // one under a directory (its parent, or any directory above) that is
 // writable by others (the world, or a group not our own) without the
-// sticky bit, or that belongs to a user other than us or root. A directory that does not exist yet is checked
-// from the nearest existing one, under which it will be created. A sticky
-// shared directory such as /tmp is a fine place for a private directory:
-// no one else can rename or remove what we create in it.
+// sticky bit, or that belongs to a user other than us or root. A directory
+// that does not exist yet is checked from the nearest existing one, under
+// which it will be created. A sticky shared directory such as /tmp is a
+// fine place for a private directory: no one else can rename or remove
+// what we create in it.
 func safeParent(dir string) error {
 	parent := filepath.Dir(dir)
 	if _, err := os.Lstat(dir); err != nil {
