@@ -6,11 +6,12 @@
 package config
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -146,19 +147,26 @@ func Default() Config {
 	}
 }
 
-// Load reads a JSON config file over c. Unknown fields are an error, so a
-// misspelt limit is reported instead of silently ignored.
+// Load reads a JSON config file over c: the fields it names replace c's,
+// the others keep their values. The file is one JSON object; unknown
+// fields, a limit outside "limits", a second value after the object and a
+// value of the wrong type are errors that give the file's line and column
+// ("config FILE:LINE:COL: ..."), so a misspelt limit is reported instead
+// of silently ignored. docs/config.md describes the format.
 func (c *Config) Load(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(c); err != nil {
+	if err := c.load(data); err != nil {
+		var pe *posError
+		if errors.As(err, &pe) {
+			line, col := position(data, pe.off)
+			return fmt.Errorf("config %s:%d:%d: %s", path, line, col, pe.msg)
+		}
 		return fmt.Errorf("config %s: %w", path, err)
 	}
-	return c.Limits.Validate()
+	return nil
 }
 
 // Validate rejects limits that would disable a bound.
@@ -180,13 +188,13 @@ func (l Limits) Validate() error {
 		"maxReviewEntriesPerSession": int64(l.MaxReviewEntriesPerSession), "maxReviewBytesPerSession": l.MaxReviewBytesPerSession,
 		"maxReviewEntries": int64(l.MaxReviewEntries), "maxReviewBytes": l.MaxReviewBytes,
 	}
-	for name, v := range ints {
-		if v <= 0 {
-			return fmt.Errorf("limits.%s must be positive, got %d", name, v)
+	for _, name := range slices.Sorted(maps.Keys(ints)) {
+		if v := ints[name]; v <= 0 {
+			return &limitError{field: name, msg: fmt.Sprintf("must be positive, got %d", v)}
 		}
 	}
 	if l.DefaultReadLimit > l.MaxReadLimit {
-		return fmt.Errorf("limits.defaultReadLimit (%d) exceeds limits.maxReadLimit (%d)", l.DefaultReadLimit, l.MaxReadLimit)
+		return &limitError{field: "defaultReadLimit", msg: fmt.Sprintf("(%d) exceeds limits.maxReadLimit (%d)", l.DefaultReadLimit, l.MaxReadLimit)}
 	}
 	return nil
 }

@@ -6,6 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -39,6 +42,7 @@ type app struct {
 	json     bool
 	timeout  time.Duration
 	maxFrame int64 // largest response frame, and largest params read from stdin
+	trust    socketTrust
 	io       stdio
 	fmt      formatter
 }
@@ -82,6 +86,7 @@ func parse(args []string, std stdio, getenv func(string) string) (a *app, pos []
 	socket := fs.String("socket", "", "")
 	asJSON := fs.Bool("json", false, "")
 	timeout := fs.Duration("timeout", defaultTimeout, "")
+	version := fs.Bool("version", false, "")
 	fs.BoolVar(&help, "help", false, "")
 	fs.BoolVar(&help, "h", false, "")
 
@@ -101,13 +106,21 @@ func parse(args []string, std stdio, getenv func(string) string) (a *app, pos []
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+	if *version {
+		pos = append([]string{"version"}, pos...)
+	}
 	a = &app{
 		socket:   socketPath(*socket, getenv),
 		json:     *asJSON,
 		timeout:  *timeout,
 		maxFrame: config.DefaultLimits().MaxFrameBytes,
-		io:       std,
-		fmt:      formatter{loc: time.Local, now: time.Now},
+		trust: socketTrust{
+			uid:           os.Getuid(),
+			defaultSocket: *socket == "" && getenv("HOSTD_SOCKET") == "",
+			xdgSet:        os.Getenv("XDG_RUNTIME_DIR") != "", // as config.DefaultSocketPath reads it
+		},
+		io:  std,
+		fmt: formatter{loc: time.Local, now: time.Now},
 	}
 	if *timeout <= 0 {
 		return a, nil, false, usageErrorf("--timeout must be positive, got %v", *timeout)
@@ -126,7 +139,7 @@ func report(w io.Writer, a *app, err error) int {
 		return exitUsage
 	case errors.Is(err, errNoDaemon):
 		fmt.Fprintf(w, "hostctl: %s\n", safeLine(err.Error()))
-		fmt.Fprint(w, startHint(a.socket))
+		fmt.Fprint(w, startHint(a.socket, findLauncher()))
 		return exitNoDaemon
 	case errors.As(err, &rpcErr):
 		rpcFailure(w, rpcErr)
@@ -137,15 +150,89 @@ func report(w io.Writer, a *app, err error) int {
 	}
 }
 
-// startHint tells a person how to start a daemon hostctl would find.
-func startHint(socket string) string {
+// startHint tells a person how to start a daemon hostctl would find:
+// from the source tree when they are in one, else the installed hostd.
+func startHint(socket string, l launcher) string {
 	flag := ""
 	if socket != config.DefaultSocketPath() {
 		flag = " --socket " + socket
 	}
-	return "start one from the hostd source tree with:\n" +
-		"  go run ./cmd/hostd" + flag + "\n" +
-		"(or run an installed hostd" + flag + "); it prints where it listens\n"
+	switch {
+	case l.checkout != "":
+		hint := "start one from the hostd source tree"
+		if l.inSubdir {
+			hint += " (in " + l.checkout + ")"
+		}
+		hint += " with:\n  go run ./cmd/hostd" + flag + "\n"
+		if l.installed != "" {
+			return hint + "or run the installed " + l.installed + flag + "; it prints where it listens\n"
+		}
+		return hint + "it prints where it listens\n"
+	case l.installed != "":
+		return "start one with:\n  " + l.installed + flag + "\nit prints where it listens\n"
+	}
+	return "start one with hostd" + flag + "; no hostd is installed beside hostctl or on $PATH:\n" +
+		"  go install " + modulePath + "/cmd/hostd@latest\n"
+}
+
+// modulePath is hostd's Go module, which a checkout's go.mod declares.
+const modulePath = "github.com/hostd-dev/hostd"
+
+// launcher is how this machine can start a daemon.
+type launcher struct {
+	checkout  string // the hostd source tree the working directory is in, if any
+	inSubdir  bool   // the working directory is below checkout, not at its root
+	installed string // a hostd binary beside hostctl or on $PATH, if any
+}
+
+// findLauncher looks for the hostd source tree around the working
+// directory and for an installed hostd: beside this hostctl first (the
+// pair installed together), then on $PATH.
+func findLauncher() launcher {
+	var l launcher
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			if isHostdModule(filepath.Join(dir, "go.mod")) {
+				l.checkout, l.inSubdir = dir, dir != wd
+				break
+			}
+			if dir == filepath.Dir(dir) {
+				break
+			}
+		}
+	}
+	if self, err := os.Executable(); err == nil {
+		beside := filepath.Join(filepath.Dir(self), "hostd")
+		if info, err := os.Stat(beside); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			l.installed = beside
+		}
+	}
+	if l.installed == "" {
+		if p, err := exec.LookPath("hostd"); err == nil {
+			if abs, err := filepath.Abs(p); err == nil {
+				p = abs
+			}
+			l.installed = p
+		}
+	}
+	return l
+}
+
+// isHostdModule reports whether gomod is hostd's go.mod.
+func isHostdModule(gomod string) bool {
+	f, err := os.Open(gomod)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	for _, line := range strings.Split(string(head[:n]), "\n") {
+		if fields := strings.Fields(line); len(fields) == 2 && fields[0] == "module" {
+			return strings.Trim(fields[1], `"`) == modulePath
+		}
+	}
+	return false
 }
 
 const usageText = `hostctl inspects a running hostd over its Unix socket.
@@ -161,13 +248,17 @@ commands:
                                    prints the raw result
   review list SESSION [PATH]       the session's recorded changes, with diffs
   review rollback SESSION TOOLCALL undo every change of one tool call
+  version                          this hostctl's version, protocol and commit, and the
+                                   daemon's version and protocol if one answers
 
 flags (anywhere on the line):
   --socket PATH     the daemon's socket (default: $HOSTD_SOCKET, else
                     $XDG_RUNTIME_DIR/hostd/hostd.sock, else $TMPDIR/hostd-$UID/hostd.sock)
   --json            print the raw JSON result instead of a table, for scripts
   --timeout DUR     give up (and cancel the request) after DUR (default 30s)
+  --version         the same as the version command
 
-exit status: 0 ok, 1 the daemon answered with an error or the connection
-failed, 2 bad command line, 3 no daemon is listening.
+exit status: 0 ok, 1 the daemon answered with an error, the connection
+failed, or the socket is not safe to use (another user's directory or
+daemon; nothing is sent), 2 bad command line, 3 no daemon is listening.
 `

@@ -40,10 +40,15 @@ type client struct {
 	nextID atomic.Uint64
 }
 
-// dial connects to the daemon on socket. A missing socket file and a stale
-// one (no listener behind it) are both errNoDaemon, so the caller can tell
-// the user how to start a daemon rather than print a bare syscall error.
-func dial(ctx context.Context, socket string, maxFrame int64) (*client, error) {
+// dial connects to the daemon on socket once trust accepts the socket, its
+// directory and the process listening on it; nothing is sent before. A
+// missing socket file and a stale one (no listener behind it) are both
+// errNoDaemon, so the caller can tell the user how to start a daemon
+// rather than print a bare syscall error.
+func dial(ctx context.Context, socket string, maxFrame int64, trust socketTrust) (*client, error) {
+	if err := trust.checkSocket(socket); err != nil {
+		return nil, err
+	}
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", socket)
 	if err != nil {
@@ -54,6 +59,10 @@ func dial(ctx context.Context, socket string, maxFrame int64) (*client, error) {
 			return nil, fmt.Errorf("cannot connect to %s: permission denied (the daemon's socket is 0600: run hostctl as the user that started hostd)", socket)
 		}
 		return nil, fmt.Errorf("cannot connect to %s: %w", socket, err)
+	}
+	if err := trust.checkPeer(nc.(*net.UnixConn), socket); err != nil {
+		nc.Close()
+		return nil, err
 	}
 	codec := &cappedCodec{max: maxFrame}
 	c := &client{socket: socket, codec: codec}

@@ -60,6 +60,14 @@ func dispatch(ctx context.Context, a *app, pos []string) error {
 		fmt.Fprint(a.io.out, usageText)
 		return nil
 	}
+	if pos[0] == "version" {
+		if len(pos) > 1 {
+			return usageErrorf("usage: hostctl version")
+		}
+		ctx, cancel := context.WithTimeout(ctx, a.timeout)
+		defer cancel()
+		return cmdVersion(ctx, a)
+	}
 	cmd, args, err := find(pos)
 	if err != nil {
 		return err
@@ -74,7 +82,7 @@ func dispatch(ctx context.Context, a *app, pos []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
-	c, err := dial(ctx, a.socket, a.maxFrame)
+	c, err := dial(ctx, a.socket, a.maxFrame, a.trust)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"go.uber.org/zap/zapcore"
 
@@ -16,44 +17,59 @@ import (
 // with; it exits 2, like flag's own errors.
 var errUsage = errors.New("usage")
 
-// errHelp is -h / --help: the usage was printed, exit 0.
+// usageError is an errUsage whose text is the message alone: main prints
+// it after "hostd: ", and the word "usage" would only be noise there.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string        { return e.msg }
+func (e usageError) Is(target error) bool { return target == errUsage }
+
+func usageErrorf(format string, args ...any) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
+
+// errHelp is --help or --version: what was asked for is printed, the
+// daemon does not start, and the exit status is 0.
 var errHelp = flag.ErrHelp
 
 // parseConfig builds the configuration: defaults, then the config file
 // (--config), then every flag given on the command line, so a flag always
-// wins over the file.
-func parseConfig(args []string, stderr io.Writer) (config.Config, error) {
+// wins over the file. --help and --version print to out; every other
+// problem is returned, for main to print once.
+func parseConfig(args []string, out io.Writer) (config.Config, error) {
 	cfg := config.Default()
 	fs := flag.NewFlagSet("hostd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// flag would print each error and the whole usage; main prints the
+	// error once, with a pointer to --help instead.
+	fs.SetOutput(io.Discard)
 	var (
-		file     = fs.String("config", "", "read settings and limits from this JSON `file` (flags override it)")
+		file       = fs.String("config", "", "read settings and limits from this JSON `file` (flags override it; see docs/config.md)")
 		stdio      = fs.Bool("stdio", false, "talk JSON-RPC on stdin/stdout: forwarded to the user's shared daemon (started if none runs), or served in this process with --state-dir or --standalone")
 		standalone = fs.Bool("standalone", false, "with --stdio: serve in this process, independent of the shared daemon")
 		idleExit   = fs.Duration("idle-exit", 0, "shut down once no client has been connected for this `duration` (0: never)")
-		socket     = fs.String("socket", cfg.Socket, "listen on this Unix socket `path` (with --stdio: the shared daemon's socket)")
-		stateDir = fs.String("state-dir", cfg.StateDir, "keep durable state (review records) in this `directory`")
-		logFile  = fs.String("log-file", "", "append logs to this `file` instead of stderr")
-		logLevel = fs.String("log-level", cfg.LogLevel, "log `level`: debug, info, warn or error")
+		socket     = fs.String("socket", cfg.Socket, "listen on this Unix socket `path`, in a private directory (with --stdio: the shared daemon's socket)")
+		stateDir   = fs.String("state-dir", cfg.StateDir, "keep durable state (review records) in this `directory`")
+		logFile    = fs.String("log-file", "", "append logs to this `file` instead of stderr")
+		logLevel   = fs.String("log-level", cfg.LogLevel, "log `level`: debug, info, warn or error")
+		showVer    = fs.Bool("version", false, "print the version, protocol version, commit and Go version, then exit")
 	)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: hostd [--stdio | --socket PATH] [flags]\n\n"+
-			"hostd serves file tools for coding agents over JSON-RPC 2.0 (LSP framing).\n"+
-			"By default it listens on %s.\n\nFlags:\n", config.DefaultSocketPath())
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			printUsage(out, fs)
 			return cfg, errHelp
 		}
-		return cfg, fmt.Errorf("%w: %v", errUsage, err)
+		return cfg, usageErrorf("%s; run hostd --help for the flags", dashes(err.Error()))
+	}
+	if *showVer {
+		fmt.Fprintln(out, describeBuild("hostd", readBuild()))
+		return cfg, errHelp
 	}
 	if fs.NArg() > 0 {
-		return cfg, fmt.Errorf("%w: unexpected argument %q (see hostd --help)", errUsage, fs.Arg(0))
+		return cfg, usageErrorf("unexpected argument %q; hostd takes flags only (run hostd --help)", fs.Arg(0))
 	}
 	if *file != "" {
 		if err := cfg.Load(*file); err != nil {
-			return cfg, fmt.Errorf("%w: %v", errUsage, err)
+			return cfg, usageError{err.Error()}
 		}
 		if abs, err := filepath.Abs(*file); err == nil {
 			cfg.ConfigFile = abs
@@ -79,16 +95,44 @@ func parseConfig(args []string, stderr io.Writer) (config.Config, error) {
 		cfg.LogLevel = *logLevel
 	}
 	if cfg.Stdio && cfg.Standalone && set["socket"] {
-		return cfg, fmt.Errorf("%w: a standalone --stdio daemon serves no socket; drop --socket, or drop --standalone/--state-dir to forward to the daemon on that socket", errUsage)
+		return cfg, usageErrorf("a standalone --stdio daemon serves no socket; drop --socket, or drop --standalone and --state-dir to forward to the daemon on that socket")
 	}
 	if cfg.IdleExit < 0 {
-		return cfg, fmt.Errorf("%w: --idle-exit must not be negative", errUsage)
+		return cfg, usageErrorf("--idle-exit must not be negative")
 	}
 	if _, err := zapcore.ParseLevel(cfg.LogLevel); err != nil {
-		return cfg, fmt.Errorf("%w: log level %q: want debug, info, warn or error", errUsage, cfg.LogLevel)
+		return cfg, usageErrorf("log level %q: want debug, info, warn or error", cfg.LogLevel)
 	}
 	if cfg.Socket == "" && !cfg.Stdio {
-		return cfg, fmt.Errorf("%w: no socket path", errUsage)
+		return cfg, usageErrorf("no socket path: give --socket PATH, or --stdio")
 	}
 	return cfg, nil
+}
+
+// printUsage is the help text, with the flags spelt as the docs spell
+// them (--stdio); Go's flag package accepts one dash or two.
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: hostd [--stdio | --socket PATH] [flags]\n\n"+
+		"hostd serves file tools for coding agents over JSON-RPC 2.0 (LSP framing).\n"+
+		"By default it listens on %s.\n\nFlags:\n", config.DefaultSocketPath())
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
+		if f.DefValue != "" && f.DefValue != "false" {
+			fmt.Fprintf(w, " (default %q)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+// dashes respells flag's error messages, which name a flag as -name, the
+// way the help and the docs do: --name.
+func dashes(msg string) string {
+	msg = strings.Replace(msg, "flag provided but not defined: -", "unknown flag --", 1)
+	msg = strings.Replace(msg, "flag needs an argument: -", "flag needs an argument: --", 1)
+	return strings.Replace(msg, " for flag -", " for flag --", 1)
 }

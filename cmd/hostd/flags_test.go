@@ -1,13 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc"
 )
 
 func TestConfigFileFirstThenFlags(t *testing.T) {
@@ -67,5 +74,83 @@ func TestBadCommandLinesAreUsageErrors(t *testing.T) {
 	}
 	if _, err := parseConfig([]string{"--help"}, io.Discard); exitCode(err) != 0 {
 		t.Errorf("--help: %v", err)
+	}
+}
+
+// runHostd runs the real binary to its exit, for what main prints.
+func runHostd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(hostdBinary(t), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
+func TestHelpIsTheHelpAlone(t *testing.T) {
+	for _, arg := range []string{"--help", "-h"} {
+		code, out, errOut := runHostd(t, arg)
+		if code != 0 || errOut != "" {
+			t.Errorf("%s: exit %d, stderr %q; want 0 and nothing on stderr", arg, code, errOut)
+		}
+		for _, flag := range []string{"--stdio", "--socket path", "--config file", "--state-dir directory", "--log-file file", "--log-level level", "--version"} {
+			if !strings.Contains(out, "\n  "+flag+"\n") {
+				t.Errorf("%s: help lacks %q:\n%s", arg, flag, out)
+			}
+		}
+		if strings.Contains(out, "  -stdio") || strings.Contains(out, "help requested") {
+			t.Errorf("%s: help spells a flag with one dash or reports itself as an error:\n%s", arg, out)
+		}
+	}
+}
+
+func TestAnUnknownFlagIsOneErrorLine(t *testing.T) {
+	code, out, errOut := runHostd(t, "--frobnicate")
+	want := "hostd: unknown flag --frobnicate; run hostd --help for the flags\n"
+	if code != 2 || out != "" || errOut != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and exactly %q", code, out, errOut, want)
+	}
+	code, _, errOut = runHostd(t, "--socket")
+	if want := "hostd: flag needs an argument: --socket; run hostd --help for the flags\n"; code != 2 || errOut != want {
+		t.Errorf("exit %d, stderr %q; want %q", code, errOut, want)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, errOut := runHostd(t, "--version")
+	want := "hostd dev, protocol " + strconv.Itoa(rpc.ProtocolVersion) + ", "
+	if code != 0 || errOut != "" || !strings.HasPrefix(out, want) || !strings.HasSuffix(out, ", "+runtime.Version()+"\n") {
+		t.Errorf("exit %d, stderr %q, stdout %q; want %q…%s", code, errOut, out, want, runtime.Version())
+	}
+}
+
+func TestVersionReadsTheBuildInfo(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "21a51ef0c0ffee"}, {Key: "vcs.modified", Value: "true"},
+	}}
+	got := describeBuild("hostd", buildFrom(bi))
+	want := "hostd v1.2.3, protocol " + strconv.Itoa(rpc.ProtocolVersion) + ", commit 21a51ef0c0ffee with uncommitted changes, go1.26.8"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	bi = &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}
+	if got := describeBuild("hostd", buildFrom(bi)); !strings.Contains(got, "hostd dev,") || !strings.Contains(got, "commit unknown") {
+		t.Errorf("a build without VCS information: %q", got)
+	}
+}
+
+// A config error is the file's line and column and what is wrong, not a
+// usage error's prefix.
+func TestConfigErrorsNameTheLine(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "hostd.json")
+	os.WriteFile(file, []byte("{\n  \"maxSessions\": 3\n}\n"), 0o600)
+	code, _, errOut := runHostd(t, "--config", file)
+	want := "hostd: config " + file + ":2:3: unknown field \"maxSessions\": it is a limit, and limits belong under \"limits\""
+	if code != 2 || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want one line starting %q", code, errOut, want)
 	}
 }

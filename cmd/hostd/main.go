@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -18,7 +19,9 @@ func main() {
 	err := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hostd:", err)
+		if !errors.Is(err, errHelp) { // --help and --version printed already
+			fmt.Fprintln(os.Stderr, "hostd:", err)
+		}
 		os.Exit(exitCode(err))
 	}
 }

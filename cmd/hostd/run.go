@@ -52,7 +52,7 @@ func exitCode(err error) int {
 // host.shutdown call, or, in --stdio mode, the end of the connection; then
 // shut down gracefully. It returns nil for every orderly exit.
 func run(ctx context.Context, args []string, std stdio) error {
-	cfg, err := parseConfig(args, std.err)
+	cfg, err := parseConfig(args, std.out)
 	if err != nil {
 		return err
 	}

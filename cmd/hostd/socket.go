@@ -44,10 +44,21 @@ type socketListener struct {
 	closeErr  error
 }
 
+// maxSocketPath is the longest socket path bind accepts: Linux's sun_path
+// holds 108 bytes, one of them the terminating NUL.
+const maxSocketPath = 107
+
 // listenSocket prepares the directory, takes the lock and listens on path.
+// Everything that can be checked before creating a directory is.
 func listenSocket(path string, log *zap.Logger) (*socketListener, error) {
 	path, err := filepath.Abs(path)
 	if err != nil {
+		return nil, err
+	}
+	if len(path) > maxSocketPath {
+		return nil, fmt.Errorf("socket path %s is %d bytes, longer than the %d a Unix socket's name can hold; choose a shorter --socket", path, len(path), maxSocketPath)
+	}
+	if err := safeParent(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
 	if err := privateDir(filepath.Dir(path)); err != nil {
@@ -76,6 +87,58 @@ func listenSocket(path string, log *zap.Logger) (*socketListener, error) {
 	return &socketListener{UnixListener: l, path: path, lock: lock, uid: os.Getuid(), log: log}, nil
 }
 
+// safeParent refuses a socket directory that another user could replace:
+// one under a directory (its parent, or any directory above) that is
+// writable by others (the world, or a group not our own) without the
+// sticky bit, or that belongs to a user other than us or root. A directory
+// that does not exist yet is checked from the nearest existing one, under
+// which it will be created. A sticky shared directory such as /tmp is a
+// fine place for a private directory: no one else can rename or remove
+// what we create in it.
+func safeParent(dir string) error {
+	parent := filepath.Dir(dir)
+	if _, err := os.Lstat(dir); err != nil {
+		for parent != filepath.Dir(parent) {
+			if _, err := os.Lstat(parent); err == nil {
+				break
+			}
+			parent = filepath.Dir(parent)
+		}
+	}
+	for p := parent; ; p = filepath.Dir(p) {
+		info, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("socket directory: %w", err)
+		}
+		st, ok := info.Sys().(*syscall.Stat_t)
+		if ok && st.Uid != 0 && int(st.Uid) != os.Getuid() {
+			return fmt.Errorf("%s belongs to uid %d, who could replace the socket directory %s under it; put the socket in a private directory of your own (--socket)", p, st.Uid, dir)
+		}
+		// Group write counts only for a group other than our own: with a
+		// group per user (umask 002), our group is only us.
+		perm := info.Mode().Perm()
+		if ok && int(st.Gid) == os.Getgid() {
+			perm &^= 0o020
+		}
+		if perm&0o022 != 0 && info.Mode()&fs.ModeSticky == 0 {
+			return fmt.Errorf("%s can be written by other users (mode %04o, not sticky), so anyone could replace the socket directory %s under it; put the socket in a private directory of your own (--socket)", p, info.Mode().Perm(), dir)
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
+}
+
+// modeString is a directory's permission bits in octal, with the sticky
+// bit, as chmod and ls users read them.
+func modeString(m fs.FileMode) string {
+	n := uint32(m.Perm())
+	if m&fs.ModeSticky != 0 {
+		n |= 0o1000
+	}
+	return fmt.Sprintf("%04o", n)
+}
+
 // privateDir creates dir 0700 if needed and checks that it is a real
 // directory owned by us that nobody else can enter.
 func privateDir(dir string) error {
@@ -88,6 +151,14 @@ func privateDir(dir string) error {
 	}
 	if !info.IsDir() {
 		return fmt.Errorf("socket directory %s is not a directory (symlinks are refused); choose another --socket", dir)
+	}
+	// A shared directory is never made private: that would break every
+	// other user of it. The socket goes in a directory of its own instead.
+	if info.Mode()&fs.ModeSticky != 0 {
+		return fmt.Errorf("socket directory %s is shared with other users (mode %s); hostd's socket needs a private directory: use, say, --socket %s", dir, modeString(info.Mode()), filepath.Join(dir, "hostd-"+strconv.Itoa(os.Getuid()), "hostd.sock"))
+	}
+	if info.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("socket directory %s can be written by other users (mode %s); hostd's socket needs a private directory of your own (--socket)", dir, modeString(info.Mode()))
 	}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return fmt.Errorf("socket directory %s belongs to uid %d, not to us (uid %d); choose another --socket", dir, st.Uid, os.Getuid())

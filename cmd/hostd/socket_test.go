@@ -150,3 +150,119 @@ func fmtErr(err error) string {
 	}
 	return err.Error()
 }
+
+// A shared sticky directory such as /tmp is never to be chmod'ed: the way
+// out is a private directory inside it.
+func TestASharedDirectoryIsNeverToldToChmod(t *testing.T) {
+	shared := filepath.Join(shortDir(t), "tmp")
+	os.Mkdir(shared, 0o700)
+	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	_, err := listenSocket(filepath.Join(shared, "x.sock"), zap.NewNop())
+	want := "use, say, --socket " + filepath.Join(shared, "hostd-"+strconv.Itoa(os.Getuid()), "hostd.sock")
+	if err == nil || strings.Contains(err.Error(), "chmod") || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v; want no chmod advice and %q", err, want)
+	}
+	// And the private directory it names is accepted.
+	l, err := listenSocket(filepath.Join(shared, "hostd-"+strconv.Itoa(os.Getuid()), "hostd.sock"), zap.NewNop())
+	if err != nil {
+		t.Fatalf("a private directory in a sticky shared one: %v", err)
+	}
+	l.Close()
+}
+
+// A socket directory under a directory others can write (without the
+// sticky bit) or that another user owns could be swapped for theirs.
+func TestASocketDirectoryOthersCouldReplaceIsRefused(t *testing.T) {
+	tests := []struct {
+		name  string
+		root  bool
+		setup func(dir string) error
+		want  string
+	}{
+		{"world-writable parent", false, func(dir string) error { return os.Chmod(dir, 0o777) }, "can be written by other users (mode 0777, not sticky)"},
+		{"parent writable by another group", true, func(dir string) error {
+			if err := os.Chown(dir, os.Getuid(), 4242); err != nil {
+				return err
+			}
+			return os.Chmod(dir, 0o770)
+		}, "can be written by other users (mode 0770, not sticky)"},
+		{"parent of another user", true, func(dir string) error { return os.Chown(dir, 4242, 4242) }, "belongs to uid 4242"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.root && os.Getuid() != 0 {
+				t.Skip("chown to another user or group needs root")
+			}
+			parent := filepath.Join(shortDir(t), "p")
+			os.Mkdir(parent, 0o755)
+			if err := tt.setup(parent); err != nil {
+				t.Fatal(err)
+			}
+			for _, sock := range []string{
+				filepath.Join(parent, "hostd", "hostd.sock"),       // created under parent
+				filepath.Join(parent, "a", "b", "hostd.sock"),      // several levels
+				filepath.Join(parent, "exists", "d", "hostd.sock"), // under an existing private one
+			} {
+				if strings.Contains(sock, "exists") {
+					os.Mkdir(filepath.Join(parent, "exists"), 0o700)
+				}
+				l, err := listenSocket(sock, zap.NewNop())
+				if err == nil {
+					l.Close()
+					t.Fatalf("%s: listening under %s", sock, parent)
+				}
+				if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "private directory of your own") {
+					t.Errorf("%s: %v; want %q", sock, err, tt.want)
+				}
+				if _, err := os.Lstat(filepath.Dir(sock)); err == nil {
+					t.Errorf("%s: the directory was created anyway", filepath.Dir(sock))
+				}
+			}
+		})
+	}
+}
+
+// With a group per user (umask 002), a directory writable by our own
+// group is still ours alone.
+func TestAParentWritableByOurOwnGroupIsFine(t *testing.T) {
+	parent := filepath.Join(shortDir(t), "p")
+	os.Mkdir(parent, 0o700)
+	if err := os.Chown(parent, os.Getuid(), os.Getgid()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(parent, 0o775); err != nil {
+		t.Fatal(err)
+	}
+	l, err := listenSocket(filepath.Join(parent, "hostd", "hostd.sock"), zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+}
+
+// bind's limit is checked before anything is created, and said plainly.
+func TestASocketPathTooLongIsRefusedFirst(t *testing.T) {
+	dir := filepath.Join(shortDir(t), strings.Repeat("d", 60), strings.Repeat("e", 40))
+	sock := filepath.Join(dir, "hostd.sock")
+	_, err := listenSocket(sock, zap.NewNop())
+	want := "is " + strconv.Itoa(len(sock)) + " bytes, longer than the 107 a Unix socket's name can hold"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v; want %q", err, want)
+	}
+	if _, err := os.Lstat(filepath.Dir(dir)); err == nil {
+		t.Errorf("%s was created for a socket that cannot be bound", filepath.Dir(dir))
+	}
+	// 107 bytes still bind.
+	base := shortDir(t)
+	fits := filepath.Join(base, strings.Repeat("f", 107-len(base)-len("/"+"/x/s")), "x", "s")
+	if len(fits) != 107 {
+		t.Fatalf("test path is %d bytes", len(fits))
+	}
+	l, err := listenSocket(fits, zap.NewNop())
+	if err != nil {
+		t.Fatalf("a 107-byte path: %v", err)
+	}
+	l.Close()
+}
