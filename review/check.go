@@ -70,8 +70,9 @@ const (
 	// is far shallower, so anything deeper is a loop.
 	maxTreeDepth = 64
 	// wholePageRead is the largest page (with its overflow) read in one
-	// piece; a larger one is read element by element.
-	wholePageRead = 4 << 20
+	// piece; a larger one, which holds a few large values, is read
+	// element by element and its values are never read.
+	wholePageRead = 64 << 10
 )
 
 var le = binary.LittleEndian
@@ -108,6 +109,20 @@ type checker struct {
 	size int64
 	m    meta
 	seen []uint64 // a bit per page below the high-water mark
+	// bufs holds one page buffer per tree depth, reused: a branch page's
+	// buffer must outlive the walk of its children.
+	bufs [][]byte
+}
+
+// buf returns a buffer of n bytes for a page read at depth.
+func (c *checker) buf(depth int, n int64) []byte {
+	for len(c.bufs) <= depth {
+		c.bufs = append(c.bufs, nil)
+	}
+	if int64(cap(c.bufs[depth])) < n {
+		c.bufs[depth] = make([]byte, n)
+	}
+	return c.bufs[depth][:n]
 }
 
 func (c *checker) run() error {
@@ -215,7 +230,7 @@ type page struct {
 	off      int64  // its offset in the file
 }
 
-func (c *checker) readPage(id uint64) (*page, error) {
+func (c *checker) readPage(id uint64, depth int) (*page, error) {
 	if id >= c.m.hwm {
 		return nil, corrupt("a page refers to page %d, past the last page %d", id, c.m.hwm-1)
 	}
@@ -233,7 +248,7 @@ func (c *checker) readPage(id uint64) (*page, error) {
 	}
 	p.span = int64(p.overflow+1) * int64(c.m.pageSize)
 	if p.span <= wholePageRead {
-		p.data = make([]byte, p.span)
+		p.data = c.buf(depth, p.span)
 		if _, err := c.f.ReadAt(p.data, off); err != nil {
 			return nil, fmt.Errorf("read page %d: %w", id, err)
 		}
@@ -262,7 +277,7 @@ func (c *checker) walk(id uint64, depth int) error {
 	if depth > maxTreeDepth {
 		return corrupt("page %d: the page tree is deeper than any real one (a loop)", id)
 	}
-	p, err := c.readPage(id)
+	p, err := c.readPage(id, depth)
 	if err != nil {
 		return err
 	}
@@ -349,7 +364,7 @@ func (c *checker) checkFreelist() error {
 	if c.m.freelist == noFreelist {
 		return nil
 	}
-	p, err := c.readPage(c.m.freelist)
+	p, err := c.readPage(c.m.freelist, 0)
 	if err != nil {
 		return err
 	}

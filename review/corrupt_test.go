@@ -40,7 +40,7 @@ var corruptSessions = []string{"s1", "s2"}
 // pristineStore builds a store with calls of both sessions, small and
 // large before bytes (the large ones span overflow pages), and evictions,
 // and returns the bytes of its file.
-func pristineStore(t *testing.T) []byte {
+func pristineStore(t testing.TB) []byte {
 	t.Helper()
 	dir, ws := t.TempDir(), t.TempDir()
 	s, err := open(dir, config.DefaultLimits(), nil, true)
@@ -387,5 +387,104 @@ func TestStoreDamagedWhileOpenRefusesFurtherCalls(t *testing.T) {
 				t.Errorf("the error does not name the way out:\n%s", out)
 			}
 		})
+	}
+}
+
+// FuzzOpenDamagedStore patches and cuts a real store's file at will and
+// opens it in this process: the check at Open must leave bbolt nothing
+// that panics or faults, so a damaged store is either moved aside or
+// fully usable. A fault that escaped would kill the fuzzing process,
+// which the fuzzer reports as a crash.
+func FuzzOpenDamagedStore(f *testing.F) {
+	data := pristineStore(f)
+	ps, root, freelist, _ := metaOf(data)
+	f.Add(uint32(0), []byte{0xff}, uint32(0))
+	f.Add(uint32(int(root)*ps+16), []byte{0xff, 0xff, 0xff, 0x7f}, uint32(0))
+	f.Add(uint32(int(freelist)*ps+10), []byte{0xff, 0xff}, uint32(0))
+	f.Add(uint32(ps+16), []byte("garbage"), uint32(len(data)/2))
+	f.Add(uint32(5*ps+20), []byte{0, 0, 0, 0, 0, 0, 0, 0}, uint32(0))
+	f.Fuzz(func(t *testing.T, at uint32, patch []byte, cut uint32) {
+		d := bytes.Clone(data)
+		copy(d[int(at)%len(d):], patch)
+		if cut > 0 {
+			d = d[:int(cut)%len(d)]
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, FileName), d, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := open(dir, config.DefaultLimits(), nil, true)
+		if err != nil {
+			t.Fatalf("Open refused a damaged store instead of moving it aside: %v", err)
+		}
+		defer s.Close()
+		for _, sess := range corruptSessions {
+			entries, err := s.List(sess, "")
+			if err != nil {
+				t.Fatalf("List on a store Open accepted: %v", err)
+			}
+			for _, e := range entries {
+				if rt, err := s.BeginRestore(sess, e.ToolCallID); err == nil {
+					rt.Abort()
+				} else if errors.Is(err, ErrBroken) {
+					t.Fatalf("a store Open accepted turned out damaged: %v", err)
+				}
+			}
+		}
+	})
+}
+
+// Before bytes are checked against their digest when a rollback loads
+// them: a damaged value is refused, never written back over a file.
+func TestDamagedBeforeBytesAreNeverRestored(t *testing.T) {
+	lim := config.DefaultLimits()
+	s, dir := openTest(t, lim)
+	ws := t.TempDir()
+	p := filepath.Join(ws, "a.txt")
+	before := "the one and only copy of these before bytes\n"
+	writeFile(t, p, before, 0o644)
+	mutate(t, s, "s1", "c1", "write", modify(t, p, "a.txt", "after\n"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, FileName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The diff holds the line too, after a "-".
+	i := -1
+	for at := 0; ; {
+		j := bytes.Index(data[at:], []byte(before))
+		if j < 0 {
+			break
+		}
+		if at+j == 0 || data[at+j-1] != '-' {
+			i = at + j
+		}
+		at += j + 1
+	}
+	if i < 0 {
+		t.Fatal("the before bytes are not stored in the clear")
+	}
+	data[i] ^= 0x20
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(dir, lim, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	rt, err := s2.BeginRestore("s1", "c1")
+	if !errors.Is(err, ErrDamagedRecord) {
+		if rt != nil {
+			rt.Abort()
+		}
+		t.Fatalf("BeginRestore of damaged before bytes = %v, want ErrDamagedRecord", err)
+	}
+	// The call is released: the refusal is not a rollback in progress.
+	if _, err := s2.BeginRestore("s1", "c1"); errors.Is(err, ErrBusy) {
+		t.Errorf("the refused rollback left the call busy")
 	}
 }

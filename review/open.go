@@ -34,6 +34,10 @@ var (
 	// further call rather than write into a damaged file; the next Open
 	// checks the file and moves it aside.
 	ErrBroken = errors.New("review store is damaged")
+	// ErrDamagedRecord: one record's before bytes no longer match their
+	// digest. That call cannot be rolled back; the rest of the store is
+	// unaffected.
+	ErrDamagedRecord = errors.New("review record is damaged")
 )
 
 // Recovery says that Open found the database damaged, moved it aside and
@@ -131,16 +135,16 @@ func openChecked(path string, noSync bool) (*bolt.DB, error) {
 	return db, nil
 }
 
-// checkContent checks what the store itself wrote: every entry and intent
-// decodes, and every before value still has the SHA-256 recorded for it,
-// so that a rollback can never restore damaged bytes.
+// checkContent checks what the store itself wrote and Open reads: every
+// entry and intent decodes. Before bytes are not read here, since that
+// would cost a read of the whole store at every start: loadBefore checks
+// them against their digest when a rollback or a recovery needs them.
 func checkContent(tx *bolt.Tx) error {
 	for _, name := range [][]byte{bucketMeta, bucketEntries, bucketBefore, bucketDiffs, bucketIntents} {
 		if k, v := tx.Cursor().Seek(name); string(k) == string(name) && v != nil {
 			return corrupt("%s is a value where a bucket belongs", name)
 		}
 	}
-	want := make(map[uint64]string)
 	decode := func(bucket []byte, each func(k, v []byte) error) error {
 		b := tx.Bucket(bucket)
 		if b == nil {
@@ -158,33 +162,15 @@ func checkContent(tx *bolt.Tx) error {
 		if err := json.Unmarshal(v, &r); err != nil || seqKeyOf(k) != r.Seq {
 			return corrupt("entry %s is damaged", entryID(seqKeyOf(k)))
 		}
-		if r.Before.Exists {
-			want[r.Seq] = r.Before.SHA256
-		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	err = decode(bucketIntents, func(k, v []byte) error {
+	return decode(bucketIntents, func(k, v []byte) error {
 		var in intentRecord
 		if err := json.Unmarshal(v, &in); err != nil || seqKeyOf(k) != in.ID {
 			return corrupt("intent %d is damaged", seqKeyOf(k))
-		}
-		for _, p := range in.Paths {
-			if p.Before.Exists {
-				want[p.Seq] = p.Before.SHA256
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return decode(bucketBefore, func(k, v []byte) error {
-		seq := seqKeyOf(k)
-		if sha, ok := want[seq]; ok && sha256Hex(v) != sha {
-			return corrupt("the before bytes of %s are damaged (their SHA-256 is not the one recorded)", entryID(seq))
 		}
 		return nil
 	})
@@ -232,7 +218,7 @@ func moveAside(path string, now time.Time) (string, error) {
 // digest recorded for them.
 func verifyBefore(seq uint64, data []byte, want Facts) error {
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != want.SHA256 {
-		return fmt.Errorf("%w: the before bytes of %s do not match their recorded SHA-256, so they cannot be restored", ErrBroken, entryID(seq))
+		return fmt.Errorf("%w: the before bytes of %s do not match their recorded SHA-256, so they cannot be restored", ErrDamagedRecord, entryID(seq))
 	}
 	return nil
 }
