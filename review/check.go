@@ -43,12 +43,19 @@ func checkFile(path string) error {
 }
 
 // corruptError says why a database file cannot be used.
-type corruptError struct{ reason string }
+type corruptError struct {
+	reason string
+	// lockHeld: bbolt panicked inside Open, after it took the file's
+	// lock and mapped the file, and never returned the DB that would
+	// release them. The mapping keeps the lock held by this process
+	// until it exits, so no other process can hold it.
+	lockHeld bool
+}
 
 func (e *corruptError) Error() string { return e.reason }
 
 func corrupt(format string, args ...any) error {
-	return &corruptError{fmt.Sprintf(format, args...)}
+	return &corruptError{reason: fmt.Sprintf(format, args...)}
 }
 
 // bbolt's on-disk layout (format version 2), as far as the check needs it.
@@ -66,6 +73,9 @@ const (
 	boltVersion = 2
 	noFreelist  = ^uint64(0)
 
+	// maxKeySize is bbolt's own limit on a key; a longer one is damage,
+	// and reading it could cost as much memory as the file is large.
+	maxKeySize = 32768
 	// maxTreeDepth bounds the page tree's depth: a B+tree of 2^64 keys
 	// is far shallower, so anything deeper is a loop.
 	maxTreeDepth = 64
@@ -287,8 +297,9 @@ func (c *checker) walk(id uint64, depth int) error {
 // walkElements checks the elements of a branch or leaf page (which may be
 // a bucket's inline page, with id 0) and walks what they point to.
 func (c *checker) walkElements(p *page, depth int) error {
-	isBranch := p.flags&flagBranch != 0
-	if (p.flags&(flagBranch|flagLeaf) == 0) || (isBranch && p.flags&flagLeaf != 0) {
+	// bbolt compares the flags whole, so must this.
+	isBranch := p.flags == flagBranch
+	if !isBranch && p.flags != flagLeaf {
 		return corrupt("page %d is neither a branch nor a leaf page (flags %#x)", p.id, p.flags)
 	}
 	if isBranch && p.count == 0 {
@@ -305,6 +316,9 @@ func (c *checker) walkElements(p *page, depth int) error {
 		var key []byte
 		if isBranch {
 			pos, ksize, child := le.Uint32(e[0:]), le.Uint32(e[4:]), le.Uint64(e[8:])
+			if ksize > maxKeySize {
+				return corrupt("page %d: a key of %d bytes, more than bbolt allows", p.id, ksize)
+			}
 			if key, err = c.bytes(p, at+int64(pos), int64(ksize)); err != nil {
 				return err
 			}
@@ -313,6 +327,9 @@ func (c *checker) walkElements(p *page, depth int) error {
 			}
 		} else {
 			flags, pos, ksize, vsize := le.Uint32(e[0:]), le.Uint32(e[4:]), le.Uint32(e[8:]), le.Uint32(e[12:])
+			if ksize > maxKeySize {
+				return corrupt("page %d: a key of %d bytes, more than bbolt allows", p.id, ksize)
+			}
 			if key, err = c.bytes(p, at+int64(pos), int64(ksize)); err != nil {
 				return err
 			}
@@ -351,7 +368,7 @@ func (c *checker) walkBucket(p *page, at, n int64, depth int) error {
 		return corrupt("page %d: an inline bucket is too short", p.id)
 	}
 	ip := &page{id: 0, flags: le.Uint16(inline[8:]), count: int(le.Uint16(inline[10:])), span: int64(len(inline)), data: inline}
-	if ip.flags&flagLeaf == 0 {
+	if ip.flags != flagLeaf {
 		return corrupt("page %d: an inline bucket is not a leaf page", p.id)
 	}
 	return c.walkElements(ip, depth+1)
@@ -368,7 +385,7 @@ func (c *checker) checkFreelist() error {
 	if err != nil {
 		return err
 	}
-	if p.flags&flagFreelist == 0 {
+	if p.flags != flagFreelist {
 		return corrupt("page %d is not the freelist page the meta page says it is (flags %#x)", p.id, p.flags)
 	}
 	count, at := int64(p.count), int64(pageHeaderSize)

@@ -118,7 +118,8 @@ func openChecked(path string, noSync bool) (*bolt.DB, error) {
 		if file != nil {
 			file.Close() // bbolt never returned the DB that owns it
 		}
-		return nil, corrupt("%v", pe)
+		// Its memory map stays, and with it the lock.
+		return nil, &corruptError{reason: pe.Error(), lockHeld: true}
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
 		return nil, corrupt("bbolt refused the file: %v", err)
 	case err != nil:
@@ -185,16 +186,19 @@ func seqKeyOf(k []byte) uint64 {
 }
 
 // moveAside renames a damaged database out of the way, holding the same
-// lock bbolt takes, so that a file another process is using is never
-// moved. It returns the new name: review.db.corrupt-<UTC time>.
-func moveAside(path string, now time.Time) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", refusal(path, err)
-	}
-	defer f.Close()
-	if err := lockFile(f, lockTimeout); err != nil {
-		return "", refusal(path, err)
+// lock bbolt takes (or knowing this process holds it), so that a file
+// another process is using is never moved. It returns the new name:
+// review.db.corrupt-<UTC time>.
+func moveAside(path string, now time.Time, lockHeld bool) (string, error) {
+	if !lockHeld {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", refusal(path, err)
+		}
+		defer f.Close()
+		if err := lockFile(f, lockTimeout); err != nil {
+			return "", refusal(path, err)
+		}
 	}
 	stamp := path + ".corrupt-" + now.UTC().Format("20060102T150405Z")
 	aside := stamp

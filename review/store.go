@@ -130,7 +130,7 @@ func open(dir string, lim config.Limits, log *zap.Logger, noSync bool) (*Store, 
 	var recovered *Recovery
 	if ce := (*corruptError)(nil); errors.As(err, &ce) {
 		now := time.Now()
-		aside, merr := moveAside(path, now)
+		aside, merr := moveAside(path, now, ce.lockHeld)
 		if merr != nil {
 			return nil, fmt.Errorf("review store %s is damaged (%s) and could not be moved aside: %w", path, ce.reason, merr)
 		}
