@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -159,5 +160,33 @@ func TestRefusalNamesTheCause(t *testing.T) {
 		if tc.want != ErrLocked && strings.Contains(err.Error(), "another hostd") {
 			t.Errorf("refusal(%v) = %q blames another hostd", tc.err, err)
 		}
+	}
+}
+
+// When bbolt panicked inside Open, this process's leftover mapping holds
+// the file's lock, so moveAside must not wait for it (it would wait on
+// itself and refuse); told so, it moves the file at once.
+func TestMoveAsideWithTheLockAlreadyHeld(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(path, []byte("damaged"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := lockFile(f, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := moveAside(path, time.Now(), false); !errors.Is(err, ErrLocked) {
+		t.Fatalf("moveAside of a held file = %v, want ErrLocked", err)
+	}
+	aside, err := moveAside(path, time.Now(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(aside); string(got) != "damaged" {
+		t.Errorf("%s holds %q", aside, got)
 	}
 }
