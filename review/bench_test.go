@@ -48,3 +48,52 @@ func BenchmarkBeginCommit4KiB(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkOpenCheck is what checking the file costs each start, on a
+// store of 2000 entries with 4 KiB before bytes and 64 with 1 MiB: the
+// page-tree walk alone (file), and a whole Open, which adds bbolt's open
+// and the decode of every entry.
+func BenchmarkOpenCheck(b *testing.B) {
+	dir, ws := b.TempDir(), b.TempDir()
+	lim := config.DefaultLimits()
+	s, err := open(dir, lim, nil, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(ws, "f.txt")
+	small, large := bytes.Repeat([]byte("x"), 4<<10), bytes.Repeat([]byte("y\n"), 512<<10)
+	for i := range 2064 {
+		before := small
+		if i%32 == 0 {
+			before = large
+		}
+		c := Change{Path: p, Before: before, BeforeExists: true, After: []byte("z\n"), AfterExists: true}
+		txn, err := s.Begin(fmt.Sprint("s", i%4), fmt.Sprint("c", i), "write", []Change{c})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := txn.Commit(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st := s.Stats()
+	s.Close()
+	path := filepath.Join(dir, FileName)
+	b.Logf("store: %d entries, %d MiB accounted", st.Entries, st.Bytes>>20)
+	b.Run("file", func(b *testing.B) {
+		for b.Loop() {
+			if err := checkFile(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("open", func(b *testing.B) {
+		for b.Loop() {
+			s, err := open(dir, lim, nil, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.Close()
+		}
+	})
+}

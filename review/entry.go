@@ -143,6 +143,11 @@ type Stats struct {
 	PendingIntents int                     `json:"pendingIntents"`
 	EvictedCalls   int64                   `json:"evictedCalls"` // since Open
 	Sessions       map[string]SessionStats `json:"sessions"`
+	// Recovered is set when Open found the database damaged and started
+	// a fresh store.
+	Recovered *Recovery `json:"recovered,omitempty"`
+	// Broken is set when the database turned out damaged while in use.
+	Broken string `json:"broken,omitempty"`
 }
 
 // SessionStats is one session's share of Stats.

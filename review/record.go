@@ -143,10 +143,11 @@ func deleteEntry(tx *bolt.Tx, seq uint64) error {
 }
 
 // loadBefore copies the before bytes of an entry out of the database (bolt
-// values are only valid inside their transaction).
-func (s *Store) loadBefore(seq uint64) ([]byte, error) {
+// values are only valid inside their transaction), and checks them against
+// the digest recorded for them: damaged bytes are never restored.
+func (s *Store) loadBefore(seq uint64, want Facts) ([]byte, error) {
 	var out []byte
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketBefore).Get(seqKey(seq))
 		if v == nil {
 			return fmt.Errorf("review store: before bytes of %s are missing", entryID(seq))
@@ -154,5 +155,11 @@ func (s *Store) loadBefore(seq uint64) ([]byte, error) {
 		out = append([]byte{}, v...)
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	if err := verifyBefore(seq, out, want); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

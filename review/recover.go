@@ -29,7 +29,7 @@ import (
 // protected meanwhile (no reuse of its toolCallId, no eviction).
 func (s *Store) recover() error {
 	var intents []*intentRecord
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketIntents).ForEach(func(k, v []byte) error {
 			in := new(intentRecord)
 			if err := json.Unmarshal(v, in); err != nil {
@@ -125,7 +125,7 @@ func (s *Store) settleMutation(in *intentRecord) error {
 			st := State{Exists: p.Before.Exists, Mode: p.Before.Mode, Link: p.Before.Link}
 			if p.Before.Exists {
 				var err error
-				if st.Data, err = s.loadBefore(p.Seq); err != nil {
+				if st.Data, err = s.loadBefore(p.Seq, p.Before); err != nil {
 					return err
 				}
 			}
@@ -146,7 +146,7 @@ func (s *Store) settleMutation(in *intentRecord) error {
 		var before []byte
 		if p.Before.Exists {
 			var err error
-			if before, err = s.loadBefore(p.Seq); err != nil {
+			if before, err = s.loadBefore(p.Seq, p.Before); err != nil {
 				return err
 			}
 		}
@@ -197,7 +197,7 @@ func (s *Store) settleRestore(in *intentRecord) error {
 		case o.matches(r.After):
 			st := State{Exists: r.Before.Exists, Mode: r.Before.Mode, Link: r.Before.Link}
 			if r.Before.Exists {
-				if st.Data, err = s.loadBefore(r.Seq); err != nil {
+				if st.Data, err = s.loadBefore(r.Seq, r.Before); err != nil {
 					return err
 				}
 			}
@@ -260,7 +260,7 @@ func (s *Store) markRolledBack(in *intentRecord, seqs []uint64) error {
 			}
 		}
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		entries := tx.Bucket(bucketEntries)
 		for _, r := range marked {
 			rolled := *r

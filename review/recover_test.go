@@ -23,6 +23,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if runChild() {
+		os.Exit(0)
+	}
 	if sc := os.Getenv(envScenario); sc != "" {
 		crashScenario(sc, os.Getenv(envState), os.Getenv(envWS))
 		os.Exit(1) // the scenario must end at its crash point

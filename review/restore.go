@@ -73,7 +73,7 @@ func (s *Store) BeginRestore(sessionID, toolCallID string) (*RestoreTxn, error) 
 		tg := Target{Entry: r.entry(""), Path: r.Path, After: r.After, seq: r.Seq,
 			Before: State{Exists: r.Before.Exists, Mode: r.Before.Mode, Link: r.Before.Link}}
 		if r.Before.Exists {
-			data, err := s.loadBefore(r.Seq)
+			data, err := s.loadBefore(r.Seq, r.Before)
 			if err != nil {
 				s.release(key)
 				return nil, err
@@ -114,7 +114,7 @@ func (t *RestoreTxn) Start() error {
 		return ErrClosed
 	}
 	t.intent.At = s.clock().UTC()
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketIntents)
 		id, err := b.NextSequence()
 		if err != nil {

@@ -19,7 +19,7 @@ func (s *Store) finish(in *intentRecord, recs []*entryRecord, diffs []string, dr
 		return ErrClosed
 	}
 	victims := s.planEvictionLocked(key.session, recs)
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		entries, diffBucket := tx.Bucket(bucketEntries), tx.Bucket(bucketDiffs)
 		for i, r := range recs {
 			if err := putJSON(entries, r.Seq, r); err != nil {
@@ -125,4 +125,6 @@ const (
 	logPath     = "path"
 	logIntent   = "intent"
 	logFiles    = "files"
+	logFrom     = "movedTo"
+	logReason   = "reason"
 )

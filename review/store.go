@@ -2,11 +2,13 @@ package review
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -53,6 +55,12 @@ type Store struct {
 	intents int
 	evicted int64
 	closed  bool
+	// recovered is set by Open and never changes.
+	recovered *Recovery
+	// broken holds why the database turned out damaged while in use;
+	// once set, no transaction runs again. Atomic, so that view and
+	// update read it with or without mu held.
+	broken atomic.Pointer[string]
 	// listeners are told of every recorded call (OnRecord).
 	listeners []func(Recorded)
 }
@@ -118,37 +126,47 @@ func open(dir string, lim config.Limits, log *zap.Logger, noSync bool) (*Store, 
 		return nil, fmt.Errorf("review store: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout, NoSync: noSync})
+	db, err := openChecked(path, noSync)
+	var recovered *Recovery
+	if ce := (*corruptError)(nil); errors.As(err, &ce) {
+		now := time.Now()
+		aside, merr := moveAside(path, now, ce.lockHeld)
+		if merr != nil {
+			return nil, fmt.Errorf("review store %s is damaged (%s) and could not be moved aside: %w", path, ce.reason, merr)
+		}
+		recovered = &Recovery{From: aside, Reason: ce.reason, At: now.UTC()}
+		log.Error("review: the review store was damaged; it was moved aside and a fresh, empty store started. The earlier review history is in the moved file, no longer in hostd",
+			zap.String(logFrom, aside), zap.String(logReason, ce.reason))
+		db, err = openChecked(path, noSync)
+		if err != nil {
+			return nil, fmt.Errorf("review store %s: a fresh store could not be started after moving a damaged one aside: %w", path, err)
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("review store %s: %w (is another hostd using this state directory?)", path, err)
+		return nil, err
 	}
 	s := &Store{
-		db:       db,
-		lim:      lim,
-		log:      log,
-		clock:    time.Now,
-		calls:    make(map[callKey]*call),
-		sessions: make(map[string]*SessionStats),
-		pending:  make(map[callKey]bool),
+		db:        db,
+		lim:       lim,
+		log:       log,
+		clock:     time.Now,
+		calls:     make(map[callKey]*call),
+		sessions:  make(map[string]*SessionStats),
+		pending:   make(map[callKey]bool),
+		recovered: recovered,
 	}
-	if err := db.Update(createBuckets); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("review store %s: %w", path, err)
-	}
-	if err := s.loadIndex(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("review store %s: %w", path, err)
-	}
-	if err := s.recover(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("review store %s: %w", path, err)
+	for _, step := range []func() error{func() error { return s.update(createBuckets) }, s.loadIndex, s.recover} {
+		if err := step(); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("review store %s: %w", path, err)
+		}
 	}
 	return s, nil
 }
 
 // loadIndex reads every entry record (not the before bytes or diffs).
 func (s *Store) loadIndex() error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		err := tx.Bucket(bucketEntries).ForEach(func(k, v []byte) error {
 			r := new(entryRecord)
 			if err := json.Unmarshal(v, r); err != nil {
@@ -252,7 +270,7 @@ func (s *Store) List(sessionID, path string) ([]Entry, error) {
 	// Diffs are read outside mu; an entry evicted meanwhile has no diff
 	// any more and is left out, as if List had run a moment later.
 	out := make([]Entry, 0, len(recs))
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		entries, diffs := tx.Bucket(bucketEntries), tx.Bucket(bucketDiffs)
 		for i := range recs {
 			k := seqKey(recs[i].Seq)
@@ -277,6 +295,8 @@ func (s *Store) Stats() Stats {
 		PendingIntents: s.intents,
 		EvictedCalls:   s.evicted,
 		Sessions:       make(map[string]SessionStats, len(s.sessions)),
+		Recovered:      s.recovered,
+		Broken:         s.Broken(),
 	}
 	for id, u := range s.sessions {
 		st.Sessions[id] = *u
@@ -293,5 +313,71 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	return s.db.Close()
+	if s.broken.Load() == nil {
+		return guarded(s.db.Close)
+	}
+	// A panic inside bbolt may have left one of its locks held, and
+	// Close takes them all: close in the background, and give up
+	// waiting rather than hang the daemon's shutdown. The file is
+	// released when the process exits at the latest.
+	done := make(chan error, 1)
+	go func() { done <- guarded(s.db.Close) }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(brokenCloseWait):
+		return fmt.Errorf("%w: bbolt did not close the damaged file within %v; it is released when hostd exits", ErrBroken, brokenCloseWait)
+	}
+}
+
+// brokenCloseWait bounds how long Close waits for bbolt to close a
+// database that panicked.
+const brokenCloseWait = time.Second
+
+// Recovered reports whether Open found the database damaged and started
+// a fresh store, and from where; nil when it did not.
+func (s *Store) Recovered() *Recovery { return s.recovered }
+
+// Broken says why the database turned out damaged while in use, or ""
+// while it has not.
+func (s *Store) Broken() string {
+	if b := s.broken.Load(); b != nil {
+		return *b
+	}
+	return ""
+}
+
+// view and update run a bbolt transaction guarded: a panic or a fault in
+// bbolt marks the store broken and becomes an error, and a broken store
+// runs no more transactions.
+func (s *Store) view(fn func(*bolt.Tx) error) error {
+	return s.guard(func() error { return s.db.View(fn) })
+}
+
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	return s.guard(func() error { return s.db.Update(fn) })
+}
+
+func (s *Store) guard(f func() error) error {
+	if err := s.brokenErr(); err != nil {
+		return err
+	}
+	err := guarded(f)
+	var pe *panicError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	reason := pe.Error()
+	if s.broken.CompareAndSwap(nil, &reason) {
+		s.log.Error("review: the review store is damaged; it refuses every further call until hostd restarts, checks the file and moves it aside",
+			zap.String(logReason, reason), zap.Stack("stack"))
+	}
+	return s.brokenErr()
+}
+
+func (s *Store) brokenErr() error {
+	if b := s.broken.Load(); b != nil {
+		return fmt.Errorf("%w (%s); hostd stopped using it so as not to write into a damaged file: restart hostd, which checks the file and moves a damaged one aside", ErrBroken, *b)
+	}
+	return nil
 }

@@ -57,7 +57,7 @@ func (s *Store) Begin(sessionID, toolCallID, tool string, changes []Change) (*Tx
 		return nil, fmt.Errorf("%w: %q", ErrDuplicateCall, toolCallID)
 	}
 	t.intent.At = s.clock().UTC()
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.update(func(tx *bolt.Tx) error {
 		entries, before, intents := tx.Bucket(bucketEntries), tx.Bucket(bucketBefore), tx.Bucket(bucketIntents)
 		t.intent.Paths = t.intent.Paths[:0]
 		for _, c := range changes {

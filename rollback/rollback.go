@@ -31,6 +31,13 @@ var ErrConflict = errors.New("rollback conflict")
 // finished by the next review.Open.
 var ErrIncomplete = errors.New("rollback incomplete")
 
+// ErrFailed: the rollback could not be carried out because a file could
+// not be read or written, or the review store could not be read or could
+// not record it; nothing was restored. The message names the cause. Like
+// a conflict, it is the disk, not the request, that stands in the way
+// (ROLLBACK_CONFLICT).
+var ErrFailed = errors.New("rollback failed")
+
 // Conflict is one path that changed since the call.
 type Conflict struct {
 	Path    string // canonical
@@ -107,8 +114,10 @@ var (
 // session's snapshots. It fails with review.ErrNotFound for an unknown
 // call, review.ErrRolledBack when it was already rolled back, review.ErrBusy
 // when another rollback of it is running, a *ConflictError (ErrConflict)
-// when any path changed since, and ctx's error when cancelled before it
-// started writing; in all of these nothing was restored. Once the first
+// when any path changed since, ErrFailed when a file or the store could not
+// be read or written, and ctx's error when cancelled before it started
+// writing; in all of these nothing was restored. ErrIncomplete says that
+// the rollback stopped halfway and is finished at the next start. Once the first
 // file is written the rollback runs to its end regardless of ctx, because
 // stopping halfway is the one outcome it must never produce.
 func Rollback(ctx context.Context, store *review.Store, sessionID, toolCallID string, opts ...Option) (restored []string, err error) {
@@ -125,7 +134,10 @@ func Rollback(ctx context.Context, store *review.Store, sessionID, toolCallID st
 	}
 	txn, err := store.BeginRestore(sessionID, toolCallID)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, review.ErrNotFound) || errors.Is(err, review.ErrRolledBack) || errors.Is(err, review.ErrBusy) || errors.Is(err, review.ErrClosed) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w; nothing was restored", ErrFailed, err)
 	}
 	leaveOpen := false
 	defer func() {
@@ -158,7 +170,10 @@ func Rollback(ctx context.Context, store *review.Store, sessionID, toolCallID st
 		return nil, err
 	}
 	if err := txn.Start(); err != nil {
-		return nil, err
+		if errors.Is(err, review.ErrClosed) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w; nothing was restored", ErrFailed, err)
 	}
 	for i, t := range targets {
 		if err := o.restore(t.Path, t.Before, live[i]); err != nil {
@@ -167,7 +182,7 @@ func Rollback(ctx context.Context, store *review.Store, sessionID, toolCallID st
 				return nil, fmt.Errorf("%w: restoring %s failed (%v) and putting back the paths already restored failed too (%v); it will be finished when hostd restarts",
 					ErrIncomplete, t.Entry.Path, err, undoErr)
 			}
-			return nil, fmt.Errorf("restore %s: %w; nothing was restored", t.Entry.Path, err)
+			return nil, fmt.Errorf("%w: restoring %s: %w; the paths already restored were put back, so nothing was restored", ErrFailed, t.Entry.Path, err)
 		}
 		if testHookAfterRestore != nil {
 			if err := testHookAfterRestore(t.Path); err != nil {
@@ -200,7 +215,7 @@ func check(targets []review.Target) ([]review.State, error) {
 	for i, t := range targets {
 		o, err := review.Observe(t.Path, t.After.Size)
 		if err != nil {
-			return nil, fmt.Errorf("check %s: %w", t.Entry.Path, err)
+			return nil, fmt.Errorf("%w: cannot check %s: %w; nothing was restored", ErrFailed, t.Entry.Path, err)
 		}
 		if reason := differs(o, t.After); reason != "" {
 			conflicts = append(conflicts, Conflict{Path: t.Path, Display: t.Entry.Path, Reason: reason})

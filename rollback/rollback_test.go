@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -333,4 +334,34 @@ func TestRollbackOfAnOlderCallOverANewerOneConflicts(t *testing.T) {
 		}
 	}
 	f.want("m", str("v1\n"), 0o644)
+}
+
+// A restore that fails on I/O is ErrFailed carrying the cause, so the RPC
+// layer answers ROLLBACK_CONFLICT with it; when putting back what was
+// already restored fails too, it is ErrIncomplete.
+func TestRestoreIOFailureNamesTheCause(t *testing.T) {
+	f := newFixture(t)
+	f.write("a.txt", "moved\n", 0o644)
+	f.mutate("s1", "mv", f.change("b/a.txt", str("moved\n")), f.change("a.txt", nil))
+	eio := func(path string) error { return &fs.PathError{Op: "write", Path: path, Err: syscall.EIO} }
+
+	restore = func(path string, _ review.State) error { return eio(path) }
+	defer func() { restore = review.Restore }()
+	_, err := Rollback(context.Background(), f.store, "s1", "mv")
+	if !errors.Is(err, ErrFailed) || !errors.Is(err, syscall.EIO) || !strings.Contains(err.Error(), "nothing was restored") {
+		t.Fatalf("Rollback = %v, want ErrFailed wrapping EIO", err)
+	}
+
+	calls := 0
+	restore = func(path string, st review.State) error {
+		calls++
+		if calls == 1 {
+			return review.Restore(path, st)
+		}
+		return eio(path)
+	}
+	_, err = Rollback(context.Background(), f.store, "s1", "mv")
+	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "input/output error") {
+		t.Fatalf("Rollback = %v, want ErrIncomplete naming the cause", err)
+	}
 }

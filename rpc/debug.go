@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 )
 
@@ -32,6 +33,9 @@ type ReviewStats struct {
 	Bytes          int64 `json:"bytes"`
 	PendingIntents int   `json:"pendingIntents" doc:"mutations or rollbacks not yet settled"`
 	EvictedCalls   int64 `json:"evictedCalls" doc:"calls dropped by retention since the daemon started"`
+	// The same notices as host.info's review field.
+	Recovered *review.Recovery `json:"recovered,omitempty" doc:"the store was damaged at start and moved aside; a fresh one started"`
+	Broken    string           `json:"broken,omitempty" doc:"the store turned out damaged while running"`
 }
 
 func (s *Server) debugStats(context.Context, NoParams) (Stats, error) {
@@ -54,7 +58,8 @@ func (s *Server) debugStats(context.Context, NoParams) (Stats, error) {
 	}
 	if s.opts.Review != nil {
 		rs := s.opts.Review.Stats()
-		st.Review = &ReviewStats{Entries: rs.Entries, Calls: rs.Calls, Bytes: rs.Bytes, PendingIntents: rs.PendingIntents, EvictedCalls: rs.EvictedCalls}
+		st.Review = &ReviewStats{Entries: rs.Entries, Calls: rs.Calls, Bytes: rs.Bytes, PendingIntents: rs.PendingIntents, EvictedCalls: rs.EvictedCalls,
+			Recovered: rs.Recovered, Broken: rs.Broken}
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)

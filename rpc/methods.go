@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/workspace"
@@ -45,6 +46,26 @@ type HostInfo struct {
 	StartedAt       time.Time     `json:"startedAt"`
 	Grammars        []string      `json:"grammars" doc:"languages block ops (N*) can resolve"`
 	Limits          config.Limits `json:"limits" doc:"every limit in force, by its config-file name"`
+	Review          *ReviewHealth `json:"review,omitempty" doc:"present only when the review store needs attention"`
+}
+
+// ReviewHealth says that the review store was found damaged, at start or
+// while running.
+type ReviewHealth struct {
+	Recovered *review.Recovery `json:"recovered,omitempty" doc:"the store was damaged at start: the file was moved aside (from) and a fresh, empty store started"`
+	Broken    string           `json:"broken,omitempty" doc:"the store turned out damaged while running: review calls and changes fail until hostd restarts"`
+}
+
+// reviewHealth is nil while the review store is healthy.
+func (s *Server) reviewHealth() *ReviewHealth {
+	if s.opts.Review == nil {
+		return nil
+	}
+	h := ReviewHealth{Recovered: s.opts.Review.Recovered(), Broken: s.opts.Review.Broken()}
+	if h.Recovered == nil && h.Broken == "" {
+		return nil
+	}
+	return &h
 }
 
 func (s *Server) hostInfo(context.Context, NoParams) (HostInfo, error) {
@@ -60,6 +81,7 @@ func (s *Server) hostInfoResult() HostInfo {
 		StartedAt:       s.started,
 		Grammars:        s.opts.Grammars,
 		Limits:          s.opts.Limits,
+		Review:          s.reviewHealth(),
 	}
 }
 

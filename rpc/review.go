@@ -31,6 +31,13 @@ var reviewSentinels = []sentinel{
 	{rollback.ErrConflict, CodeRollbackConflict},
 	{review.ErrRolledBack, CodeRollbackConflict},
 	{review.ErrBusy, CodeRollbackConflict},
+	// An I/O failure stands in the way of a rollback as a changed file
+	// does; the message names the cause and whether anything changed.
+	{rollback.ErrFailed, CodeRollbackConflict},
+	{rollback.ErrIncomplete, CodeRollbackConflict},
+	// A store found damaged while in use is not a bug in the daemon, but
+	// nothing the caller can fix either; the message says to restart.
+	{review.ErrBroken, CodeInternal},
 }
 
 // ReviewListParams are the params of review.list.

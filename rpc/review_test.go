@@ -3,11 +3,13 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rollback"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -176,5 +179,78 @@ func TestReviewRecordedNotification(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no review.recorded notification")
+	}
+}
+
+// A rollback that fails on I/O is ROLLBACK_CONFLICT naming the cause, not
+// INTERNAL_ERROR: here the call deleted dir/a.txt, and since then a file
+// took the place of dir, so the path cannot even be checked.
+func TestRollbackIOFailureIsRollbackConflictWithTheCause(t *testing.T) {
+	store, opt := withReview(t)
+	h := newHarness(t, opt)
+	c := h.client()
+	var ref SessionRef
+	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, &ref)
+	dir := filepath.Join(ref.Workspace, "dir")
+	path := filepath.Join(dir, "a.txt")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(path, []byte("one\n"), 0o644)
+	ch := review.Change{Path: path, Display: "dir/a.txt", Before: []byte("one\n"), BeforeExists: true, BeforeMode: 0o644}
+	txn, err := store.Begin("s", "tc-1", "edit", []review.Change{ch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := workspace.RemoveFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := txn.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(dir)
+	os.WriteFile(dir, []byte("a file where the directory was\n"), 0o644)
+
+	wantError(t, call(t, c, "review.rollback", RollbackParams{SessionID: "s", ToolCallID: "tc-1"}, nil), CodeRollbackConflict, "dir/a.txt", "not a directory", "nothing was restored")
+}
+
+// The errors a rollback stops on map to ROLLBACK_CONFLICT, whatever
+// wraps them.
+func TestRollbackFailuresMapToRollbackConflict(t *testing.T) {
+	for _, err := range []error{
+		fmt.Errorf("%w: restoring a.txt: %w", rollback.ErrFailed, syscall.EIO),
+		fmt.Errorf("%w: restoring a.txt failed and putting back failed too", rollback.ErrIncomplete),
+	} {
+		got, known := toWire(err)
+		if got.Code != CodeRollbackConflict.Num || !known {
+			t.Errorf("toWire(%v) = %d (known %v), want %d", err, got.Code, known, CodeRollbackConflict.Num)
+		}
+	}
+}
+
+// A review store found damaged at start says so in host.info and in
+// debug.stats; a healthy one adds nothing to host.info.
+func TestHostInfoAndStatsReportARecoveredStore(t *testing.T) {
+	_, opt := withReview(t)
+	var info HostInfo
+	mustCall(t, newHarness(t, opt).client(), "host.info", nil, &info)
+	if info.Review != nil {
+		t.Errorf("a healthy store reports %+v", info.Review)
+	}
+
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, review.FileName), []byte("damaged"), 0o600)
+	store, err := review.Open(dir, config.DefaultLimits(), zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	c := newHarness(t, func(o *Options) { o.Review = store }).client()
+	mustCall(t, c, "host.info", nil, &info)
+	if info.Review == nil || info.Review.Recovered == nil || filepath.Dir(info.Review.Recovered.From) != dir || info.Review.Recovered.Reason == "" {
+		t.Fatalf("host.info review = %+v, want the recovery", info.Review)
+	}
+	var st Stats
+	mustCall(t, c, "debug.stats", nil, &st)
+	if st.Review == nil || st.Review.Recovered == nil || st.Review.Recovered.From != info.Review.Recovered.From {
+		t.Errorf("debug.stats review = %+v, want the recovery", st.Review)
 	}
 }

@@ -106,7 +106,23 @@ func yesNo(b bool) string {
 	return "no"
 }
 
+// reviewWarning prints the review store's health notice, if any, as the
+// first thing a person sees.
+func reviewWarning(w io.Writer, h *reviewHealth) {
+	if h == nil {
+		return
+	}
+	if r := h.Recovered; r != nil {
+		fmt.Fprintf(w, "WARNING: the review store was damaged at start (%s); it was moved aside to %s and a fresh store started, so earlier review history is not shown\n\n",
+			cell(r.Reason), cell(r.From))
+	}
+	if h.Broken != "" {
+		fmt.Fprintf(w, "WARNING: the review store turned out damaged while running (%s); review calls and changes fail until hostd restarts\n\n", cell(h.Broken))
+	}
+}
+
 func (f formatter) info(w io.Writer, socket string, in hostInfo) {
+	reviewWarning(w, in.Review)
 	tw := table(w)
 	row(tw, "name", cell(in.Name))
 	row(tw, "version", cell(in.Version))
@@ -167,6 +183,7 @@ func (f formatter) sessions(w io.Writer, list []sessionInfo) {
 }
 
 func (f formatter) stats(w io.Writer, st stats) {
+	reviewWarning(w, st.Review)
 	tw := table(w)
 	row(tw, "sessions", strconv.Itoa(st.Sessions))
 	row(tw, "retained", humanBytes(st.RetainedBytes))

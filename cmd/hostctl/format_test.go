@@ -103,6 +103,38 @@ METHOD         CALLS  ERRORS  P50    P99
 host.info      3      0       41µs   90µs
 tools.execute  12     1       850µs  12.5ms
 `},
+		// A review store found damaged is the first thing info and stats
+		// print.
+		{"info after a recovery", func(b *bytes.Buffer) {
+			var in hostInfo
+			mustDecode(t, `{"name":"hostd","version":"0.1.0","review":{"recovered":{"from":"/state/review.db.corrupt-20260102T100000Z","reason":"the file is empty (0 bytes)","at":"2026-01-02T10:00:00Z"}}}`, &in)
+			f.info(b, "/s", in)
+		}, `WARNING: the review store was damaged at start (the file is empty (0 bytes)); it was moved aside to /state/review.db.corrupt-20260102T100000Z and a fresh store started, so earlier review history is not shown
+
+name      hostd
+version   0.1.0
+protocol  0
+pid       0
+started   -
+socket    /s
+grammars  none
+`},
+		{"stats of a broken store", func(b *bytes.Buffer) {
+			var st stats
+			mustDecode(t, `{"review":{"broken":"bbolt panicked"}}`, &st)
+			f.stats(b, st)
+		}, `WARNING: the review store turned out damaged while running (bbolt panicked); review calls and changes fail until hostd restarts
+
+sessions    0
+retained    0 B
+snapshots   0
+registers   0
+uptime      0s
+goroutines  0
+heap        0 B
+
+no calls yet
+`},
 		{"stats before any call", func(b *bytes.Buffer) { f.stats(b, stats{}) }, `sessions    0
 retained    0 B
 snapshots   0

@@ -20,6 +20,17 @@ type hostInfo struct {
 	StartedAt       stamp                      `json:"startedAt"`
 	Grammars        []string                   `json:"grammars"`
 	Limits          map[string]json.RawMessage `json:"limits"`
+	Review          *reviewHealth              `json:"review"`
+}
+
+// reviewHealth is present in host.info and debug.stats only when the
+// review store needs attention.
+type reviewHealth struct {
+	Recovered *struct {
+		From   string `json:"from"`
+		Reason string `json:"reason"`
+	} `json:"recovered"`
+	Broken string `json:"broken"`
 }
 
 type sessionList struct {
@@ -43,6 +54,7 @@ type stats struct {
 	Goroutines    int                  `json:"goroutines"`
 	HeapBytes     int64                `json:"heapBytes"`
 	Calls         map[string]callStats `json:"calls"`
+	Review        *reviewHealth        `json:"review"`
 }
 
 type callStats struct {

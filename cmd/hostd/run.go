@@ -74,11 +74,20 @@ func run(ctx context.Context, args []string, std stdio) error {
 		}
 		defer l.Close()
 	}
+	// Open refuses only for a cause the user must fix (another daemon
+	// holds the store, a read-only or forbidden state directory), and its
+	// error names it. A damaged store is not a refusal: Open moves it
+	// aside and starts a fresh one, which must not go unnoticed.
 	store, err := review.Open(cfg.StateDir, cfg.Limits, log)
 	if err != nil {
-		return fmt.Errorf("%w (a second daemon needs its own --state-dir)", err)
+		return err
 	}
 	defer store.Close()
+	if rec := store.Recovered(); rec != nil {
+		fmt.Fprintf(std.err, "hostd: WARNING: the review store was damaged (%s).\n"+
+			"  It was moved aside to %s and a fresh, empty store started:\n"+
+			"  the review history before this start is in that file, not in hostd.\n", rec.Reason, rec.From)
+	}
 
 	stop := make(chan struct{})
 	var stopOnce sync.Once

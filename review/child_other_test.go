@@ -1,0 +1,5 @@
+//go:build !linux
+
+package review
+
+func runChild() bool { return runPortableChild() }
