@@ -17,7 +17,7 @@ import (
 // They alias the frame body; nothing is copied, so a large params costs
 // one validation pass here and no allocation.
 type envelope struct {
-	JSONRPC, ID, Method, Result, Error []byte
+	JSONRPC, ID, Method, Params, Result, Error []byte
 }
 
 // scanEnvelope reads the top-level members of body, which must be a valid
@@ -43,6 +43,8 @@ func scanEnvelope(body []byte) envelope {
 			e.ID = body[i:vend]
 		case "method":
 			e.Method = body[i:vend]
+		case "params":
+			e.Params = body[i:vend]
 		case "result":
 			e.Result = body[i:vend]
 		case "error":
