@@ -148,7 +148,7 @@ func classify(body []byte) *rejectionMsg {
 	e := scanEnvelope(body)
 	id, ok := validID(e.ID)
 	if !ok {
-		return rejection(nil, CodeInvalidRequest, "id must be a string or a non-negative integer")
+		return rejection(nil, CodeInvalidRequest, errBadID)
 	}
 	if string(e.JSONRPC) != `"2.0"` {
 		return rejection(id, CodeInvalidRequest, `"jsonrpc" must be "2.0"`)
@@ -165,9 +165,16 @@ func classify(body []byte) *rejectionMsg {
 	return nil
 }
 
+// maxIDBytes bounds a string id: every answer echoes the id, and an
+// answer must stay small whatever the request held.
+const maxIDBytes = 256
+
+// errBadID is the answer to a request whose id hostd cannot echo.
+var errBadID = "id must be a string (at most " + strconv.Itoa(maxIDBytes) + " bytes) or a non-negative integer"
+
 // validID reports whether raw is an id jsonrpc2 can echo back unchanged:
-// absent (a notification), a string, or an integer 0..2^63-1. It returns
-// the id to answer with.
+// absent (a notification), a string of at most maxIDBytes, or an integer
+// 0..2^63-1. It returns the id to answer with.
 func validID(raw json.RawMessage) (json.RawMessage, bool) {
 	raw = bytes.TrimSpace(raw)
 	if raw == nil {
@@ -175,7 +182,7 @@ func validID(raw json.RawMessage) (json.RawMessage, bool) {
 	}
 	switch raw[0] {
 	case '"':
-		return raw, true
+		return raw, len(raw) <= maxIDBytes
 	case 'n':
 		return nil, false // null ids are legal but ambiguous; jsonrpc2 would take it for a notification
 	}

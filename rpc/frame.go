@@ -176,7 +176,7 @@ func parseRequest(body []byte) (*jsonrpc2.Request, *rejectionMsg) {
 	}
 	if e.ID != nil {
 		if err := req.ID.UnmarshalJSON(bytes.TrimSpace(e.ID)); err != nil {
-			return nil, rejection(nil, CodeInvalidRequest, "id must be a string or a non-negative integer")
+			return nil, rejection(nil, CodeInvalidRequest, errBadID)
 		}
 	}
 	if e.Params != nil {

@@ -31,8 +31,12 @@ func TestOutboxDropsNotificationsButWaitsWithAnswers(t *testing.T) {
 	defer o.close()
 
 	frame := make([]byte, 1<<20)
-	queued := 0
-	for range 2 * maxQueuedFrames {
+	o.notify(frame)
+	for frames, _ := o.queued(); frames > 0; frames, _ = o.queued() {
+		time.Sleep(time.Millisecond) // until the writer holds it
+	}
+	queued := 1
+	for range 2*maxQueuedFrames - 1 {
 		if o.notify(frame) {
 			queued++
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hostd-dev/hostd/quote"
 )
 
 // Params are decoded strictly so a client learns exactly which field is
@@ -108,7 +110,7 @@ func check(path string, raw json.RawMessage, t reflect.Type) error {
 			return paramError(path, err.Error())
 		}
 		for _, k := range slices.Sorted(maps.Keys(fields)) {
-			if err := check(path+"."+k, fields[k], t.Elem()); err != nil {
+			if err := check(member(path, k), fields[k], t.Elem()); err != nil {
 				return err
 			}
 		}
@@ -133,7 +135,7 @@ func checkStruct(path string, raw json.RawMessage, t reflect.Type) error {
 func checkFields(path string, fields map[string]json.RawMessage, known []field) error {
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		if !slices.ContainsFunc(known, func(f field) bool { return f.name == k }) {
-			return paramError(path+"."+k, "unknown field (this method takes "+fieldList(known)+")")
+			return paramError(member(path, k), "unknown field (this method takes "+fieldList(known)+")")
 		}
 	}
 	for _, f := range known {
@@ -149,6 +151,15 @@ func checkFields(path string, fields map[string]json.RawMessage, known []field) 
 		}
 	}
 	return nil
+}
+
+// member is the path of an object's member k. A key is a client string:
+// one longer than quote.Max is quoted short.
+func member(path, k string) string {
+	if len(k) > quote.Max {
+		return path + "." + quote.Short(k)
+	}
+	return path + "." + k
 }
 
 func expect(path string, raw json.RawMessage, first byte, t reflect.Type) error {

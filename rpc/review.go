@@ -86,7 +86,7 @@ func (s *Server) reviewRollback(ctx context.Context, p RollbackParams) (Rollback
 	restored, err := rollback.Rollback(ctx, s.opts.Review, p.SessionID, p.ToolCallID, rollback.WithLock(lock))
 	if err != nil {
 		if errors.Is(err, review.ErrNotFound) {
-			err = newError(CodeReviewNotFound, "%v: session %s has no entries for toolCallId %s; review.list shows the calls it has", err, quote.Short(p.SessionID), quote.Short(p.ToolCallID))
+			err = newError(CodeReviewNotFound, "%v: session %s has no entries for toolCallId %s; review.list shows the calls it has", review.ErrNotFound, quote.Short(p.SessionID), quote.Short(p.ToolCallID))
 		}
 		return RollbackResult{}, err
 	}
