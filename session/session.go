@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/quote"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -106,7 +107,7 @@ func (m *Manager) Create(id string, ws *workspace.Workspace) (*Session, error) {
 		if s.State().Workspace.Root() == ws.Root() {
 			return s, nil
 		}
-		return nil, fmt.Errorf("%w: %q is live on workspace %s; use session.setWorkspace to switch", ErrConflict, id, s.State().Workspace.Root())
+		return nil, fmt.Errorf("%w: %s is live on workspace %s; use session.setWorkspace to switch", ErrConflict, quote.Short(id), s.State().Workspace.Root())
 	}
 	if len(m.sessions) >= m.lim.MaxSessions {
 		return nil, fmt.Errorf("%w: the daemon holds %d sessions; delete one with session.delete", ErrLimit, m.lim.MaxSessions)
@@ -122,7 +123,7 @@ func validID(id string) error {
 	}
 	for _, c := range id {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
-			return fmt.Errorf("%w: %q may use only letters, digits and the characters - _ . and colon", ErrBadID, id)
+			return fmt.Errorf("%w: %s may use only letters, digits and the characters - _ . and colon", ErrBadID, quote.Short(id))
 		}
 	}
 	return nil
@@ -140,7 +141,7 @@ func (m *Manager) Get(id string) (*Session, error) {
 	defer m.mu.Unlock()
 	s, ok := m.sessions[id]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q (create it with session.create)", ErrNotFound, id)
+		return nil, fmt.Errorf("%w: %s (create it with session.create)", ErrNotFound, quote.Short(id))
 	}
 	return s, nil
 }
@@ -150,7 +151,7 @@ func (m *Manager) Delete(id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.sessions[id]; !ok {
-		return fmt.Errorf("%w: %q", ErrNotFound, id)
+		return fmt.Errorf("%w: %s", ErrNotFound, quote.Short(id))
 	}
 	delete(m.sessions, id)
 	return nil

@@ -18,7 +18,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/quote"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 )
@@ -47,6 +49,9 @@ type Call struct {
 	Syntax SyntaxFactory
 	// ToolName is the tool being run, as review records it.
 	ToolName string
+	// Budget is the daemon-wide memory budget the payloads a call applies
+	// take from; nil: unlimited.
+	Budget *budget.Budget
 }
 
 // Tool is one model-facing tool.
@@ -72,7 +77,8 @@ type Options struct {
 	Review   *review.Store
 	Blocks   BlockResolverFactory
 	Syntax   SyntaxFactory
-	Tools    []Tool // usually Builtin()
+	Tools    []Tool         // usually Builtin()
+	Budget   *budget.Budget // the daemon-wide memory budget; nil: unlimited
 }
 
 // Executor dispatches tool calls. It is safe for concurrent use: it holds
@@ -108,7 +114,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return nil, fmt.Errorf("%w: %q (tools: %v)", ErrUnknownTool, req.Tool, names)
+		return nil, fmt.Errorf("%w: %s (tools: %v)", ErrUnknownTool, quote.Short(req.Tool), names)
 	}
 	id := req.ToolCallID
 	if id == "" {
@@ -126,6 +132,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 		Blocks:     e.opt.Blocks,
 		Syntax:     e.opt.Syntax,
 		ToolName:   req.Tool,
+		Budget:     e.opt.Budget,
 	}
 	var out Outcome
 	if err := ctx.Err(); err != nil {
