@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc"
@@ -116,6 +117,9 @@ func run(ctx context.Context, args []string, std stdio) error {
 
 // newServer wires the daemon's domain objects into the RPC server.
 func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, store *review.Store, onShutdown func()) *rpc.Server {
+	// One budget for the whole daemon: frames in flight (rpc) and the
+	// payloads write and edit apply (tools) take from the same bytes.
+	mem := budget.New(cfg.Limits.MaxMemoryBytes, cfg.Limits.BudgetWait())
 	exec := tools.NewExecutor(tools.Options{
 		Sessions: sessions,
 		Limits:   cfg.Limits,
@@ -124,6 +128,7 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, st
 		Blocks:   blockResolvers(cfg.Limits.MaxBlockParseBytes),
 		Syntax:   syntaxCheckers(cfg.Limits.MaxBlockParseBytes),
 		Tools:    builtinTools(),
+		Budget:   mem,
 	})
 	return rpc.NewServer(rpc.Options{
 		Limits:     cfg.Limits,
@@ -134,6 +139,7 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, st
 		Version:    version(),
 		Grammars:   blocks.Languages(),
 		OnShutdown: onShutdown,
+		Budget:     mem,
 	})
 }
 
