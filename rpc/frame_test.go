@@ -177,11 +177,6 @@ func TestFramesAreReadBackToBack(t *testing.T) {
 	}
 }
 
-type rwc struct{ io.Reader }
-
-func (rwc) Write(p []byte) (int, error) { return len(p), nil }
-func (rwc) Close() error                { return nil }
-
 // FuzzFrameHeader checks readHeader against a direct reading of the
 // framing rule: CRLF-terminated "Name: value" lines up to an empty one,
 // all within maxHeaderBytes; Content-Length (any case) a decimal count no
