@@ -25,37 +25,45 @@ type envelope struct {
 // a repeated key keeps its last value, as encoding/json does.
 func scanEnvelope(body []byte) envelope {
 	var e envelope
-	i := skipSpace(body, 1)
-	for i < len(body) && body[i] != '}' {
-		end := skipString(body, i)
-		key := body[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			var k string
-			json.Unmarshal(body[i:end], &k)
-			key = []byte(k)
-		}
-		i = skipSpace(body, skipSpace(body, end)+1) // past the colon
-		vend := skipValue(body, i)
-		switch string(key) {
+	objectMembers(body, func(key string, v []byte) {
+		switch key {
 		case "jsonrpc":
-			e.JSONRPC = body[i:vend]
+			e.JSONRPC = v
 		case "id":
-			e.ID = body[i:vend]
+			e.ID = v
 		case "method":
-			e.Method = body[i:vend]
+			e.Method = v
 		case "params":
-			e.Params = body[i:vend]
+			e.Params = v
 		case "result":
-			e.Result = body[i:vend]
+			e.Result = v
 		case "error":
-			e.Error = body[i:vend]
+			e.Error = v
 		}
-		i = skipSpace(body, vend)
-		if i < len(body) && body[i] == ',' {
-			i = skipSpace(body, i+1)
+	})
+	return e
+}
+
+// objectMembers calls f with each member of obj, a valid JSON object
+// (leading space trimmed), in order. Values alias obj; a key is copied
+// only when it holds an escape.
+func objectMembers(obj []byte, f func(key string, value []byte)) {
+	i := skipSpace(obj, 1)
+	for i < len(obj) && obj[i] != '}' {
+		end := skipString(obj, i)
+		raw := obj[i+1 : end-1]
+		key := string(raw)
+		if bytes.IndexByte(raw, '\\') >= 0 {
+			json.Unmarshal(obj[i:end], &key)
+		}
+		i = skipSpace(obj, skipSpace(obj, end)+1) // past the colon
+		vend := skipValue(obj, i)
+		f(key, obj[i:vend])
+		i = skipSpace(obj, vend)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
 		}
 	}
-	return e
 }
 
 func skipSpace(b []byte, i int) int {

@@ -24,8 +24,8 @@ import (
 //
 //   - a header that is malformed or announces more than maxFrameBytes
 //     closes this connection only, before any of the body is read;
-//   - a body is buffered as it arrives, so a length that lies costs only the
-//     bytes actually sent;
+//   - a body's buffer grows to its full length only once a first chunk has
+//     arrived, so a length that lies costs little more than what was sent;
 //   - a body that is not JSON is answered with -32700, and one that is JSON
 //     but not a JSON-RPC 2.0 message with -32600, and the connection goes
 //     on with the next frame;
@@ -68,13 +68,15 @@ func (f *frameStream) readFrame() ([]byte, error) {
 	return f.readBody(n)
 }
 
-// readBody reads a body of n bytes. It grows its buffer as bytes arrive,
-// doubling up to n, so a length that lies costs the bytes actually sent.
+// readBody reads a body of n bytes: into a first chunk, and once that has
+// filled, into one buffer of exactly n. A length that lies costs a chunk
+// unless the client sends that much, and a large body is never held
+// twice while its buffer grows.
 func (f *frameStream) readBody(n int64) ([]byte, error) {
 	b := make([]byte, 0, min(n, bodyChunk))
 	for int64(len(b)) < n {
 		if len(b) == cap(b) {
-			b = slices.Grow(b, int(min(int64(cap(b)), n-int64(len(b)))))
+			b = slices.Grow(b, int(n)-len(b))
 		}
 		m, err := f.r.Read(b[len(b):int(min(int64(cap(b)), n))])
 		b = b[:len(b)+m]

@@ -47,10 +47,37 @@ func decodeParams[P any](raw json.RawMessage, p *P) error {
 	if err := check("params", raw, reflect.TypeFor[P]()); err != nil {
 		return err
 	}
-	if err := json.Unmarshal(raw, p); err != nil {
-		return paramError("params", err.Error())
+	return decodeFields(raw, reflect.ValueOf(p).Elem())
+}
+
+// decodeFields decodes the object raw, already checked against v's type,
+// into the struct v field by field. A json.RawMessage field aliases raw
+// rather than copying it: a tool's arguments can be most of a large frame.
+func decodeFields(raw json.RawMessage, v reflect.Value) error {
+	fields := members(raw)
+	for _, f := range structFields(v.Type()) {
+		value, ok := fields[f.name]
+		if !ok {
+			continue
+		}
+		fv := v.Field(f.index)
+		if fv.Type() == rawMessageType {
+			fv.SetBytes(value)
+			continue
+		}
+		if err := json.Unmarshal(value, fv.Addr().Interface()); err != nil {
+			return paramError("params."+f.name, err.Error())
+		}
 	}
 	return nil
+}
+
+// members maps an object's keys to their values, which alias raw; a
+// repeated key keeps its last value, as encoding/json does.
+func members(raw json.RawMessage) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage)
+	objectMembers(bytes.TrimSpace(raw), func(k string, v []byte) { out[k] = v })
+	return out
 }
 
 // check reports the first place raw does not fit t. raw is valid JSON.
@@ -105,10 +132,7 @@ func check(path string, raw json.RawMessage, t reflect.Type) error {
 		if err := expect(path, raw, '{', t); err != nil {
 			return err
 		}
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &fields); err != nil {
-			return paramError(path, err.Error())
-		}
+		fields := members(raw)
 		for _, k := range slices.Sorted(maps.Keys(fields)) {
 			if err := check(member(path, k), fields[k], t.Elem()); err != nil {
 				return err
@@ -124,11 +148,7 @@ func checkStruct(path string, raw json.RawMessage, t reflect.Type) error {
 	if err := expect(path, raw, '{', t); err != nil {
 		return err
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return paramError(path, err.Error())
-	}
-	return checkFields(path, fields, structFields(t))
+	return checkFields(path, members(raw), structFields(t))
 }
 
 // checkFields checks an object's members against a struct's fields.
@@ -171,6 +191,7 @@ func expect(path string, raw json.RawMessage, first byte, t reflect.Type) error 
 
 // field is one JSON-visible struct field.
 type field struct {
+	index    int // in the struct
 	name     string
 	typ      reflect.Type
 	required bool
@@ -195,6 +216,7 @@ func structFields(t reflect.Type) []field {
 			name = sf.Name
 		}
 		out = append(out, field{
+			index:    i,
 			name:     name,
 			typ:      sf.Type,
 			required: !slices.Contains(strings.Split(opts, ","), "omitempty"),
