@@ -59,13 +59,8 @@ func TestFramesInFlightStayWithinTheBudget(t *testing.T) {
 		t.Errorf("heap grew %d MiB with a budget of %d MiB", grown>>20, limit>>20)
 	}
 
-	// Small calls do not wait for the budget.
-	c := h.client()
-	start := time.Now()
-	mustCall(t, c, "host.info", nil, nil)
-	if d := time.Since(start); d > 200*time.Millisecond {
-		t.Errorf("host.info took %v with the budget full", d)
-	}
+	// Small calls do not take from the budget: served, not OVERLOADED.
+	mustCall(t, h.client(), "host.info", nil, nil)
 
 	// A large call waits, then is refused as retriable, naming its id.
 	r := h.raw()
