@@ -1,5 +1,8 @@
 // Package rpc owns hostd's JSON-RPC 2.0 server: LSP framing with a frame
-// cap, the method table that both dispatches calls and generates the
+// cap, each connection's read loop and its bounded outgoing queue (one
+// writer goroutine with a write deadline, so a client that stops reading
+// slows only itself), frames in flight held to the daemon's memory budget,
+// the method table that both dispatches calls and generates the
 // rpc.discover document, per-request cancellation ($/cancelRequest), the
 // one mapping from domain errors to wire codes, call statistics, and
 // graceful shutdown. Handlers are thin: decode params, find the session,
