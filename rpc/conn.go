@@ -3,8 +3,10 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -12,6 +14,9 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
+
+	"github.com/hostd-dev/hostd/budget"
+	"github.com/hostd-dev/hostd/quote"
 )
 
 // cancelMethod is the notification that cancels a request in flight on
@@ -24,17 +29,35 @@ const cancelMethod = "$/cancelRequest"
 // affected.
 const maxInFlightPerConn = 64
 
-// conn is one client connection.
+// smallFrameBytes is the largest frame read without taking from the
+// memory budget: a connection reads one frame at a time and runs at most
+// maxInFlightPerConn calls, so small frames are bounded per connection,
+// and host.info or $/cancelRequest never queue behind large payloads.
+const smallFrameBytes = 64 << 10
+
+// refusedHeadBytes is how much of a frame refused for the budget is kept,
+// to find the request id to answer with.
+const refusedHeadBytes = 4 << 10
+
+// conn is one client connection: its read loop (serve), its outbox and
+// writer goroutine, and the calls it has running.
 //
-// Concurrency: Handle runs on jsonrpc2's read goroutine, one call at a
-// time per connection; each admitted request then runs on its own
-// goroutine. mu guards inflight only.
+// Concurrency: serve reads and dispatches one frame at a time; each
+// admitted request that may wait runs on its own goroutine. Every frame
+// out goes through out. mu guards inflight only.
 type conn struct {
-	srv    *Server
-	log    *zap.Logger
-	jc     *jsonrpc2.Conn
-	stream *frameStream  // what jc writes to; results are written here directly
-	slots  chan struct{} // a token per running call
+	srv   *Server
+	id    uint64
+	log   *zap.Logger
+	rwc   io.ReadWriteCloser
+	in    *frameStream
+	out   *outbox
+	slots chan struct{} // a token per running call
+	// ctx is the parent of the connection's request contexts; it ends
+	// when the connection closes (the client hanging up cancels its calls).
+	ctx       context.Context
+	cancel    context.CancelFunc
+	closeOnce sync.Once
 
 	mu       sync.Mutex
 	inflight map[jsonrpc2.ID]context.CancelFunc // guarded by mu; running requests by id
@@ -43,30 +66,152 @@ type conn struct {
 func newConn(s *Server, n uint64, rwc io.ReadWriteCloser) *conn {
 	c := &conn{
 		srv:      s,
+		id:       n,
 		log:      s.log.With(zap.Uint64(LogConn, n)),
+		rwc:      rwc,
+		in:       newFrameStream(rwc, s.opts.Limits.MaxFrameBytes),
 		slots:    make(chan struct{}, maxInFlightPerConn),
 		inflight: make(map[jsonrpc2.ID]context.CancelFunc),
 	}
-	stream := newFrameStream(rwc, s.opts.Limits.MaxFrameBytes, c.log)
-	c.stream = stream
-	c.jc = jsonrpc2.NewConn(context.Background(), stream, c, jsonrpc2.SetLogger(jsonrpc2Logger{c.log}))
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.out = newOutbox(rwc, s.writeTimeout, c.writeFailed)
 	return c
 }
 
-// Handle implements jsonrpc2.Handler. It is called on the connection's
-// read goroutine. A quick method (one that never waits: no I/O, no lock a
-// tool holds) is answered right here, as a bare jsonrpc2 server would;
-// any other request is registered and started on its own goroutine, so a
-// $/cancelRequest is seen while it runs.
-func (c *conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+// serve reads and dispatches requests until the client hangs up, breaks
+// the framing, or the server closes the connection. Calls still running
+// are cancelled; what is already queued gets up to the write timeout to
+// reach the client.
+func (c *conn) serve() {
+	go c.out.run()
+	for {
+		req, held, err := c.readRequest()
+		if err != nil {
+			switch {
+			case errors.Is(err, ErrFrame):
+				c.log.Warn("closing connection", zap.Error(err))
+			case !errors.Is(err, io.EOF) && c.ctx.Err() == nil:
+				c.log.Debug("read failed", zap.Error(err))
+			}
+			break
+		}
+		c.handle(req, held)
+	}
+	c.cancel()
+	c.out.flush(time.Now().Add(c.srv.writeTimeout))
+	c.close()
+}
+
+// close closes the connection: calls are cancelled, the outbox drops what
+// it holds, the transport is closed. Safe to call more than once.
+func (c *conn) close() {
+	c.closeOnce.Do(func() {
+		c.cancel()
+		c.out.close()
+		c.rwc.Close()
+	})
+}
+
+// writeFailed closes the connection after a write failed or timed out.
+func (c *conn) writeFailed(err error) {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		c.srv.slowClosed.Add(1)
+		c.log.Warn("closing a connection that did not read its answers", zap.Duration("writeTimeout", c.srv.writeTimeout))
+	} else {
+		c.log.Debug("write failed", zap.Error(err))
+	}
+	c.close()
+}
+
+// readRequest reads frames until one holds a request, answering those
+// that do not and ignoring responses. A frame over smallFrameBytes first
+// takes its length from the daemon's budget; the returned release gives
+// it back and must be called once the request has been answered.
+func (c *conn) readRequest() (*jsonrpc2.Request, budget.Release, error) {
+	b := c.srv.opts.Budget
+	for {
+		n, err := c.in.readHeader()
+		if err != nil {
+			return nil, nil, err
+		}
+		release := budget.Release(func() {})
+		if n > smallFrameBytes && b != nil {
+			if n > b.Limit() {
+				return nil, nil, fmt.Errorf("%w: Content-Length %d exceeds the daemon's whole memory budget, limits.maxMemoryBytes (%d)", ErrFrame, n, b.Limit())
+			}
+			release, err = b.Acquire(c.ctx, n, fmt.Sprintf("a request of %d bytes", n))
+			if errors.Is(err, budget.ErrOverBudget) {
+				if err := c.refuse(n, err); err != nil {
+					return nil, nil, err
+				}
+				continue
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+		body, err := c.in.readBody(n)
+		if err != nil {
+			release()
+			return nil, nil, err
+		}
+		req, reject := parseRequest(body)
+		switch {
+		case reject != nil:
+			release()
+			c.log.Debug("rejected message", zap.String(LogCode, reject.Error.Name), zap.String(LogReason, reject.Error.Message))
+			if err := c.send(reject); err != nil {
+				return nil, nil, err
+			}
+		case req == nil:
+			release() // a response; hostd sends no requests
+		default:
+			return req, release, nil
+		}
+	}
+}
+
+// refuse skips a frame the budget had no room for and answers it with
+// OVERLOADED. The request's id must be within the body's first
+// refusedHeadBytes (clients put it before params); otherwise the
+// connection is closed, since an answer without the id would leave the
+// call hanging.
+func (c *conn) refuse(n int64, why error) error {
+	head, err := c.in.skipBody(n, refusedHeadBytes)
+	if err != nil {
+		return err
+	}
+	id, ok := idPrefix(head)
+	if !ok {
+		return fmt.Errorf("%w: %v, and the request's id is not within its first %d bytes to answer it with", ErrFrame, why, refusedHeadBytes)
+	}
+	c.log.Info("refused a request", zap.String(LogReason, why.Error()))
+	return c.send(rejection(id, CodeOverloaded, why.Error()))
+}
+
+// send queues a message hostd answers itself.
+func (c *conn) send(msg any) error {
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	return c.out.reply(body)
+}
+
+// handle dispatches one request; held is the budget its frame holds,
+// given back once it is answered. A quick method (one that never waits:
+// no I/O, no lock a tool holds) is answered right here, on the read
+// loop; any other request is registered and started on its own
+// goroutine, so a $/cancelRequest is seen while it runs.
+func (c *conn) handle(req *jsonrpc2.Request, held budget.Release) {
 	if req.Method == cancelMethod {
 		c.cancelRequest(req)
-		if !req.Notif {
-			c.reply(jc, req, Empty{}, nil)
-		}
+		c.reply(req, Empty{}, nil)
+		held()
 		return
 	}
 	if req.Notif && strings.HasPrefix(req.Method, "$/") {
+		held()
 		return // protocol-level notifications hostd has no use for
 	}
 	m := c.srv.methods[req.Method]
@@ -75,28 +220,30 @@ func (c *conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Requ
 		c.slots <- struct{}{}
 	}
 	release := func() {
+		held()
 		if !quick {
 			<-c.slots
 		}
 	}
 	if !c.srv.admit() {
+		c.reply(req, nil, errShuttingDown)
 		release()
-		c.reply(jc, req, nil, errShuttingDown)
 		return
 	}
 	if quick {
 		if c.isInFlight(req) {
-			c.reply(jc, req, nil, errDuplicateID(req))
+			c.reply(req, nil, errDuplicateID(req))
 		} else {
-			result, err := c.run(ctx, m, req)
-			c.reply(jc, req, result, err)
+			result, err := c.run(c.ctx, m, req)
+			c.reply(req, result, err)
 			defer c.after(m, err)
 		}
+		release()
 		c.srv.done()
 		return
 	}
 
-	rctx, cancel := context.WithCancel(ctx)
+	rctx, cancel := context.WithCancel(c.ctx)
 	stopLink := context.AfterFunc(c.srv.callsCtx, cancel)
 	if !req.Notif {
 		c.mu.Lock()
@@ -108,8 +255,8 @@ func (c *conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Requ
 		if dup {
 			stopLink()
 			cancel()
+			c.reply(req, nil, errDuplicateID(req))
 			release()
-			c.reply(jc, req, nil, errDuplicateID(req))
 			c.srv.done()
 			return
 		}
@@ -122,7 +269,7 @@ func (c *conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Requ
 			c.mu.Lock()
 			delete(c.inflight, req.ID)
 			c.mu.Unlock()
-			c.reply(jc, req, result, err)
+			c.reply(req, result, err)
 		}
 		release()
 		c.srv.done()
@@ -149,7 +296,7 @@ func (c *conn) isInFlight(req *jsonrpc2.Request) bool {
 }
 
 func errDuplicateID(req *jsonrpc2.Request) error {
-	return newError(CodeInvalidRequest, "request id %s is already in flight on this connection; use a new id", req.ID)
+	return newError(CodeInvalidRequest, "request id %s is already in flight on this connection; use a new id", quote.Short(req.ID.String()))
 }
 
 // run calls m (nil: the method does not exist) and records the call's
@@ -159,16 +306,16 @@ func (c *conn) run(ctx context.Context, m *Method, req *jsonrpc2.Request) (resul
 	defer func() {
 		if p := recover(); p != nil {
 			c.log.Error("handler panicked", zap.String(LogMethod, req.Method), zap.Any(LogReason, p), zap.ByteString("stack", debug.Stack()))
-			result, err = nil, newError(CodeInternal, "hostd failed handling %s; this is a bug, please report it", req.Method)
+			result, err = nil, newError(CodeInternal, "hostd failed handling %s; this is a bug, please report it", quote.Short(req.Method))
 		}
 		d := time.Since(start)
 		c.srv.stats.observe(req.Method, d, err != nil)
 		if ce := c.log.Check(zap.DebugLevel, "call"); ce != nil {
-			ce.Write(zap.String(LogMethod, req.Method), zap.Stringer(LogRequestID, req.ID), zap.Int64(LogDurationUs, d.Microseconds()), zap.Bool("ok", err == nil))
+			ce.Write(zap.String(LogMethod, quote.Short(req.Method)), zap.Stringer(LogRequestID, req.ID), zap.Int64(LogDurationUs, d.Microseconds()), zap.Bool("ok", err == nil))
 		}
 	}()
 	if m == nil {
-		return nil, newError(CodeMethodNotFound, "method %q does not exist; rpc.discover lists every method", req.Method)
+		return nil, newError(CodeMethodNotFound, "method %s does not exist; rpc.discover lists every method", quote.Short(req.Method))
 	}
 	var raw json.RawMessage
 	if req.Params != nil {
@@ -183,31 +330,41 @@ func (c *conn) run(ctx context.Context, m *Method, req *jsonrpc2.Request) (resul
 	return result, err
 }
 
-// reply answers a request; a notification gets no answer. It takes the
-// jsonrpc2 connection Handle was given: c.jc is set only once NewConn has
-// returned, which may be after the first request arrived.
-func (c *conn) reply(jc *jsonrpc2.Conn, req *jsonrpc2.Request, result any, err error) {
+// reply answers a request; a notification gets no answer. The answer is
+// queued on the connection's outbox, waiting for room if the client is
+// slow to read. A result that would not fit in a frame is answered with
+// RESULT_TOO_LARGE instead, so the client never receives a frame it must
+// refuse.
+func (c *conn) reply(req *jsonrpc2.Request, result any, err error) {
 	if req.Notif {
 		return
 	}
-	ctx := context.Background()
+	var body []byte
 	if err == nil {
-		data, merr := encodeResponse(req.ID, result)
-		if merr == nil {
-			if werr := c.stream.writeFrame(data); werr != nil {
-				c.log.Debug("reply failed", zap.String(LogMethod, req.Method), zap.Error(werr))
-			}
+		var merr error
+		body, merr = encodeResponse(req.ID, result)
+		switch {
+		case merr != nil:
+			// The result did not encode: a bug, answered as one.
+			err = fmt.Errorf("encoding the result of %s: %w", req.Method, merr)
+		case int64(len(body)) > c.srv.opts.Limits.MaxFrameBytes:
+			err = newError(CodeResultTooLarge, "the result of %s is %d bytes, more than limits.maxFrameBytes (%d); ask for less in one call (a path, a smaller window, fewer entries)", req.Method, len(body), c.srv.opts.Limits.MaxFrameBytes)
+			body = nil
+		}
+	}
+	if err != nil {
+		e, known := toWire(err)
+		if !known {
+			c.log.Error("unexpected error", zap.String(LogMethod, req.Method), zap.Error(err))
+		}
+		var merr error
+		if body, merr = encodeError(req.ID, e); merr != nil {
+			c.log.Error("encoding an error", zap.String(LogMethod, req.Method), zap.Error(merr))
 			return
 		}
-		// The result did not encode: a bug, answered as one.
-		err = fmt.Errorf("encoding the result of %s: %w", req.Method, merr)
 	}
-	e, known := toWire(err)
-	if !known {
-		c.log.Error("unexpected error", zap.String(LogMethod, req.Method), zap.Error(err))
-	}
-	if err := jc.ReplyWithError(ctx, req.ID, e); err != nil && err != jsonrpc2.ErrClosed {
-		c.log.Debug("reply failed", zap.String(LogMethod, req.Method), zap.Error(err))
+	if werr := c.out.reply(body); werr != nil {
+		c.log.Debug("reply not sent", zap.String(LogMethod, req.Method), zap.Error(werr))
 	}
 }
 
@@ -216,20 +373,53 @@ func (c *conn) reply(jc *jsonrpc2.Conn, req *jsonrpc2.Request, result any, err e
 // three nested json.Marshal layers; a tool result of a few kilobytes made
 // that a visible share of every call.
 func encodeResponse(id jsonrpc2.ID, result any) ([]byte, error) {
-	idb, err := id.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
 	res, err := json.Marshal(result)
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, len(idb)+len(res)+32)
+	return envelopeOf(id, "result", res)
+}
+
+// encodeError encodes a JSON-RPC error response.
+func encodeError(id jsonrpc2.ID, e *jsonrpc2.Error) ([]byte, error) {
+	eb, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	return envelopeOf(id, "error", eb)
+}
+
+func envelopeOf(id jsonrpc2.ID, member string, value []byte) ([]byte, error) {
+	idb, err := id.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(idb)+len(value)+32)
 	b = append(b, `{"id":`...)
 	b = append(b, idb...)
-	b = append(b, `,"result":`...)
-	b = append(b, res...)
+	b = append(b, `,"`...)
+	b = append(b, member...)
+	b = append(b, `":`...)
+	b = append(b, value...)
 	return append(b, `,"jsonrpc":"2.0"}`...), nil
+}
+
+// encodeNotification encodes a notification hostd sends.
+func encodeNotification(method string, params any) ([]byte, error) {
+	pb, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	mb, err := json.Marshal(method)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(mb)+len(pb)+40)
+	b = append(b, `{"jsonrpc":"2.0","method":`...)
+	b = append(b, mb...)
+	b = append(b, `,"params":`...)
+	b = append(b, pb...)
+	return append(b, '}'), nil
 }
 
 // cancelRequest cancels the request named by params.id, if it is still

@@ -1,10 +1,13 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"runtime"
+	"slices"
 	"time"
 
+	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 )
@@ -24,6 +27,24 @@ type Stats struct {
 	HeapBytes     uint64               `json:"heapBytes"`
 	Calls         map[string]CallStats `json:"calls" doc:"per method; (unknown) counts calls of methods that do not exist"`
 	Review        *ReviewStats         `json:"review,omitempty" doc:"the durable review store's usage; absent without one"`
+	Connections   ConnectionStats      `json:"connections"`
+	Budget        *budget.Stats        `json:"budget,omitempty" doc:"the daemon-wide memory budget (limits.maxMemoryBytes); absent without one"`
+}
+
+// ConnectionStats are the connections' outgoing queues in debug.stats.
+type ConnectionStats struct {
+	Open                 int          `json:"open"`
+	DroppedNotifications int64        `json:"droppedNotifications" doc:"notifications not sent because a client's queue was full, since the daemon started"`
+	SlowClosed           int64        `json:"slowClosed" doc:"connections closed because a frame was not accepted within the write timeout"`
+	Queues               []QueueStats `json:"queues" doc:"one per open connection, oldest first"`
+}
+
+// QueueStats is one connection's outgoing queue.
+type QueueStats struct {
+	Conn                 uint64 `json:"conn" doc:"the connection's number in the daemon's log"`
+	QueuedFrames         int    `json:"queuedFrames"`
+	QueuedBytes          int    `json:"queuedBytes"`
+	DroppedNotifications int64  `json:"droppedNotifications"`
 }
 
 // ReviewStats is the review store's usage in debug.stats.
@@ -61,10 +82,33 @@ func (s *Server) debugStats(context.Context, NoParams) (Stats, error) {
 		st.Review = &ReviewStats{Entries: rs.Entries, Calls: rs.Calls, Bytes: rs.Bytes, PendingIntents: rs.PendingIntents, EvictedCalls: rs.EvictedCalls,
 			Recovered: rs.Recovered, Broken: rs.Broken}
 	}
+	st.Connections = s.connectionStats()
+	if b := s.opts.Budget; b != nil {
+		bs := b.Stats()
+		st.Budget = &bs
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	st.HeapBytes = ms.HeapAlloc
 	return st, nil
+}
+
+func (s *Server) connectionStats() ConnectionStats {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	st := ConnectionStats{Open: len(conns), DroppedNotifications: s.droppedGone.Load(), SlowClosed: s.slowClosed.Load(), Queues: []QueueStats{}}
+	s.mu.Unlock()
+	slices.SortFunc(conns, func(a, b *conn) int { return cmp.Compare(a.id, b.id) })
+	for _, c := range conns {
+		frames, bytes := c.out.queued()
+		q := QueueStats{Conn: c.id, QueuedFrames: frames, QueuedBytes: bytes, DroppedNotifications: c.out.dropped.Load()}
+		st.DroppedNotifications += q.DroppedNotifications
+		st.Queues = append(st.Queues, q)
+	}
+	return st
 }
 
 // SessionDump is the result of debug.session.

@@ -17,7 +17,7 @@ import (
 // They alias the frame body; nothing is copied, so a large params costs
 // one validation pass here and no allocation.
 type envelope struct {
-	JSONRPC, ID, Method, Result, Error []byte
+	JSONRPC, ID, Method, Params, Result, Error []byte
 }
 
 // scanEnvelope reads the top-level members of body, which must be a valid
@@ -25,35 +25,45 @@ type envelope struct {
 // a repeated key keeps its last value, as encoding/json does.
 func scanEnvelope(body []byte) envelope {
 	var e envelope
-	i := skipSpace(body, 1)
-	for i < len(body) && body[i] != '}' {
-		end := skipString(body, i)
-		key := body[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			var k string
-			json.Unmarshal(body[i:end], &k)
-			key = []byte(k)
-		}
-		i = skipSpace(body, skipSpace(body, end)+1) // past the colon
-		vend := skipValue(body, i)
-		switch string(key) {
+	objectMembers(body, func(key string, v []byte) {
+		switch key {
 		case "jsonrpc":
-			e.JSONRPC = body[i:vend]
+			e.JSONRPC = v
 		case "id":
-			e.ID = body[i:vend]
+			e.ID = v
 		case "method":
-			e.Method = body[i:vend]
+			e.Method = v
+		case "params":
+			e.Params = v
 		case "result":
-			e.Result = body[i:vend]
+			e.Result = v
 		case "error":
-			e.Error = body[i:vend]
+			e.Error = v
 		}
-		i = skipSpace(body, vend)
-		if i < len(body) && body[i] == ',' {
-			i = skipSpace(body, i+1)
+	})
+	return e
+}
+
+// objectMembers calls f with each member of obj, a valid JSON object
+// (leading space trimmed), in order. Values alias obj; a key is copied
+// only when it holds an escape.
+func objectMembers(obj []byte, f func(key string, value []byte)) {
+	i := skipSpace(obj, 1)
+	for i < len(obj) && obj[i] != '}' {
+		end := skipString(obj, i)
+		raw := obj[i+1 : end-1]
+		key := string(raw)
+		if bytes.IndexByte(raw, '\\') >= 0 {
+			json.Unmarshal(obj[i:end], &key)
+		}
+		i = skipSpace(obj, skipSpace(obj, end)+1) // past the colon
+		vend := skipValue(obj, i)
+		f(key, obj[i:vend])
+		i = skipSpace(obj, vend)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
 		}
 	}
-	return e
 }
 
 func skipSpace(b []byte, i int) int {
@@ -146,7 +156,7 @@ func classify(body []byte) *rejectionMsg {
 	e := scanEnvelope(body)
 	id, ok := validID(e.ID)
 	if !ok {
-		return rejection(nil, CodeInvalidRequest, "id must be a string or a non-negative integer")
+		return rejection(nil, CodeInvalidRequest, errBadID)
 	}
 	if string(e.JSONRPC) != `"2.0"` {
 		return rejection(id, CodeInvalidRequest, `"jsonrpc" must be "2.0"`)
@@ -163,9 +173,16 @@ func classify(body []byte) *rejectionMsg {
 	return nil
 }
 
+// maxIDBytes bounds a string id: every answer echoes the id, and an
+// answer must stay small whatever the request held.
+const maxIDBytes = 256
+
+// errBadID is the answer to a request whose id hostd cannot echo.
+var errBadID = "id must be a string (at most " + strconv.Itoa(maxIDBytes) + " bytes) or a non-negative integer"
+
 // validID reports whether raw is an id jsonrpc2 can echo back unchanged:
-// absent (a notification), a string, or an integer 0..2^63-1. It returns
-// the id to answer with.
+// absent (a notification), a string of at most maxIDBytes, or an integer
+// 0..2^63-1. It returns the id to answer with.
 func validID(raw json.RawMessage) (json.RawMessage, bool) {
 	raw = bytes.TrimSpace(raw)
 	if raw == nil {
@@ -173,7 +190,7 @@ func validID(raw json.RawMessage) (json.RawMessage, bool) {
 	}
 	switch raw[0] {
 	case '"':
-		return raw, true
+		return raw, len(raw) <= maxIDBytes
 	case 'n':
 		return nil, false // null ids are legal but ambiguous; jsonrpc2 would take it for a notification
 	}

@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -31,7 +32,7 @@ func FuzzScanEnvelope(f *testing.F) {
 			t.Fatal(err)
 		}
 		e := scanEnvelope(b)
-		for key, got := range map[string][]byte{"jsonrpc": e.JSONRPC, "id": e.ID, "method": e.Method, "result": e.Result, "error": e.Error} {
+		for key, got := range map[string][]byte{"jsonrpc": e.JSONRPC, "id": e.ID, "method": e.Method, "params": e.Params, "result": e.Result, "error": e.Error} {
 			w, ok := want[key]
 			if ok != (got != nil) || !bytes.Equal(w, got) {
 				t.Fatalf("%s: %q: scanner %q, encoding/json %q (present %v)", body, key, got, w, ok)
@@ -40,18 +41,19 @@ func FuzzScanEnvelope(f *testing.F) {
 	})
 }
 
-// FuzzClassify checks that a frame body is either answered by the stream
-// itself or decodes as the jsonrpc2 request it claims to be, so jsonrpc2
-// never sees a body that would make it drop the connection.
+// FuzzClassify checks that a frame body is either answered by the
+// reader itself or turned into the very request jsonrpc2 would decode
+// from it (method, id, notification, params), and that an accepted id is
+// echoed back as the client sent it.
 func FuzzClassify(f *testing.F) {
-	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"m"}`, `{"jsonrpc":"2.0","method":"m","params":[1]}`, `[1]`, `{`, `{"jsonrpc":"2.0","id":"x","result":null}`, `{"jsonrpc":"2.0","id":18446744073709551615,"method":"m"}`, `{"jsonrpc":"2.0","id":1e2,"method":"m"}`} {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"m"}`, `{"jsonrpc":"2.0","method":"m","params":[1]}`, `[1]`, `{`, `{"jsonrpc":"2.0","id":"x","result":null}`, `{"jsonrpc":"2.0","id":18446744073709551615,"method":"m"}`, `{"jsonrpc":"2.0","id":1e2,"method":"m"}`, `{"jsonrpc":"2.0","id":1,"method":"m","params":null}`, `{"jsonrpc":"2.0","id":"\u0041","method":"m\n","params":{"a":"\u00e9"}}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		rej := classify([]byte(body))
+		req, rej := parseRequest([]byte(body))
 		if rej != nil {
-			if rej.ID == nil || rej.Error.Message == "" {
-				t.Fatalf("rejection of %q has no id or message", body)
+			if req != nil || rej.ID == nil || rej.Error.Message == "" {
+				t.Fatalf("rejection of %q has no id or message, or a request", body)
 			}
 			if _, err := json.Marshal(rej); err != nil {
 				t.Fatal(err)
@@ -59,20 +61,32 @@ func FuzzClassify(f *testing.F) {
 			return
 		}
 		e := scanEnvelope(bytes.TrimSpace([]byte(body)))
-		if e.Method == nil {
+		if req == nil {
+			if e.Method != nil {
+				t.Fatalf("%q has a method but gave no request", body)
+			}
 			return // a response; hostd sends no requests and ignores it
 		}
-		var req jsonrpc2.Request
-		if err := json.Unmarshal([]byte(body), &req); err != nil {
+		var want jsonrpc2.Request
+		if err := json.Unmarshal([]byte(body), &want); err != nil {
 			t.Fatalf("accepted %q but jsonrpc2 cannot decode it: %v", body, err)
 		}
-		if req.Notif != (e.ID == nil) {
-			t.Fatalf("accepted %q: notification %v, id %s", body, req.Notif, e.ID)
+		if req.Method != want.Method || req.Notif != want.Notif || req.ID != want.ID {
+			t.Fatalf("%q: got %q %v %v, jsonrpc2 %q %v %v", body, req.Method, req.Notif, req.ID, want.Method, want.Notif, want.ID)
+		}
+		if (req.Params == nil) != (want.Params == nil) {
+			t.Fatalf("%q: params present %v, jsonrpc2 %v", body, req.Params != nil, want.Params != nil)
+		}
+		if req.Params != nil {
+			var got, w any
+			if json.Unmarshal(*req.Params, &got) != nil || json.Unmarshal(*want.Params, &w) != nil || !reflect.DeepEqual(got, w) {
+				t.Fatalf("%q: params %s, jsonrpc2 %s", body, *req.Params, *want.Params)
+			}
 		}
 		if !req.Notif {
 			got, _ := json.Marshal(req.ID)
 			if !bytes.Equal(bytes.TrimSpace(e.ID), got) && !(req.ID.IsString && e.ID[0] == '"') {
-				t.Fatalf("accepted %q: jsonrpc2 would answer id %s", body, got)
+				t.Fatalf("accepted %q: the answer's id would be %s", body, got)
 			}
 		}
 	})

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/workspace"
@@ -24,6 +26,9 @@ type Code struct {
 // are additions: the first answers a request that arrives while the daemon
 // drains, the second a request cancelled by $/cancelRequest or by the
 // daemon's shutdown (the code is the one LSP clients already know).
+// OVERLOADED (retriable) answers a request the daemon's memory budget had
+// no room for in time; RESULT_TOO_LARGE one whose answer would exceed
+// limits.maxFrameBytes.
 var (
 	CodeParseError       = Code{jsonrpc2.CodeParseError, "PARSE_ERROR"}
 	CodeInvalidRequest   = Code{jsonrpc2.CodeInvalidRequest, "INVALID_REQUEST"}
@@ -37,6 +42,8 @@ var (
 	CodeReviewNotFound   = Code{-32004, "REVIEW_NOT_FOUND"}
 	CodeUnknownTool      = Code{-32005, "UNKNOWN_TOOL"}
 	CodeSessionLimit     = Code{-32006, "SESSION_LIMIT"}
+	CodeOverloaded       = Code{-32007, "OVERLOADED"}
+	CodeResultTooLarge   = Code{-32008, "RESULT_TOO_LARGE"}
 	CodeRequestCancelled = Code{-32800, "REQUEST_CANCELLED"}
 )
 
@@ -55,6 +62,7 @@ var sentinels = []sentinel{
 	{session.ErrBadID, CodeInvalidParams},
 	{workspace.ErrInvalid, CodeWorkspaceInvalid},
 	{tools.ErrUnknownTool, CodeUnknownTool},
+	{budget.ErrOverBudget, CodeOverloaded},
 	{errShuttingDown, CodeShuttingDown},
 	{context.Canceled, CodeRequestCancelled},
 	{context.DeadlineExceeded, CodeRequestCancelled},
@@ -106,7 +114,18 @@ func toWire(err error) (*jsonrpc2.Error, bool) {
 	return makeError(CodeInternal, err.Error(), ""), false
 }
 
+// maxMessageBytes caps an error message. Client strings are quoted short
+// where messages are made (package quote); this cap keeps an answer small
+// even when a message from elsewhere quotes one whole.
+const maxMessageBytes = 2 << 10
+
 func makeError(code Code, msg, field string) *jsonrpc2.Error {
+	if len(msg) > maxMessageBytes {
+		msg = strings.ToValidUTF8(msg[:maxMessageBytes], "") + fmt.Sprintf("… (message cut at %d of %d bytes)", maxMessageBytes, len(msg))
+	}
+	if len(field) > maxMessageBytes {
+		field = strings.ToValidUTF8(field[:maxMessageBytes], "") + "…"
+	}
 	e := &jsonrpc2.Error{Code: code.Num, Message: msg}
 	e.SetError(errorData{Code: code.Name, Field: field})
 	return e

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/hostd-dev/hostd/config"
 )
 
@@ -147,7 +145,7 @@ func TestHeaderNamesAreCaseInsensitiveAndContentTypeIsAccepted(t *testing.T) {
 func TestABodyIsBufferedAsItArrives(t *testing.T) {
 	const announced = 48 << 20
 	input := io.MultiReader(strings.NewReader(fmt.Sprintf("Content-Length: %d\r\n\r\n{\"a\":", announced)), strings.NewReader(strings.Repeat(" ", 1000)))
-	f := newFrameStream(rwc{input}, 64<<20, zap.NewNop())
+	f := newFrameStream(input, 64<<20)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -167,7 +165,7 @@ func TestFramesAreReadBackToBack(t *testing.T) {
 	for _, b := range bodies {
 		fmt.Fprintf(&in, "Content-Length: %d\r\n\r\n%s", len(b), b)
 	}
-	f := newFrameStream(rwc{&in}, 1<<20, zap.NewNop())
+	f := newFrameStream(&in, 1<<20)
 	for _, want := range bodies {
 		got, err := f.readFrame()
 		if err != nil || string(got) != want {
@@ -178,11 +176,6 @@ func TestFramesAreReadBackToBack(t *testing.T) {
 		t.Errorf("after the last frame: %v, want io.EOF", err)
 	}
 }
-
-type rwc struct{ io.Reader }
-
-func (rwc) Write(p []byte) (int, error) { return len(p), nil }
-func (rwc) Close() error                { return nil }
 
 // FuzzFrameHeader checks readHeader against a direct reading of the
 // framing rule: CRLF-terminated "Name: value" lines up to an empty one,
@@ -198,7 +191,7 @@ func FuzzFrameHeader(f *testing.F) {
 	f.Add("\r\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		const limit = 1 << 16
-		s := newFrameStream(rwc{strings.NewReader(in)}, limit, zap.NewNop())
+		s := newFrameStream(strings.NewReader(in), limit)
 		n, err := s.readHeader()
 		wantN, wantOK := oracleHeader(in, limit)
 		if (err == nil) != wantOK || (wantOK && n != wantN) {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hostd-dev/hostd/quote"
 )
 
 // Params are decoded strictly so a client learns exactly which field is
@@ -45,10 +47,37 @@ func decodeParams[P any](raw json.RawMessage, p *P) error {
 	if err := check("params", raw, reflect.TypeFor[P]()); err != nil {
 		return err
 	}
-	if err := json.Unmarshal(raw, p); err != nil {
-		return paramError("params", err.Error())
+	return decodeFields(raw, reflect.ValueOf(p).Elem())
+}
+
+// decodeFields decodes the object raw, already checked against v's type,
+// into the struct v field by field. A json.RawMessage field aliases raw
+// rather than copying it: a tool's arguments can be most of a large frame.
+func decodeFields(raw json.RawMessage, v reflect.Value) error {
+	fields := members(raw)
+	for _, f := range structFields(v.Type()) {
+		value, ok := fields[f.name]
+		if !ok {
+			continue
+		}
+		fv := v.Field(f.index)
+		if fv.Type() == rawMessageType {
+			fv.SetBytes(value)
+			continue
+		}
+		if err := json.Unmarshal(value, fv.Addr().Interface()); err != nil {
+			return paramError("params."+f.name, err.Error())
+		}
 	}
 	return nil
+}
+
+// members maps an object's keys to their values, which alias raw; a
+// repeated key keeps its last value, as encoding/json does.
+func members(raw json.RawMessage) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage)
+	objectMembers(bytes.TrimSpace(raw), func(k string, v []byte) { out[k] = v })
+	return out
 }
 
 // check reports the first place raw does not fit t. raw is valid JSON.
@@ -103,12 +132,9 @@ func check(path string, raw json.RawMessage, t reflect.Type) error {
 		if err := expect(path, raw, '{', t); err != nil {
 			return err
 		}
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &fields); err != nil {
-			return paramError(path, err.Error())
-		}
+		fields := members(raw)
 		for _, k := range slices.Sorted(maps.Keys(fields)) {
-			if err := check(path+"."+k, fields[k], t.Elem()); err != nil {
+			if err := check(member(path, k), fields[k], t.Elem()); err != nil {
 				return err
 			}
 		}
@@ -122,18 +148,14 @@ func checkStruct(path string, raw json.RawMessage, t reflect.Type) error {
 	if err := expect(path, raw, '{', t); err != nil {
 		return err
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return paramError(path, err.Error())
-	}
-	return checkFields(path, fields, structFields(t))
+	return checkFields(path, members(raw), structFields(t))
 }
 
 // checkFields checks an object's members against a struct's fields.
 func checkFields(path string, fields map[string]json.RawMessage, known []field) error {
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		if !slices.ContainsFunc(known, func(f field) bool { return f.name == k }) {
-			return paramError(path+"."+k, "unknown field (this method takes "+fieldList(known)+")")
+			return paramError(member(path, k), "unknown field (this method takes "+fieldList(known)+")")
 		}
 	}
 	for _, f := range known {
@@ -151,6 +173,15 @@ func checkFields(path string, fields map[string]json.RawMessage, known []field) 
 	return nil
 }
 
+// member is the path of an object's member k. A key is a client string:
+// one longer than quote.Max is quoted short.
+func member(path, k string) string {
+	if len(k) > quote.Max {
+		return path + "." + quote.Short(k)
+	}
+	return path + "." + k
+}
+
 func expect(path string, raw json.RawMessage, first byte, t reflect.Type) error {
 	if len(raw) == 0 || raw[0] != first {
 		return paramError(path, "must be "+jsonTypeName(t))
@@ -160,6 +191,7 @@ func expect(path string, raw json.RawMessage, first byte, t reflect.Type) error 
 
 // field is one JSON-visible struct field.
 type field struct {
+	index    int // in the struct
 	name     string
 	typ      reflect.Type
 	required bool
@@ -184,6 +216,7 @@ func structFields(t reflect.Type) []field {
 			name = sf.Name
 		}
 		out = append(out, field{
+			index:    i,
 			name:     name,
 			typ:      sf.Type,
 			required: !slices.Contains(strings.Split(opts, ","), "omitempty"),

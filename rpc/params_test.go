@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -92,6 +93,9 @@ func FuzzParamsCheck(f *testing.F) {
 		if err := dec.Decode(&strict); err != nil {
 			t.Fatalf("check accepted %s, strict decoding says %v", raw, err)
 		}
+		if !reflect.DeepEqual(p, strict) {
+			t.Fatalf("%s: decoded %+v, encoding/json %+v", raw, p, strict)
+		}
 		if p.Workspace == "" {
 			t.Fatalf("accepted %s without a workspace", raw)
 		}
@@ -99,6 +103,35 @@ func FuzzParamsCheck(f *testing.F) {
 			if e.Path == "" {
 				t.Fatalf("accepted %s with an external root without a path", raw)
 			}
+		}
+	})
+}
+
+// FuzzDecodeParamsAliasing: params decoded field by field, with a raw
+// field aliasing the frame, are exactly what encoding/json decodes.
+func FuzzDecodeParamsAliasing(f *testing.F) {
+	for _, s := range []string{
+		`{"sessionId":"s","tool":"write","args":{"path":"a","content":"x\ny"}}`,
+		`{"sessionId":"s","tool":"t","args": [1, 2] ,"promptId":"p","toolCallId":"c"}`,
+		`{"sessionId":"s","tool":"t","args":null}`,
+		`{"session\u0049d":"s","tool":"t","args":"\u00e9","args":3}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !json.Valid([]byte(raw)) {
+			return
+		}
+		var p ExecuteParams
+		if decodeParams(json.RawMessage(raw), &p) != nil {
+			return
+		}
+		var want ExecuteParams
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatalf("accepted %s, encoding/json says %v", raw, err)
+		}
+		if !reflect.DeepEqual(p, want) {
+			t.Fatalf("%s: decoded %+v, encoding/json %+v", raw, p, want)
 		}
 	})
 }

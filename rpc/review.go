@@ -3,10 +3,10 @@ package rpc
 import (
 	"context"
 	"errors"
-	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/hostd-dev/hostd/quote"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rollback"
 	"github.com/hostd-dev/hostd/workspace"
@@ -99,7 +99,7 @@ func (s *Server) reviewRollback(ctx context.Context, p RollbackParams) (Rollback
 	restored, err := rollback.Rollback(ctx, s.opts.Review, p.SessionID, p.ToolCallID, opts...)
 	if err != nil {
 		if errors.Is(err, review.ErrNotFound) {
-			err = newError(CodeReviewNotFound, "%v: session %q has no entries for toolCallId %q; review.list shows the calls it has", err, p.SessionID, p.ToolCallID)
+			err = newError(CodeReviewNotFound, "%v: session %s has no entries for toolCallId %s; review.list shows the calls it has", review.ErrNotFound, quote.Short(p.SessionID), quote.Short(p.ToolCallID))
 		}
 		return RollbackResult{}, err
 	}
@@ -119,32 +119,33 @@ func (s *Server) reviewRollback(ctx context.Context, p RollbackParams) (Rollback
 // params are a review.Recorded.
 const RecordedNotification = "review.recorded"
 
-// notifyTimeout bounds how long one client may take to accept a
-// notification before it is skipped.
-const notifyTimeout = 5 * time.Second
-
-// broadcastRecorded sends review.recorded to every connection. It runs
-// off the recording goroutine, so a slow client never delays a tool
-// result; each client gets notifications in the order calls were
-// recorded because one goroutine per notification sends them in turn and
-// recording is serialized per session.
+// broadcastRecorded queues review.recorded on every connection's outbox.
+// It runs on the recording goroutine, and neither waits nor starts a
+// goroutine: the notification is encoded once, and a connection whose
+// queue is full drops it (counted in debug.stats). Each client gets
+// notifications in the order calls were recorded, since recording is
+// serialized per session and each outbox is written in order. Queueing
+// takes each outbox's own lock, a leaf, under Server.mu.
 func (s *Server) broadcastRecorded(r review.Recorded) {
 	s.mu.Lock()
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
-	if len(conns) == 0 {
+	defer s.mu.Unlock()
+	if len(s.conns) == 0 {
 		return
 	}
-	go func() {
-		for _, c := range conns {
-			ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
-			if err := c.jc.Notify(ctx, RecordedNotification, r); err != nil {
-				c.log.Debug("review.recorded not delivered", zap.Error(err))
-			}
-			cancel()
+	body, err := encodeNotification(RecordedNotification, r)
+	if err != nil {
+		s.log.Error("encoding review.recorded", zap.Error(err))
+		return
+	}
+	if int64(len(body)) > s.opts.Limits.MaxFrameBytes {
+		// No client may take it; review.list has the entries.
+		s.log.Warn("review.recorded larger than limits.maxFrameBytes; not sent", zap.Int("bytes", len(body)), zap.String(LogSessionID, r.SessionID))
+		s.droppedGone.Add(int64(len(s.conns)))
+		return
+	}
+	for c := range s.conns {
+		if !c.out.notify(body) && c.out.dropped.Load() == 1 {
+			c.log.Warn("the client is not reading fast enough; dropping notifications (review.list has every entry)")
 		}
-	}()
+	}
 }

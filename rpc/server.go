@@ -1,5 +1,8 @@
 // Package rpc owns hostd's JSON-RPC 2.0 server: LSP framing with a frame
-// cap, the method table that both dispatches calls and generates the
+// cap, each connection's read loop and its bounded outgoing queue (one
+// writer goroutine with a write deadline, so a client that stops reading
+// slows only itself), frames in flight held to the daemon's memory budget,
+// the method table that both dispatches calls and generates the
 // rpc.discover document, per-request cancellation ($/cancelRequest), the
 // one mapping from domain errors to wire codes, call statistics, and
 // graceful shutdown. Handlers are thin: decode params, find the session,
@@ -16,10 +19,12 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
@@ -42,6 +47,13 @@ type Options struct {
 	// daemon then shuts down as on SIGTERM. When nil, the server shuts
 	// itself down (Shutdown with limits.ShutdownGrace).
 	OnShutdown func()
+	// Budget is the daemon-wide memory budget; frames over 64 KiB take
+	// their length from it until their call is answered. Nil: unlimited.
+	Budget *budget.Budget
+	// WriteTimeout is how long a client may take to accept one frame
+	// before its connection is closed (socket connections; stdio has no
+	// deadline). Zero: 30 s.
+	WriteTimeout time.Duration
 }
 
 // cancelWait bounds how long Shutdown waits for handlers to return after
@@ -60,6 +72,14 @@ type Server struct {
 	table   []*Method
 	methods map[string]*Method
 	stats   *callStats
+	// writeTimeout is Options.WriteTimeout, defaulted.
+	writeTimeout time.Duration
+
+	// slowClosed counts connections closed because a frame was not
+	// accepted within writeTimeout; droppedGone counts the notifications
+	// dropped on connections since closed.
+	slowClosed  atomic.Int64
+	droppedGone atomic.Int64
 
 	// callsCtx is the parent of every request context; cancelling it
 	// cancels every call in flight (the end of the shutdown grace).
@@ -90,6 +110,10 @@ func NewServer(opts Options) *Server {
 		idle:      make(chan struct{}),
 		conns:     make(map[*conn]struct{}),
 		listeners: make(map[net.Listener]struct{}),
+	}
+	s.writeTimeout = opts.WriteTimeout
+	if s.writeTimeout <= 0 {
+		s.writeTimeout = defaultWriteTimeout
 	}
 	s.callsCtx, s.cancelCalls = context.WithCancel(context.Background())
 	s.table = s.methodTable()
@@ -159,18 +183,20 @@ func (s *Server) ServeConn(rwc io.ReadWriteCloser) {
 	s.mu.Unlock()
 
 	c.log.Debug("connection opened")
-	<-c.jc.DisconnectNotify()
+	c.serve()
 	c.log.Debug("connection closed")
 
 	s.mu.Lock()
 	delete(s.conns, c)
+	s.droppedGone.Add(c.out.dropped.Load())
 	s.mu.Unlock()
 }
 
 // Shutdown stops accepting connections and calls, waits for calls in
 // flight to be answered until ctx is done, then cancels those left (they
-// get REQUEST_CANCELLED) and closes every connection. It reports an error
-// when calls had to be cancelled.
+// get REQUEST_CANCELLED), gives every connection until then (or at least
+// cancelWait) to write the answers it has queued, and closes every
+// connection. It reports an error when calls had to be cancelled.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.draining = true
@@ -204,8 +230,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		conns = append(conns, c)
 	}
 	s.mu.Unlock()
+	deadline := time.Now().Add(cancelWait)
+	if d, ok := ctx.Deadline(); ok && d.After(deadline) {
+		deadline = d
+	}
 	for _, c := range conns {
-		c.jc.Close()
+		c.out.flush(deadline)
+		c.close()
 	}
 	return err
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/quote"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -112,7 +113,7 @@ func (m *Manager) Create(id string, ws *workspace.Workspace) (*Session, error) {
 		if s.State().Workspace.Root() == ws.Root() {
 			return s, nil
 		}
-		return nil, fmt.Errorf("%w: %q is live on workspace %s; use session.setWorkspace to switch", ErrConflict, id, s.State().Workspace.Root())
+		return nil, fmt.Errorf("%w: %s is live on workspace %s; use session.setWorkspace to switch", ErrConflict, quote.Short(id), s.State().Workspace.Root())
 	}
 	if len(m.sessions) >= m.lim.MaxSessions {
 		return nil, fmt.Errorf("%w: the daemon holds %d sessions; delete one with session.delete", ErrLimit, m.lim.MaxSessions)
@@ -128,7 +129,7 @@ func validID(id string) error {
 	}
 	for _, c := range id {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
-			return fmt.Errorf("%w: %q may use only letters, digits and the characters - _ . and colon", ErrBadID, id)
+			return fmt.Errorf("%w: %s may use only letters, digits and the characters - _ . and colon", ErrBadID, quote.Short(id))
 		}
 	}
 	return nil
@@ -146,7 +147,7 @@ func (m *Manager) Get(id string) (*Session, error) {
 	defer m.mu.Unlock()
 	s, ok := m.sessions[id]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q (create it with session.create)", ErrNotFound, id)
+		return nil, fmt.Errorf("%w: %s (create it with session.create)", ErrNotFound, quote.Short(id))
 	}
 	return s, nil
 }
@@ -159,7 +160,7 @@ func (m *Manager) Delete(id string) error {
 	delete(m.sessions, id)
 	m.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("%w: %q", ErrNotFound, id)
+		return fmt.Errorf("%w: %s", ErrNotFound, quote.Short(id))
 	}
 	s.State().Store.Close()
 	return nil

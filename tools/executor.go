@@ -25,6 +25,7 @@ import (
 	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/filelock"
+	"github.com/hostd-dev/hostd/quote"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 )
@@ -164,7 +165,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return nil, fmt.Errorf("%w: %q (tools: %v)", ErrUnknownTool, req.Tool, names)
+		return nil, fmt.Errorf("%w: %s (tools: %v)", ErrUnknownTool, quote.Short(req.Tool), names)
 	}
 	id := req.ToolCallID
 	if id == "" {

@@ -138,8 +138,10 @@ func run(ctx context.Context, args []string, std stdio) error {
 
 // newServer wires the daemon's domain objects into the RPC server.
 func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, store *review.Store, onShutdown func()) *rpc.Server {
+	// One budget for the whole daemon: frames in flight (rpc) and the
+	// payloads write and edit apply (tools) take from the same bytes.
+	mem := budget.New(cfg.Limits.MaxMemoryBytes, cfg.Limits.BudgetWait())
 	exec := tools.NewExecutor(tools.Options{
-		Budget:   budget.New(cfg.Limits.MaxMemoryBytes, cfg.Limits.BudgetWait()),
 		Sessions: sessions,
 		Limits:   cfg.Limits,
 		Log:      log,
@@ -147,6 +149,7 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, st
 		Blocks:   blockResolvers(cfg.Limits.MaxBlockParseBytes),
 		Syntax:   syntaxCheckers(cfg.Limits.MaxBlockParseBytes),
 		Tools:    builtinTools(),
+		Budget:   mem,
 	})
 	return rpc.NewServer(rpc.Options{
 		Limits:     cfg.Limits,
@@ -157,6 +160,7 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, st
 		Version:    version(),
 		Grammars:   blocks.Languages(),
 		OnShutdown: onShutdown,
+		Budget:     mem,
 	})
 }
 
