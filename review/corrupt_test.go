@@ -215,7 +215,7 @@ func runCorruptChild(t *testing.T, data []byte, damages []damage) {
 			recovered++
 		}
 	}
-	t.Logf("%d damaged files: %d moved aside, %d found intact (the damage fell on unused bytes)", len(damages), recovered, len(damages)-recovered)
+	t.Logf("%d damaged files: %d moved aside, %d found usable (the damage fell on free pages, or on values, which are checked when read)", len(damages), recovered, len(damages)-recovered)
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, stderr.String())
 	}

@@ -55,7 +55,7 @@ func TestE2EUnusableStateDirNamesTheCause(t *testing.T) {
 		t.Fatal("hostd started on an unusable state directory")
 	}
 	out := d.output()
-	if !strings.Contains(out, "not a directory") || strings.Contains(out, "another hostd") {
+	if !strings.Contains(out, "not a directory") || strings.Contains(out, "another hostd") || strings.Contains(out, "second daemon") {
 		t.Errorf("the refusal does not name its cause:\n%s", out)
 	}
 }
