@@ -71,6 +71,13 @@ type Change struct {
 	// act on the link itself, and its rollback makes the link again.
 	BeforeLink bool
 	AfterLink  bool
+
+	// Root is the root directory the path lies under (the workspace, or
+	// an approved root): a rollback confines its restore to it, even
+	// after the session is gone. Workspace is the session's workspace
+	// root, which review.sessions reports. Both are optional.
+	Root      string
+	Workspace string
 }
 
 func (c Change) kind() string {

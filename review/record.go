@@ -41,6 +41,10 @@ type entryRecord struct {
 	// Bytes is what this entry counts against retention: its before
 	// bytes, its diff and its paths.
 	Bytes int64 `json:"bytes"`
+	// Root and Workspace are Change's; absent in records written before
+	// they existed.
+	Root      string `json:"root,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
 }
 
 func (r *entryRecord) entry(diff string) Entry {
@@ -86,12 +90,14 @@ type intentRecord struct {
 }
 
 type intentPath struct {
-	Seq     uint64 `json:"seq"`
-	Path    string `json:"path"`
-	Display string `json:"display"`
-	Change  string `json:"change"`
-	Before  Facts  `json:"before"`
-	After   Facts  `json:"after"`
+	Seq       uint64 `json:"seq"`
+	Path      string `json:"path"`
+	Display   string `json:"display"`
+	Change    string `json:"change"`
+	Before    Facts  `json:"before"`
+	After     Facts  `json:"after"`
+	Root      string `json:"root,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
 }
 
 func seqKey(seq uint64) []byte {

@@ -166,7 +166,7 @@ func (s *Store) settleMutation(in *intentRecord) error {
 		diff += "note: recorded while settling a change interrupted by a crash or an aborted call; the file was left as found\n"
 		recs = append(recs, &entryRecord{
 			Seq: p.Seq, Session: in.Session, ToolCallID: in.ToolCallID, Tool: in.Tool,
-			Path: p.Path, Display: p.Display, Change: p.Change,
+			Path: p.Path, Display: p.Display, Change: p.Change, Root: p.Root, Workspace: p.Workspace,
 			Before: p.Before, After: after, At: s.clock().UTC(),
 			Bytes: int64(len(before) + len(diff) + len(p.Path) + len(p.Display)),
 		})

@@ -11,6 +11,7 @@ import (
 type Target struct {
 	Entry  Entry  // as recorded, without its diff
 	Path   string // canonical path
+	Root   string // the root the path lies under, when recorded
 	Before State  // what the rollback writes (or, when absent, removes)
 	After  Facts  // what the entry left; the live file must still be this
 
@@ -70,7 +71,7 @@ func (s *Store) BeginRestore(sessionID, toolCallID string) (*RestoreTxn, error) 
 	t := &RestoreTxn{s: s, key: key}
 	for i := range recs {
 		r := &recs[i]
-		tg := Target{Entry: r.entry(""), Path: r.Path, After: r.After, seq: r.Seq,
+		tg := Target{Entry: r.entry(""), Path: r.Path, Root: r.Root, After: r.After, seq: r.Seq,
 			Before: State{Exists: r.Before.Exists, Mode: r.Before.Mode, Link: r.Before.Link}}
 		if r.Before.Exists {
 			data, err := s.loadBefore(r.Seq, r.Before)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -243,6 +244,54 @@ func cmpSeq(a, b uint64) int {
 		return 1
 	}
 	return 0
+}
+
+// SessionSummary is one session that has review records, live or not.
+type SessionSummary struct {
+	SessionID string    `json:"sessionId"`
+	Workspace string    `json:"workspace,omitempty" doc:"the workspace root of its latest recorded call (absent for records older than this field)"`
+	Calls     int       `json:"calls"`
+	Entries   int       `json:"entries"`
+	Last      time.Time `json:"last" doc:"when its latest entry was recorded"`
+}
+
+// Sessions lists every session with records, the most recently changed
+// first.
+func (s *Store) Sessions() ([]SessionSummary, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	by := map[string]*SessionSummary{}
+	for _, c := range s.order { // oldest call first
+		sum := by[c.key.session]
+		if sum == nil {
+			sum = &SessionSummary{SessionID: c.key.session}
+			by[c.key.session] = sum
+		}
+		sum.Calls++
+		sum.Entries += len(c.entries)
+		for _, e := range c.entries {
+			if !e.At.Before(sum.Last) {
+				sum.Last = e.At
+				if e.Workspace != "" {
+					sum.Workspace = e.Workspace
+				}
+			}
+		}
+	}
+	out := make([]SessionSummary, 0, len(by))
+	for _, sum := range by {
+		out = append(out, *sum)
+	}
+	slices.SortFunc(out, func(a, b SessionSummary) int {
+		if c := b.Last.Compare(a.Last); c != 0 {
+			return c
+		}
+		return strings.Compare(a.SessionID, b.SessionID)
+	})
+	return out, nil
 }
 
 // List returns the session's entries, oldest first. A non-empty path keeps

@@ -71,7 +71,7 @@ func (s *Store) Begin(sessionID, toolCallID, tool string, changes []Change) (*Tx
 				}
 			}
 			t.intent.Paths = append(t.intent.Paths, intentPath{
-				Seq: seq, Path: c.Path, Display: c.Display, Change: c.kind(),
+				Seq: seq, Path: c.Path, Display: c.Display, Change: c.kind(), Root: c.Root, Workspace: c.Workspace,
 				Before: factsOf(c.BeforeExists, c.Before, c.BeforeMode).asLink(c.BeforeLink),
 				After:  factsOf(c.AfterExists, c.After, c.AfterMode).asLink(c.AfterLink),
 			})
@@ -176,7 +176,7 @@ func (t *Txn) Commit(landed map[string][]byte) ([]Entry, error) {
 		}
 		recs[i] = &entryRecord{
 			Seq: p.Seq, Session: t.key.session, ToolCallID: t.key.id, Tool: t.intent.Tool,
-			Path: c.Path, Display: c.Display, Change: p.Change,
+			Path: c.Path, Display: c.Display, Change: p.Change, Root: p.Root, Workspace: p.Workspace,
 			Before: p.Before, After: after, At: now,
 			Bytes: int64(len(c.Before) + len(diffs[i]) + len(c.Path) + len(c.Display)),
 		}

@@ -76,6 +76,8 @@ type options struct {
 	lock  func(sessionID string) (unlock func())
 	files *filelock.Table
 	dirOf func(abs string) (*workspace.Dir, bool)
+	// opened caches the recorded roots opened by this rollback.
+	opened map[string]*workspace.Dir
 }
 
 // WithFiles makes Rollback hold the daemon's file locks of every path it
@@ -176,7 +178,7 @@ func Rollback(ctx context.Context, store *review.Store, sessionID, toolCallID st
 		return nil, fmt.Errorf("%w: %w; nothing was restored", ErrFailed, err)
 	}
 	for i, t := range targets {
-		if err := o.restore(t.Path, t.Before, live[i]); err != nil {
+		if err := o.restore(t, t.Before, live[i]); err != nil {
 			if undoErr := o.undo(targets[:i], live[:i]); undoErr != nil {
 				leaveOpen = true
 				return nil, fmt.Errorf("%w: restoring %s failed (%v) and putting back the paths already restored failed too (%v); it will be finished when hostd restarts",
@@ -256,15 +258,16 @@ func differs(o review.Observation, after review.Facts) string {
 	return ""
 }
 
-// restore puts path back to st, confined to its root when there is one,
-// and only if it still holds live, what the conflict check saw.
-func (o *options) restore(path string, st, live review.State) error {
-	if o.dirOf != nil {
-		if d, ok := o.dirOf(path); ok {
-			return review.RestoreIn(d, path, st, workspace.Want(live.Exists, live.Data))
-		}
+// restore puts t's path back to st, confined to its root when there is
+// one (the live session's, else the one recorded with the entry), and
+// only if it still holds live, what the conflict check saw.
+func (o *options) restore(t review.Target, st, live review.State) error {
+	if d, ok := o.rootOf(t); ok {
+		want := workspace.Want(live.Exists, live.Data)
+		want.Link = live.Link
+		return review.RestoreIn(d, t.Path, st, want)
 	}
-	return restore(path, st)
+	return restore(t.Path, st)
 }
 
 // undo puts the paths already restored back to the live states check saw,
@@ -273,7 +276,7 @@ func (o *options) undo(targets []review.Target, live []review.State) error {
 	var errs []error
 	for i := len(targets) - 1; i >= 0; i-- {
 		var err error
-		if d, ok := o.rootOf(targets[i].Path); ok {
+		if d, ok := o.rootOf(targets[i]); ok {
 			err = review.RestoreIn(d, targets[i].Path, live[i], workspace.Expect{})
 		} else {
 			err = restore(targets[i].Path, live[i])
@@ -285,11 +288,30 @@ func (o *options) undo(targets []review.Target, live []review.State) error {
 	return errors.Join(errs...)
 }
 
-func (o *options) rootOf(path string) (*workspace.Dir, bool) {
-	if o.dirOf == nil {
+// rootOf is the open root t's path is confined to: the live session's
+// (WithRoots), else the root recorded with the entry, opened once per
+// rollback. Records from before roots were recorded have none.
+func (o *options) rootOf(t review.Target) (*workspace.Dir, bool) {
+	if o.dirOf != nil {
+		if d, ok := o.dirOf(t.Path); ok {
+			return d, true
+		}
+	}
+	if t.Root == "" {
 		return nil, false
 	}
-	return o.dirOf(path)
+	if d, ok := o.opened[t.Root]; ok {
+		return d, d != nil
+	}
+	d, err := workspace.OpenDir(t.Root)
+	if err != nil {
+		d = nil
+	}
+	if o.opened == nil {
+		o.opened = map[string]*workspace.Dir{}
+	}
+	o.opened[t.Root] = d
+	return d, d != nil
 }
 
 // laterCalls fills each conflict's Later from the session's review entries.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -363,5 +364,36 @@ func TestRestoreIOFailureNamesTheCause(t *testing.T) {
 	_, err = Rollback(context.Background(), f.store, "s1", "mv")
 	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "input/output error") {
 		t.Fatalf("Rollback = %v, want ErrIncomplete naming the cause", err)
+	}
+}
+
+// A rollback of a call whose session is gone is confined to the root
+// recorded with its entries: a directory on the way replaced by a link to
+// elsewhere makes the restore fail, and nothing outside is written.
+func TestRollbackIsConfinedToTheRecordedRoot(t *testing.T) {
+	f := newFixture(t)
+	root, err := filepath.EvalSymlinks(f.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.ws = root
+	f.write("sub/a.txt", "before\n", 0o644)
+	after := "after\n"
+	c := f.change("sub/a.txt", &after)
+	c.Root, c.Workspace = root, root
+	f.mutate("s", "c1", c)
+
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "a.txt"), []byte("after\n"), 0o644)
+	os.Rename(f.path("sub"), f.path("sub.aside"))
+	if err := os.Symlink(outside, f.path("sub")); err != nil {
+		t.Fatal(err)
+	}
+	f.restart() // the session is gone; only the record is left
+	if _, err := Rollback(context.Background(), f.store, "s", "c1"); err == nil {
+		t.Fatal("the rollback went through a link out of its root")
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "a.txt")); string(b) != "after\n" {
+		t.Fatalf("outside file written: %q", b)
 	}
 }

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/hostd-dev/hostd/quote"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rollback"
+	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -17,8 +19,9 @@ import (
 // for them gets METHOD_NOT_FOUND.
 func (s *Server) reviewMethods() []*Method {
 	return []*Method{
-		method("review.list", "The session's review entries (every change a tool made), oldest first; path keeps one file's.", s.reviewList).errors(CodeSessionNotFound),
-		method("review.rollback", "Undo every change of one tool call, all or nothing. ROLLBACK_CONFLICT when a file changed since (or the call was already rolled back); nothing is restored then.", s.reviewRollback).errors(CodeSessionNotFound, CodeReviewNotFound, CodeRollbackConflict),
+		method("review.sessions", "Every session with review records, live or not (a daemon restart ends sessions, never their records), the most recently changed first.", s.reviewSessions),
+		method("review.list", "The session's review entries (every change a tool made), oldest first; path keeps one file's. The session may be gone (a restart), as long as it has records.", s.reviewList).errors(CodeSessionNotFound),
+		method("review.rollback", "Undo every change of one tool call, all or nothing; the session may be gone, as long as it has records. ROLLBACK_CONFLICT when a file changed since (or the call was already rolled back); nothing is restored then.", s.reviewRollback).errors(CodeSessionNotFound, CodeReviewNotFound, CodeRollbackConflict),
 	}
 }
 
@@ -51,13 +54,43 @@ type ReviewList struct {
 	Entries []review.Entry `json:"entries" doc:"oldest first"`
 }
 
+// ReviewSessions is the result of review.sessions.
+type ReviewSessions struct {
+	Sessions []review.SessionSummary `json:"sessions" doc:"most recently changed first"`
+}
+
+func (s *Server) reviewSessions(context.Context, struct{}) (ReviewSessions, error) {
+	sums, err := s.opts.Review.Sessions()
+	if sums == nil {
+		sums = []review.SessionSummary{}
+	}
+	return ReviewSessions{Sessions: sums}, err
+}
+
+// recordedSession finds a session that is live or has review records: the
+// live one (nil when it is gone), or SESSION_NOT_FOUND for neither.
+func (s *Server) recordedSession(id string) (*session.Session, error) {
+	sess, err := s.opts.Sessions.Get(id)
+	if err == nil {
+		return sess, nil
+	}
+	if sums, serr := s.opts.Review.Sessions(); serr == nil {
+		for _, sum := range sums {
+			if sum.SessionID == id {
+				return nil, nil
+			}
+		}
+	}
+	return nil, newError(CodeSessionNotFound, "session not found: %s has no live session and no review records; review.sessions lists the sessions that have records", quote.Short(id))
+}
+
 func (s *Server) reviewList(_ context.Context, p ReviewListParams) (ReviewList, error) {
-	sess, err := s.opts.Sessions.Get(p.SessionID)
+	sess, err := s.recordedSession(p.SessionID)
 	if err != nil {
 		return ReviewList{}, err
 	}
 	path := p.Path
-	if path != "" {
+	if path != "" && sess != nil {
 		// Entries know the canonical path; a path spelled another way (a
 		// symlink, a relative path) still finds them.
 		if r, err := sess.State().Workspace.Resolve(path, workspace.Read); err == nil {
@@ -83,16 +116,22 @@ type RollbackResult struct {
 }
 
 func (s *Server) reviewRollback(ctx context.Context, p RollbackParams) (RollbackResult, error) {
-	sess, err := s.opts.Sessions.Get(p.SessionID)
+	sess, err := s.recordedSession(p.SessionID)
 	if err != nil {
 		return RollbackResult{}, err
 	}
-	// The session's mutation lock keeps a tool of this session from
-	// writing between the conflict check and the restore.
-	lock := func(string) func() { return sess.LockMutations() }
+	var opts []rollback.Option
+	if sess != nil {
+		// The session's mutation lock keeps a tool of this session from
+		// writing between the conflict check and the restore; its roots
+		// confine each restore. A session that is gone has no tools
+		// running, and each restore is confined to the root recorded
+		// with its entry.
+		lock := func(string) func() { return sess.LockMutations() }
+		opts = append(opts, rollback.WithLock(lock), rollback.WithRoots(sess.State().Workspace.DirOf))
+	}
 	// The file locks keep every other session's tools off the restored
-	// paths for as long; the session's roots confine each restore.
-	opts := []rollback.Option{rollback.WithLock(lock), rollback.WithRoots(sess.State().Workspace.DirOf)}
+	// paths for as long.
 	if s.opts.Executor != nil {
 		opts = append(opts, rollback.WithFiles(s.opts.Executor.Files()))
 	}
@@ -103,10 +142,22 @@ func (s *Server) reviewRollback(ctx context.Context, p RollbackParams) (Rollback
 		}
 		return RollbackResult{}, err
 	}
+	out := RollbackResult{Restored: make([]string, len(restored))}
+	if sess == nil {
+		display := map[string]string{}
+		if entries, err := s.opts.Review.List(p.SessionID, ""); err == nil {
+			for _, e := range entries {
+				display[e.Canonical] = e.Path
+			}
+		}
+		for i, path := range restored {
+			out.Restored[i] = cmp.Or(display[path], path)
+		}
+		return out, nil
+	}
 	// The session must not keep a tag for content the rollback replaced
 	// (edit-contract §13.1).
 	state := sess.State()
-	out := RollbackResult{Restored: make([]string, len(restored))}
 	for i, path := range restored {
 		state.Store.Invalidate(path, "was rolled back (review.rollback "+p.ToolCallID+")")
 		out.Restored[i] = state.Workspace.Display(path)

@@ -40,7 +40,8 @@ func mutate(t *testing.T, store *review.Store, sessionID, toolCallID, path, disp
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := review.Change{Path: path, Display: display, Before: before, BeforeExists: true, BeforeMode: 0o644, After: []byte(content), AfterExists: true, AfterMode: 0o644}
+	c := review.Change{Path: path, Display: display, Before: before, BeforeExists: true, BeforeMode: 0o644, After: []byte(content), AfterExists: true, AfterMode: 0o644,
+		Root: filepath.Dir(path), Workspace: filepath.Dir(path)}
 	txn, err := store.Begin(sessionID, toolCallID, "write", []review.Change{c})
 	if err != nil {
 		t.Fatal(err)
@@ -253,4 +254,40 @@ func TestHostInfoAndStatsReportARecoveredStore(t *testing.T) {
 	if st.Review == nil || st.Review.Recovered == nil || st.Review.Recovered.From != info.Review.Recovered.From {
 		t.Errorf("debug.stats review = %+v, want the recovery", st.Review)
 	}
+}
+
+// The desktop issue's durable records: after a restart (here the session
+// is deleted, as a restart ends it) the person at the desk still lists the
+// sessions with records, their entries, and rolls a call back; the
+// restore is confined to the root recorded with the entry.
+func TestReviewOfASessionThatIsGone(t *testing.T) {
+	store, opt := withReview(t)
+	h := newHarness(t, opt)
+	c := h.client()
+	var ref SessionRef
+	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "yesterday"}, &ref)
+	path := filepath.Join(ref.Workspace, "a.txt")
+	os.WriteFile(path, []byte("one\n"), 0o644)
+	mutate(t, store, "yesterday", "tc-1", path, "a.txt", "two\n")
+	mustCall(t, c, "session.delete", map[string]any{"sessionId": "yesterday"}, nil)
+
+	var sums ReviewSessions
+	mustCall(t, c, "review.sessions", nil, &sums)
+	if len(sums.Sessions) != 1 || sums.Sessions[0].SessionID != "yesterday" || sums.Sessions[0].Workspace != ref.Workspace || sums.Sessions[0].Entries != 1 || sums.Sessions[0].Calls != 1 {
+		t.Fatalf("review.sessions: %+v", sums.Sessions)
+	}
+	var list ReviewList
+	mustCall(t, c, "review.list", ReviewListParams{SessionID: "yesterday"}, &list)
+	if len(list.Entries) != 1 || list.Entries[0].ToolCallID != "tc-1" {
+		t.Fatalf("review.list of a session that is gone: %+v", list.Entries)
+	}
+	var res RollbackResult
+	mustCall(t, c, "review.rollback", RollbackParams{SessionID: "yesterday", ToolCallID: "tc-1"}, &res)
+	if !slices.Equal(res.Restored, []string{"a.txt"}) {
+		t.Errorf("restored %v", res.Restored)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "one\n" {
+		t.Errorf("file holds %q after the rollback", b)
+	}
+	wantError(t, call(t, c, "review.list", ReviewListParams{SessionID: "never"}, nil), CodeSessionNotFound, "review.sessions")
 }

@@ -69,6 +69,10 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 				Before: ch.Before, BeforeExists: ch.Existed, BeforeMode: ch.Mode,
 				After: ch.After, AfterExists: !ch.Remove, AfterMode: ch.Mode,
 				BeforeLink: ch.Link && ch.Existed, AfterLink: ch.Link && !ch.Remove,
+				Workspace: c.State.Workspace.Root(),
+			}
+			if d := ch.Path.Dir(); d != nil {
+				rc[i].Root = d.Path()
 			}
 		}
 		t, err := c.Review.Begin(c.Session.ID, c.ToolCallID, c.ToolName, rc)

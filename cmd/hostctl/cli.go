@@ -246,7 +246,8 @@ commands:
   session ID                       one session's snapshot store and registers
   call METHOD [JSON|-]             any method with JSON params (- reads them from stdin);
                                    prints the raw result
-  review list SESSION [PATH]       the session's recorded changes, with diffs
+  review sessions                  every session with recorded changes, live or not, newest first
+  review list SESSION [PATH]       the session's recorded changes, with diffs (also after a restart)
   review rollback SESSION TOOLCALL undo every change of one tool call
   version                          this hostctl's version, protocol and commit, and the
                                    daemon's version and protocol if one answers

@@ -23,6 +23,7 @@ var commands = []command{
 	{name: "stats", run: cmdStats},
 	{name: "session", args: "ID", min: 1, max: 1, run: cmdSession},
 	{name: "call", args: "METHOD [JSON|-]", min: 1, max: 2, run: cmdCall},
+	{name: "review sessions", run: cmdReviewSessions},
 	{name: "review list", args: "SESSION [PATH]", min: 1, max: 2, run: cmdReviewList},
 	{name: "review rollback", args: "SESSION TOOLCALL", min: 2, max: 2, run: cmdReviewRollback},
 }
@@ -36,7 +37,7 @@ func find(pos []string) (*command, []string, error) {
 	name, rest := pos[0], pos[1:]
 	if name == "review" {
 		if len(rest) == 0 {
-			return nil, nil, usageErrorf("review needs a subcommand: list or rollback")
+			return nil, nil, usageErrorf("review needs a subcommand: sessions, list or rollback")
 		}
 		name, rest = "review "+rest[0], rest[1:]
 	}
@@ -229,6 +230,19 @@ func noReview(method string, err error) error {
 		return fmt.Errorf("this daemon has no review support: it does not serve %s (upgrade hostd)", method)
 	}
 	return err
+}
+
+func cmdReviewSessions(ctx context.Context, a *app, c *client, _ []string) error {
+	raw, printed, err := fetch(ctx, a, c, "review.sessions", nil)
+	if err != nil || printed {
+		return noReview("review.sessions", err)
+	}
+	var l reviewSessions
+	if err := decode("review.sessions", raw, &l); err != nil {
+		return err
+	}
+	a.fmt.reviewSessions(a.io.out, l.Sessions)
+	return nil
 }
 
 func cmdReviewList(ctx context.Context, a *app, c *client, args []string) error {

@@ -283,6 +283,20 @@ func (f formatter) session(w io.Writer, d sessionDetail) {
 	tw.Flush()
 }
 
+func (f formatter) reviewSessions(w io.Writer, list []reviewSession) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, "no recorded changes")
+		return
+	}
+	tw := table(w)
+	row(tw, "SESSION", "WORKSPACE", "CALLS", "ENTRIES", "LAST CHANGE")
+	for _, s := range list {
+		row(tw, cell(s.SessionID), cell(s.Workspace), strconv.Itoa(s.Calls), strconv.Itoa(s.Entries), f.when(s.Last))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nsee one session's changes with: hostctl review list SESSION")
+}
+
 func (f formatter) reviewList(w io.Writer, sessionID string, entries []reviewEntry) {
 	if len(entries) == 0 {
 		fmt.Fprintf(w, "no review entries for session %s\n", cell(sessionID))

@@ -53,3 +53,23 @@ func TestNoReviewSupport(t *testing.T) {
 		}
 	}
 }
+
+// review sessions lists the sessions with records, live or not, so the
+// person at the desk finds yesterday's agent after a restart.
+func TestReviewSessions(t *testing.T) {
+	d := startFake(t, map[string]fakeMethod{
+		"review.sessions": canned(`{"sessions":[{"sessionId":"agent-1","workspace":"/w/app","calls":3,"entries":4,"last":"2026-12-02T14:37:14Z"},{"sessionId":"agent-0","calls":1,"entries":1,"last":"2026-12-01T09:00:00Z"}]}`),
+	})
+	code, out, errOut := runCLI(t, nil, "", "--socket", d.socket, "review", "sessions")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, w := range []string{"SESSION", "LAST CHANGE", "agent-1", "/w/app", "agent-0", "hostctl review list SESSION"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Index(out, "agent-1") > strings.Index(out, "agent-0") {
+		t.Errorf("not in the daemon's order (newest first):\n%s", out)
+	}
+}

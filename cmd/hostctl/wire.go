@@ -92,6 +92,18 @@ type register struct {
 	Bytes int64  `json:"bytes"`
 }
 
+type reviewSessions struct {
+	Sessions []reviewSession `json:"sessions"`
+}
+
+type reviewSession struct {
+	SessionID string `json:"sessionId"`
+	Workspace string `json:"workspace"`
+	Calls     int    `json:"calls"`
+	Entries   int    `json:"entries"`
+	Last      stamp  `json:"last"`
+}
+
 type reviewList struct {
 	Entries []reviewEntry `json:"entries"`
 }
