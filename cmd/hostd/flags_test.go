@@ -59,7 +59,9 @@ func TestBadCommandLinesAreUsageErrors(t *testing.T) {
 	zero := filepath.Join(dir, "zero.json")
 	os.WriteFile(zero, []byte(`{"limits":{"maxFrameBytes":0}}`), 0o600)
 	for _, args := range [][]string{
-		{"--stdio", "--socket", "/x.sock"},
+		{"--stdio", "--standalone", "--socket", "/x.sock"},
+		{"--stdio", "--state-dir", dir, "--socket", "/x.sock"},
+		{"--idle-exit", "-1s"},
 		{"--log-level", "loud"},
 		{"--frobnicate"},
 		{"serve"},
