@@ -128,6 +128,8 @@ type Config struct {
 	// ConfigFile is the --config file, handed on to a shared daemon that
 	// a forwarder starts.
 	ConfigFile string `json:"-"`
+	// RPCTrace logs every frame in and out, clipped (--rpc-trace).
+	RPCTrace bool `json:"-"`
 
 	Socket   string `json:"socket,omitempty"`
 	StateDir string `json:"stateDir,omitempty"`

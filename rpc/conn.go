@@ -155,6 +155,7 @@ func (c *conn) readRequest() (*jsonrpc2.Request, budget.Release, error) {
 			release()
 			return nil, nil, err
 		}
+		c.trace("in", body)
 		req, reject := parseRequest(body)
 		switch {
 		case reject != nil:
@@ -195,7 +196,24 @@ func (c *conn) send(msg any) error {
 	if err != nil {
 		return err
 	}
+	c.trace("out", body)
 	return c.out.reply(body)
+}
+
+// traceClip is how much of a frame the wire trace logs.
+const traceClip = 2 << 10
+
+// trace logs one frame of the wire trace (Options.Trace): its direction,
+// its size and its first traceClip bytes.
+func (c *conn) trace(dir string, body []byte) {
+	if !c.srv.opts.Trace {
+		return
+	}
+	shown := body
+	if len(shown) > traceClip {
+		shown = shown[:traceClip]
+	}
+	c.log.Info("rpc "+dir, zap.Int("bytes", len(body)), zap.ByteString("frame", shown), zap.Bool("clipped", len(shown) < len(body)))
 }
 
 // handle dispatches one request; held is the budget its frame holds,
@@ -363,6 +381,7 @@ func (c *conn) reply(req *jsonrpc2.Request, result any, err error) {
 			return
 		}
 	}
+	c.trace("out", body)
 	if werr := c.out.reply(body); werr != nil {
 		c.log.Debug("reply not sent", zap.String(LogMethod, req.Method), zap.Error(werr))
 	}

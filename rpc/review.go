@@ -195,6 +195,7 @@ func (s *Server) broadcastRecorded(r review.Recorded) {
 		return
 	}
 	for c := range s.conns {
+		c.trace("out", body)
 		if !c.out.notify(body) && c.out.dropped.Load() == 1 {
 			c.log.Warn("the client is not reading fast enough; dropping notifications (review.list has every entry)")
 		}

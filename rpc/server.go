@@ -41,6 +41,9 @@ type Options struct {
 	Log    *zap.Logger
 	// Version is the daemon's version as host.info reports it.
 	Version string
+	// Trace logs every frame in and out, clipped, at info level (the
+	// wire trace of hostd --rpc-trace, for client developers).
+	Trace bool
 	// Grammars are the languages block ops can resolve (host.info).
 	Grammars []string
 	// OnShutdown is called once host.shutdown has been answered; the

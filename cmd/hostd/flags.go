@@ -47,6 +47,7 @@ func parseConfig(args []string, out io.Writer) (config.Config, error) {
 		stdio      = fs.Bool("stdio", false, "talk JSON-RPC on stdin/stdout: forwarded to the user's shared daemon (started if none runs), or served in this process with --state-dir or --standalone")
 		standalone = fs.Bool("standalone", false, "with --stdio: serve in this process, independent of the shared daemon")
 		idleExit   = fs.Duration("idle-exit", 0, "shut down once no client has been connected for this `duration` (0: never)")
+		rpcTrace   = fs.Bool("rpc-trace", false, "log every JSON-RPC frame in and out (the first 2 KiB of each) at info level, for client developers")
 		socket     = fs.String("socket", cfg.Socket, "listen on this Unix socket `path`, in a private directory (with --stdio: the shared daemon's socket)")
 		stateDir   = fs.String("state-dir", cfg.StateDir, "keep durable state (review records) in this `directory`")
 		logFile    = fs.String("log-file", "", "append logs to this `file` instead of stderr")
@@ -88,6 +89,7 @@ func parseConfig(args []string, out io.Writer) (config.Config, error) {
 	}
 	cfg.Standalone = *standalone || set["state-dir"]
 	cfg.IdleExit = *idleExit
+	cfg.RPCTrace = *rpcTrace
 	if set["log-file"] {
 		cfg.LogFile = *logFile
 	}

@@ -161,6 +161,7 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, st
 		Grammars:   blocks.Languages(),
 		OnShutdown: onShutdown,
 		Budget:     mem,
+		Trace:      cfg.RPCTrace,
 	})
 }
 

@@ -160,6 +160,9 @@ func startShared(cfg config.Config) (<-chan error, error) {
 	if cfg.ConfigFile != "" {
 		args = append(args, "--config", cfg.ConfigFile)
 	}
+	if cfg.RPCTrace {
+		args = append(args, "--rpc-trace")
+	}
 	cmd := exec.Command(self, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil // /dev/null: the log file has its story
