@@ -41,6 +41,7 @@ func (s *Server) methodTable() []*Method {
 type HostInfo struct {
 	Name            string        `json:"name"`
 	Version         string        `json:"version"`
+	Commit          string        `json:"commit,omitempty" doc:"the commit the daemon was built from, when the build recorded it; a trailing +modified marks uncommitted changes"`
 	ProtocolVersion int           `json:"protocolVersion"`
 	PID             int           `json:"pid"`
 	StartedAt       time.Time     `json:"startedAt"`
@@ -76,6 +77,7 @@ func (s *Server) hostInfoResult() HostInfo {
 	return HostInfo{
 		Name:            "hostd",
 		Version:         s.opts.Version,
+		Commit:          s.opts.Commit,
 		ProtocolVersion: ProtocolVersion,
 		PID:             pid(),
 		StartedAt:       s.started,

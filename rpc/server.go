@@ -41,6 +41,8 @@ type Options struct {
 	Log    *zap.Logger
 	// Version is the daemon's version as host.info reports it.
 	Version string
+	// Commit is the commit the daemon was built from (host.info).
+	Commit string
 	// Trace logs every frame in and out, clipped, at info level (the
 	// wire trace of hostd --rpc-trace, for client developers).
 	Trace bool

@@ -18,7 +18,7 @@ import (
 // Exit codes; scripts may rely on them.
 const (
 	exitOK       = 0
-	exitFailed   = 1 // the daemon answered with an error, or the connection failed
+	exitFailed   = 1 // the daemon answered with an error, a tool call failed, or the connection failed
 	exitUsage    = 2 // the command line is wrong; nothing was sent
 	exitNoDaemon = 3 // nothing listens on the socket
 )

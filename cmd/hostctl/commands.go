@@ -220,7 +220,25 @@ func cmdCall(ctx context.Context, a *app, c *client, args []string) error {
 	if err := c.call(ctx, args[0], params, &raw); err != nil {
 		return err
 	}
-	return printJSON(a.io.out, raw)
+	if err := printJSON(a.io.out, raw); err != nil {
+		return err
+	}
+	// A tool that fails answers a result, not a JSON-RPC error; a script
+	// still needs to see that the call did not do what it asked.
+	var tool struct {
+		OK    *bool `json:"ok"`
+		Error *struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if args[0] == "tools.execute" && json.Unmarshal(raw, &tool) == nil && tool.OK != nil && !*tool.OK {
+		code := "an error"
+		if tool.Error != nil {
+			code = tool.Error.Code
+		}
+		return fmt.Errorf("the tool call failed with %s (the result above says why)", code)
+	}
+	return nil
 }
 
 // noReview explains a method-not-found from a review method: the daemon

@@ -73,3 +73,15 @@ func TestReviewSessions(t *testing.T) {
 		t.Errorf("not in the daemon's order (newest first):\n%s", out)
 	}
 }
+
+// hostctl call of a tool that fails prints the result and exits 1, so a
+// script sees the failure (a reused toolCallId once exited 0).
+func TestCallOfAFailingToolExitsNonZero(t *testing.T) {
+	d := startFake(t, map[string]fakeMethod{
+		"tools.execute": canned(`{"ok":false,"content":"Error INVALID_ARGUMENT: toolCallId \"call-1\" was already used","error":{"code":"INVALID_ARGUMENT","message":"toolCallId \"call-1\" was already used","retriable":false}}`),
+	})
+	code, out, errOut := runCLI(t, nil, "", "--socket", d.socket, "call", "tools.execute", `{"sessionId":"s","tool":"write","args":{}}`)
+	if code != exitFailed || !strings.Contains(out, `"ok": false`) || !strings.Contains(errOut, "INVALID_ARGUMENT") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}

@@ -75,7 +75,7 @@ func cmdVersion(ctx context.Context, a *app) error {
 		out := map[string]any{"client": map[string]any{"name": "hostctl", "version": client.Version, "protocolVersion": protocolVersion,
 			"commit": client.Commit, "modified": client.Modified, "goVersion": client.Go}}
 		if err == nil {
-			out["daemon"] = map[string]any{"name": in.Name, "version": in.Version, "protocolVersion": in.ProtocolVersion, "pid": in.PID, "socket": a.socket}
+			out["daemon"] = map[string]any{"name": in.Name, "version": in.Version, "commit": in.Commit, "protocolVersion": in.ProtocolVersion, "pid": in.PID, "socket": a.socket}
 		}
 		raw, mErr := json.Marshal(out)
 		if mErr != nil {
@@ -92,7 +92,11 @@ func cmdVersion(ctx context.Context, a *app) error {
 		return err
 	}
 	if !a.json {
-		fmt.Fprintf(a.io.out, "daemon  %s %s, protocol %d, pid %d, on %s\n", cell(in.Name), cell(in.Version), in.ProtocolVersion, in.PID, cell(a.socket))
+		commit := "commit unknown"
+		if in.Commit != "" {
+			commit = "commit " + cell(in.Commit)
+		}
+		fmt.Fprintf(a.io.out, "daemon  %s %s, protocol %d, %s, pid %d, on %s\n", cell(in.Name), cell(in.Version), in.ProtocolVersion, commit, in.PID, cell(a.socket))
 	}
 	if in.ProtocolVersion != protocolVersion {
 		fmt.Fprintf(a.io.err, "hostctl: the daemon speaks protocol %d and this hostctl protocol %d; use the hostctl built with that hostd\n", in.ProtocolVersion, protocolVersion)

@@ -16,7 +16,7 @@ func TestVersionShowsClientAndDaemon(t *testing.T) {
 		want := []string{
 			"client  hostctl dev, protocol 1, ",
 			", " + runtime.Version() + "\n",
-			"daemon  hostd 0.1.0, protocol 1, pid 4242, on " + d.socket + "\n",
+			"daemon  hostd 0.1.0, protocol 1, commit unknown, pid 4242, on " + d.socket + "\n",
 		}
 		for _, w := range want {
 			if code != exitOK || !strings.Contains(out, w) {

@@ -15,6 +15,7 @@ import (
 type hostInfo struct {
 	Name            string                     `json:"name"`
 	Version         string                     `json:"version"`
+	Commit          string                     `json:"commit"`
 	ProtocolVersion int                        `json:"protocolVersion"`
 	PID             int                        `json:"pid"`
 	StartedAt       stamp                      `json:"startedAt"`

@@ -162,6 +162,7 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, st
 		OnShutdown: onShutdown,
 		Budget:     mem,
 		Trace:      cfg.RPCTrace,
+		Commit:     readBuild().commitLabel(),
 	})
 }
 

@@ -41,6 +41,15 @@ func buildFrom(bi *debug.BuildInfo) build {
 	return b
 }
 
+// commitLabel is the commit as host.info reports it: empty when unknown,
+// with +modified for a build with uncommitted changes.
+func (b build) commitLabel() string {
+	if b.commit != "" && b.modified {
+		return b.commit + "+modified"
+	}
+	return b.commit
+}
+
 // describeBuild is the one line --version prints.
 func describeBuild(name string, b build) string {
 	commit := "commit unknown (built without version control information)"
