@@ -44,11 +44,14 @@ func TestHostInfoReportsTheLimitsInForce(t *testing.T) {
 }
 
 func TestHostInfoGrammarsComeFromTheCaller(t *testing.T) {
-	h := newHarness(t, func(o *Options) { o.Grammars = []string{"go", "rust"} })
+	h := newHarness(t, func(o *Options) { o.Grammars, o.Commit = []string{"go", "rust"}, "0123abcd+modified" })
 	var info HostInfo
 	mustCall(t, h.client(), "host.info", nil, &info)
 	if !reflect.DeepEqual(info.Grammars, []string{"go", "rust"}) {
 		t.Errorf("grammars = %v", info.Grammars)
+	}
+	if info.Commit != "0123abcd+modified" {
+		t.Errorf("commit = %q", info.Commit)
 	}
 }
 
