@@ -35,8 +35,8 @@ func peakRSS(t *testing.T, pid int) int64 {
 // the runtime and the collector's headroom, and every write must land or
 // be refused as HOST_BUSY.
 func TestE2EConcurrentLargeWritesStayBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("moves 250 MB through a real daemon")
+	if testing.Short() || raceEnabled {
+		t.Skip("moves 250 MB through a real daemon (not built with the race detector, so -race adds nothing here)")
 	}
 	const budget = 512 << 20
 	cfg := filepath.Join(t.TempDir(), "hostd.json")
