@@ -172,7 +172,6 @@ func Sum(body string) Digest {
 	return d
 }
 
-
 // Hasher computes Sum incrementally, one line at a time, so a streaming
 // reader can tag a file without holding it. The zero value is not usable;
 // call NewHasher.
