@@ -1,9 +1,11 @@
 package blocks
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // nestedMarkdown are the files of the report: a few hundred bytes of
@@ -138,13 +140,56 @@ func TestMarkdownNesting(t *testing.T) {
 		{"  - > 1. x", 8},
 		{"-", 1},
 		{"> -", 3},
+		{">\x00>", 3},
+		{"\x00\x00 x", 3},
 	}
 	for _, tt := range tests {
 		if got := markdownNesting(tt.line); got != tt.want {
 			t.Errorf("markdownNesting(%q) = %d, want %d", tt.line, got, tt.want)
 		}
 	}
+	if why := markdownGuard("text\r" + strings.Repeat(">", maxMarkdownNesting+1)); why == "" {
+		t.Error("a line after a lone CR was not checked")
+	}
 	if got := markdownNesting(strings.Repeat(">", 1<<20)); got != maxMarkdownNesting+1 {
 		t.Errorf("a long run of markers counted to %d; the count stops past the bound", got)
+	}
+}
+
+// TestDeepNestingEveryGrammar: every grammar's nesting constructs, at the
+// depths where a scanner's fixed state runs out (255 four-byte entries,
+// 510 two-byte ones in 1024 bytes) and far past them, closed and
+// truncated, through the API in a child. Raw, only the Markdown grammar
+// aborts; the YAML scanner writes one byte past the same buffer from
+// depth 510 on, which lands in the padding after it and is harmless
+// there, so it is pinned here.
+func TestDeepNestingEveryGrammar(t *testing.T) {
+	c := newParseChild(t)
+	depths := []int{254, 255, 256, 509, 510, 511}
+	if os.Getenv("HOSTD_STRESS") == "long" && !raceEnabled {
+		depths = append(depths, 1000, 5000, 20000)
+	}
+	for _, name := range Languages() {
+		start := time.Now()
+		for _, pair := range nesters[name] {
+			for _, depth := range depths {
+				open := strings.Repeat(pair[0], depth)
+				for _, text := range []string{open + "x\n", open + "x" + strings.Repeat(pair[1], depth) + "\n"} {
+					for _, mode := range []byte{modeRaw, modeGuarded} {
+						if mode == modeRaw && name == "markdown" {
+							continue // the guard's reason to exist
+						}
+						_, death, err := c.parse(mode, name, text)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if death != nil {
+							t.Errorf("%s, %q nested %d deep (%d bytes), mode %c: %s", name, pair[0], depth, len(text), mode, death)
+						}
+					}
+				}
+			}
+		}
+		t.Logf("%s: %v", name, time.Since(start))
 	}
 }

@@ -38,10 +38,17 @@ const maxMarkdownNesting = 128
 // is both its marker and the space after it) and never under-counts.
 // A line indented by more than maxMarkdownNesting columns is refused too;
 // such lines do not occur in the documents block ops are for.
+//
+// The grammar ends a line at "\r" as well as at "\n", so both split
+// lines here (a text is normalized to LF, but a lone CR stays).
 func markdownGuard(text string) string {
 	for row := 0; len(text) > 0; row++ {
-		line, rest, _ := strings.Cut(text, "\n")
-		text = rest
+		end := strings.IndexAny(text, "\n\r")
+		if end < 0 {
+			end = len(text)
+		}
+		line := text[:end]
+		text = text[min(end+1, len(text)):]
 		if d := markdownNesting(line); d > maxMarkdownNesting {
 			return "line " + strconv.Itoa(row+1) + " nests block quotes, list items or indentation more than " +
 				strconv.Itoa(maxMarkdownNesting) + " levels deep, which the Markdown grammar cannot parse safely"
@@ -52,14 +59,16 @@ func markdownGuard(text string) string {
 
 // markdownNesting counts the container markers and indentation columns
 // (a tab counts 4) at the start of line, stopping at the first character
-// that neither is nor opens a container. It stops counting past the
-// bound: only "over the bound" matters, and a long line of markers must
-// not cost more than the bound.
+// that neither is nor opens a container. A NUL byte counts as a space:
+// the grammar lets a block quote open right after one (FuzzParseChild
+// found ">>>\x00>>>..." past a guard that stopped there). It stops
+// counting past the bound: only "over the bound" matters, and a long
+// line of markers must not cost more than the bound.
 func markdownNesting(line string) int {
 	n := 0
 	for i := 0; i < len(line) && n <= maxMarkdownNesting; {
 		switch c := line[i]; {
-		case c == ' ' || c == '>':
+		case c == ' ' || c == '>' || c == 0:
 			n++
 			i++
 		case c == '\t':
