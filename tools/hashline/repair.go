@@ -258,6 +258,8 @@ func (s *search) notes() []string {
 	switch {
 	case s.outOfTime:
 		return []string{timeNote()}
+	case s.unjudged:
+		return []string{unjudgedNote()}
 	case s.exhausted:
 		return []string{budgetNote()}
 	}
@@ -266,6 +268,10 @@ func (s *search) notes() []string {
 
 func timeNote() string {
 	return "boundary repair could not finish its syntax checks within the edit call's parse time, so no row the ranges replaced was kept: the edit was applied as written (apart from any restated rows reported above). Check the changed lines below; if a closing or opening line went missing, put it back with one more edit"
+}
+
+func unjudgedNote() string {
+	return "boundary repair could not check the syntax of one of its candidate results (over the parse limit, or a shape the grammar cannot parse safely), so no row the ranges replaced was kept: the edit was applied as written (apart from any restated rows reported above). Check the changed lines below; if a closing or opening line went missing, put it back with one more edit"
 }
 
 func budgetNote() string {

@@ -34,6 +34,7 @@ type search struct {
 	judged        bool         // a check answered supported
 	exhausted     bool         // the budget ran out; the search result is void
 	outOfTime     bool         // it was the call's parse time that ran out
+	unjudged      bool         // it was a text the grammar could not judge
 	essential     map[int]bool // line -> deleting it alone breaks the original
 }
 
@@ -60,7 +61,7 @@ func (s *search) check(text string) (supported, clean bool) {
 	case supported:
 		s.judged = true
 	case s.judged || out:
-		s.exhausted, s.outOfTime = true, out
+		s.exhausted, s.outOfTime, s.unjudged = true, out, !out
 	}
 	return supported, clean
 }

@@ -62,3 +62,38 @@ func TestRepairOutOfTimeAtOnce(t *testing.T) {
 		t.Errorf("warnings %q, want the restatement's and the parse time's", o.warns)
 	}
 }
+
+// unjudgedSyntax judges texts like its grammar, except that it cannot
+// judge the listed ones (over the parse limit, refused by a guard), and
+// never because of time.
+type unjudgedSyntax struct {
+	grammar  setSyntax
+	unjudged map[string]bool
+}
+
+func (s unjudgedSyntax) Check(text string) (bool, bool) {
+	if s.unjudged[text] {
+		return false, false
+	}
+	return s.grammar.Check(text)
+}
+
+// A candidate the grammar cannot judge ends the search as time does: the
+// first candidate parses, the second cannot be judged, and keeping the
+// first would be a guess.
+func TestRepairUnjudgedCandidateDoesNotGuess(t *testing.T) {
+	input := "if (a) {\n  x();\n}\nif (b) {\n  y();\n}\n"
+	ops := "PUT 3.=3:\n+  X();\nPUT 6.=6:\n+  Y();"
+	lines, _ := splitText(input)
+	keepFirst := "if (a) {\n  x();\n  X();\n}\nif (b) {\n  y();\n  Y();\n"
+	keepSecond := "if (a) {\n  x();\n  X();\nif (b) {\n  y();\n  Y();\n}\n"
+	authored := "if (a) {\n  x();\n  X();\nif (b) {\n  y();\n  Y();\n"
+	syn := unjudgedSyntax{grammar: setSyntax{wholeText(lines): true, keepFirst: true}, unjudged: map[string]bool{keepSecond: true}}
+	o := runRepair(t, input, ops, Env{}, syn)
+	if o.err != nil || o.got != authored {
+		t.Fatalf("got %q, %v; want the edit as written, %q", o.got, o.err, authored)
+	}
+	if len(o.warns) != 1 || !strings.Contains(o.warns[0], "could not check the syntax of one of its candidate results") {
+		t.Errorf("warnings %q, want the one saying a candidate could not be judged", o.warns)
+	}
+}
