@@ -108,7 +108,7 @@ var nesters = map[string][][2]string{
 // and names its shape.
 func stressInput(rng *rand.Rand, name string, maxSize int, seeds []string) (shape, text string) {
 	size := 1 + rng.IntN(maxSize)
-	if rng.IntN(4) > 0 {
+	if rng.IntN(8) > 0 {
 		size = 1 + rng.IntN(min(maxSize, 4<<10)) // most inputs small: more of them per second
 	}
 	var sb strings.Builder
