@@ -148,8 +148,8 @@ func TestMarkdownNesting(t *testing.T) {
 			t.Errorf("markdownNesting(%q) = %d, want %d", tt.line, got, tt.want)
 		}
 	}
-	if why := markdownGuard("text\r" + strings.Repeat(">", maxMarkdownNesting+1)); why == "" {
-		t.Error("a line after a lone CR was not checked")
+	if why := markdownGuard("a\nb\ntext\r" + strings.Repeat(">", maxMarkdownNesting+1)); !strings.HasPrefix(why, "line 3 nests") {
+		t.Errorf("a line after a lone CR: %q, want it refused as line 3", why)
 	}
 	if got := markdownNesting(strings.Repeat(">", 1<<20)); got != maxMarkdownNesting+1 {
 		t.Errorf("a long run of markers counted to %d; the count stops past the bound", got)

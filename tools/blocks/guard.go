@@ -39,19 +39,18 @@ const maxMarkdownNesting = 128
 // A line indented by more than maxMarkdownNesting columns is refused too;
 // such lines do not occur in the documents block ops are for.
 //
-// The grammar ends a line at "\r" as well as at "\n", so both split
-// lines here (a text is normalized to LF, but a lone CR stays).
+// The grammar ends a line at "\r" as well as at "\n", so a lone CR (a
+// text is normalized to LF, but one can stay) starts a line here too;
+// the reason names the LF line, the one the edit tool shows.
 func markdownGuard(text string) string {
 	for row := 0; len(text) > 0; row++ {
-		end := strings.IndexAny(text, "\n\r")
-		if end < 0 {
-			end = len(text)
-		}
-		line := text[:end]
-		text = text[min(end+1, len(text)):]
-		if d := markdownNesting(line); d > maxMarkdownNesting {
-			return "line " + strconv.Itoa(row+1) + " nests block quotes, list items or indentation more than " +
-				strconv.Itoa(maxMarkdownNesting) + " levels deep, which the Markdown grammar cannot parse safely"
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		for part := range strings.SplitSeq(line, "\r") {
+			if markdownNesting(part) > maxMarkdownNesting {
+				return "line " + strconv.Itoa(row+1) + " nests block quotes, list items or indentation more than " +
+					strconv.Itoa(maxMarkdownNesting) + " levels deep, which the Markdown grammar cannot parse safely"
+			}
 		}
 	}
 	return ""
