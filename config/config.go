@@ -47,6 +47,7 @@ type Limits struct {
 	MaxBlockParseBytes    int64 `json:"maxBlockParseBytes"`    // 4 MiB: decline the block op
 	RepeatGuardAttempts   int   `json:"repeatGuardAttempts"`   // 3: counted failures on one path in one prompt stop the turn
 	RecoveryDiffTimeoutMs int   `json:"recoveryDiffTimeoutMs"` // bound on the drift-recovery diff
+	MaxParseMs            int   `json:"maxParseMs"`            // 500: parse time of one edit call (block ops and repair checks together)
 
 	// Daemon, rpc.md §1.
 	MaxSessions     int   `json:"maxSessions"`     // SESSION_LIMIT past this
@@ -99,6 +100,7 @@ func DefaultLimits() Limits {
 		MaxBlockParseBytes:    4 * mib,
 		RepeatGuardAttempts:   3,
 		RecoveryDiffTimeoutMs: 2000,
+		MaxParseMs:            500,
 
 		MaxSessions:     256,
 		MaxFrameBytes:   64 * mib,
@@ -185,7 +187,7 @@ func (l Limits) Validate() error {
 		"maxRegisterLines": int64(l.MaxRegisterLines), "maxRegisterBytes": l.MaxRegisterBytes,
 		"maxNamedRegisters": int64(l.MaxNamedRegisters), "maxBlockParseBytes": l.MaxBlockParseBytes,
 		"repeatGuardAttempts": int64(l.RepeatGuardAttempts), "recoveryDiffTimeoutMs": int64(l.RecoveryDiffTimeoutMs),
-		"maxSessions": int64(l.MaxSessions), "maxFrameBytes": l.MaxFrameBytes, "shutdownGraceMs": int64(l.ShutdownGraceMs),
+		"maxParseMs": int64(l.MaxParseMs), "maxSessions": int64(l.MaxSessions), "maxFrameBytes": l.MaxFrameBytes, "shutdownGraceMs": int64(l.ShutdownGraceMs),
 		"maxMemoryBytes": l.MaxMemoryBytes, "maxRetainedBytes": l.MaxRetainedBytes, "maxBudgetWaitMs": int64(l.MaxBudgetWaitMs),
 		"maxReviewEntriesPerSession": int64(l.MaxReviewEntriesPerSession), "maxReviewBytesPerSession": l.MaxReviewBytesPerSession,
 		"maxReviewEntries": int64(l.MaxReviewEntries), "maxReviewBytes": l.MaxReviewBytes,
@@ -204,6 +206,11 @@ func (l Limits) Validate() error {
 // BudgetWait is MaxBudgetWaitMs as a duration.
 func (l Limits) BudgetWait() time.Duration {
 	return time.Duration(l.MaxBudgetWaitMs) * time.Millisecond
+}
+
+// ParseBudget is MaxParseMs as a duration.
+func (l Limits) ParseBudget() time.Duration {
+	return time.Duration(l.MaxParseMs) * time.Millisecond
 }
 
 // ShutdownGrace is ShutdownGraceMs as a duration.

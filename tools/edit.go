@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
@@ -73,6 +74,10 @@ type editor struct {
 	body string
 	dig  workspace.Digest
 
+	// parse bounds every parse of the call (block ops, repair checks):
+	// its deadline is the call's parse time, config.Limits.MaxParseMs.
+	parse context.Context
+
 	warnings   []string
 	errContent string // lines an error shows the model, under their header
 }
@@ -131,6 +136,13 @@ func (ed *editor) run(ctx context.Context) *EditResult {
 	if err := ctx.Err(); err != nil {
 		return ed.fail(Errorf(CodeToolFailed, "the call was cancelled; nothing was changed"))
 	}
+	budget := ed.c.Limits.ParseBudget()
+	if budget <= 0 {
+		budget = config.DefaultLimits().ParseBudget()
+	}
+	parse, stop := context.WithTimeout(ctx, budget)
+	defer stop()
+	ed.parse = parse
 	plan, e := ed.gate()
 	if e != nil {
 		return ed.fail(e)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -9,8 +10,8 @@ import (
 )
 
 func withBlocks(e *editEnv) {
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Blocks: func(path, text string) (BlockResolver, error) {
-		return blocks.NewResolver(path, text, e.lim.MaxBlockParseBytes)
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Blocks: func(ctx context.Context, path, text string) (BlockResolver, error) {
+		return blocks.NewResolverContext(ctx, path, text, e.lim.MaxBlockParseBytes)
 	}})
 }
 

@@ -79,7 +79,7 @@ func (ed *editor) direct(v *session.Version) (*plan, *Error) {
 func (ed *editor) resolve(ir hashline.IR, text string, lines []string) (hashline.IR, *Error) {
 	var resolver hashline.BlockResolver
 	if hasBlocks(ir) && ed.c.Blocks != nil {
-		r, err := ed.c.Blocks(ed.path.Abs, text)
+		r, err := ed.c.Blocks(ed.parse, ed.path.Abs, text)
 		if err != nil {
 			return hashline.IR{}, Errorf(CodeBlockUnresolved, "block ops are unavailable for %s: %v; use a line range (PUT N.=M:, CUT N.=M) instead", ed.path.Display, err)
 		}
@@ -98,7 +98,7 @@ func (ed *editor) resolve(ir hashline.IR, text string, lines []string) (hashline
 	}
 	var syn hashline.Syntax
 	if ed.c.Syntax != nil {
-		syn = ed.c.Syntax(ed.path.Abs, text)
+		syn = ed.c.Syntax(ed.parse, ed.path.Abs, text)
 	}
 	ir, warnings, err := hashline.Repair(lines, ir, syn)
 	if err != nil {
@@ -211,7 +211,7 @@ func (ed *editor) recoverDrift() (p *plan, why string, e *Error) {
 		// Blocks resolve against the tagged snapshot (edit-contract §8.2).
 		var resolver hashline.BlockResolver
 		if ed.c.Blocks != nil {
-			r, rerr := ed.c.Blocks(ed.path.Abs, snap.Text)
+			r, rerr := ed.c.Blocks(ed.parse, ed.path.Abs, snap.Text)
 			if rerr != nil {
 				return nil, "", Errorf(CodeBlockUnresolved, "block ops are unavailable for %s: %v; use a line range instead", ed.path.Display, rerr)
 			}

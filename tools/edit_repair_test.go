@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -9,8 +10,8 @@ import (
 )
 
 func withRepair(e *editEnv) {
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Syntax: func(path, text string) hashline.Syntax {
-		s, err := blocks.NewSyntax(path, text, e.lim.MaxBlockParseBytes)
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Syntax: func(ctx context.Context, path, text string) hashline.Syntax {
+		s, err := blocks.NewSyntaxContext(ctx, path, text, e.lim.MaxBlockParseBytes)
 		if err != nil {
 			return nil
 		}

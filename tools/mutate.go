@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io/fs"
 	"strconv"
@@ -15,12 +16,15 @@ import (
 
 // BlockResolverFactory builds the syntactic block resolver for one text of
 // one path (edit-contract §8.2). It lives here so the executor can carry
-// it without importing the grammars.
-type BlockResolverFactory func(path, text string) (BlockResolver, error)
+// it without importing the grammars. ctx bounds its parse: the edit call
+// passes one context to every resolver and checker it builds, whose
+// deadline is the call's parse time (config.Limits.MaxParseMs).
+type BlockResolverFactory func(ctx context.Context, path, text string) (BlockResolver, error)
 
 // SyntaxFactory builds the syntax checker boundary repair uses for one
-// path (edit-contract §8.4); nil when this build has no grammars.
-type SyntaxFactory func(path, text string) hashline.Syntax
+// path (edit-contract §8.4); nil when this build has no grammars. ctx
+// bounds its parses, as for BlockResolverFactory.
+type SyntaxFactory func(ctx context.Context, path, text string) hashline.Syntax
 
 // BlockResolver resolves the block opening at a 1-based line.
 type BlockResolver interface {

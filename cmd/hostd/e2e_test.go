@@ -202,6 +202,43 @@ func TestE2EBlockOpResolves(t *testing.T) {
 	}
 }
 
+// The model writes a Markdown file of 256 nested block quotes, which
+// aborted the grammar and the daemon with it, then edits it with a block
+// op and with a range whose last row restates the next line (boundary
+// repair parses). Both answer, and the daemon lives on.
+func TestE2EDeeplyNestedMarkdownKeepsTheDaemon(t *testing.T) {
+	d := startDaemon(t, "")
+	c := d.client()
+	ws := t.TempDir()
+	var ref struct{ SessionID string }
+	mustCall(t, c, "session.create", map[string]any{"workspace": ws}, &ref)
+	deep := strings.Repeat("> ", 256) + "quote"
+	exec := func(tool string, args map[string]any) map[string]any {
+		var res map[string]any
+		if e := call(t, c, "tools.execute", map[string]any{"sessionId": ref.SessionID, "tool": tool, "args": args}, &res); e != nil {
+			t.Fatalf("%s: %+v; daemon output:\n%s", tool, e, d.output())
+		}
+		return res
+	}
+	w := exec("write", map[string]any{"path": "deep.md", "content": "# Title\n" + deep + "\n"})
+	if w["ok"] != true {
+		t.Fatalf("write: %v", w)
+	}
+	block := exec("edit", map[string]any{"path": "deep.md", "tag": w["tag"], "ops": "PUT 1*:\n+# Other"})
+	if block["ok"] != false || !strings.Contains(block["content"].(string), "128 levels deep") {
+		t.Errorf("block op: %v", block)
+	}
+	rng := exec("edit", map[string]any{"path": "deep.md", "tag": w["tag"], "ops": "PUT 1.=1:\n+# Other\n+" + deep})
+	if rng["ok"] != true {
+		t.Errorf("range edit: %v", rng)
+	}
+	var info map[string]any
+	mustCall(t, c, "host.info", nil, &info)
+	if b, _ := os.ReadFile(filepath.Join(ws, "deep.md")); string(b) != "# Other\n"+deep+"\n" {
+		t.Errorf("after the edits: %q", b)
+	}
+}
+
 func TestE2EMalformedJSON(t *testing.T) {
 	d := startDaemon(t, "")
 	r := d.raw()

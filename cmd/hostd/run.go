@@ -173,10 +173,10 @@ func builtinTools() []tools.Tool {
 }
 
 // syntaxCheckers give boundary repair a whole-text parse check in the
-// file's grammar (edit-contract §8.4).
+// file's grammar (edit-contract §8.4), within the call's parse time.
 func syntaxCheckers(maxParseBytes int64) tools.SyntaxFactory {
-	return func(path, text string) hashline.Syntax {
-		s, err := blocks.NewSyntax(path, text, maxParseBytes)
+	return func(ctx context.Context, path, text string) hashline.Syntax {
+		s, err := blocks.NewSyntaxContext(ctx, path, text, maxParseBytes)
 		if err != nil {
 			return nil
 		}
@@ -185,10 +185,11 @@ func syntaxCheckers(maxParseBytes int64) tools.SyntaxFactory {
 }
 
 // blockResolvers resolves N* locators with the tree-sitter grammars,
-// declining files over maxParseBytes.
+// declining files over maxParseBytes and parses past the call's parse
+// time.
 func blockResolvers(maxParseBytes int64) tools.BlockResolverFactory {
-	return func(path, text string) (tools.BlockResolver, error) {
-		return blocks.NewResolver(path, text, maxParseBytes)
+	return func(ctx context.Context, path, text string) (tools.BlockResolver, error) {
+		return blocks.NewResolverContext(ctx, path, text, maxParseBytes)
 	}
 }
 

@@ -3,6 +3,7 @@ package blocks
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	sitter "github.com/smacker/go-tree-sitter"
 
+	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -122,5 +124,59 @@ func BenchmarkBlockOps20x5000(b *testing.B) {
 			r.Resolve(line + i)
 		}
 		r.Close()
+	}
+}
+
+// brokenSource is size bytes of code-like text that parses in no grammar,
+// the input whose error recovery used to hold an edit call for seconds.
+func brokenSource(size int) string {
+	rng := rand.New(rand.NewPCG(uint64(size), 7))
+	const alphabet = "abcdefgh  ()[]{}:;,.=+-*/'\"#<>!&|"
+	var sb strings.Builder
+	for sb.Len() < size {
+		for range 20 + rng.IntN(80) {
+			sb.WriteByte(alphabet[rng.IntN(len(alphabet))])
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+// BenchmarkCheckBroken is one syntax check of a large file that does not
+// parse: within an edit call's parse time (the default 500 ms) and, for
+// comparison, bounded only by the per-parse backstop.
+func BenchmarkCheckBroken(b *testing.B) {
+	budget := config.DefaultLimits().ParseBudget()
+	for _, tc := range []struct {
+		name, path string
+		size       int
+	}{
+		{"python-400KiB", "bench.py", 400 << 10},
+		{"typescript-1MiB", "bench.ts", 1 << 20},
+	} {
+		text := brokenSource(tc.size)
+		for _, bounded := range []bool{true, false} {
+			name := tc.name + "/call-budget"
+			if !bounded {
+				name = tc.name + "/backstop-only"
+			}
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					ctx, cancel := context.Background(), context.CancelFunc(func() {})
+					if bounded {
+						ctx, cancel = context.WithTimeout(ctx, budget)
+					}
+					s, err := NewSyntaxContext(ctx, tc.path, text, defaultLimit)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, clean := s.Check(text); clean {
+						b.Fatal("the broken text parsed cleanly")
+					}
+					cancel()
+				}
+			})
+		}
 	}
 }

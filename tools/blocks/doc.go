@@ -33,7 +33,8 @@
 // token, or a single-line statement; the decline says which and, when it
 // can, names the enclosing construct's lines (or the line itself) as the
 // alternative. A file that does not parse cleanly, a text over the parse
-// limit and a file type without a grammar decline every block op; only
+// limit or refused by its grammar's guard, a parse past the call's parse
+// time and a file type without a grammar decline every block op; only
 // block ops are lost and the message says so.
 //
 // # Attached nodes and comments (edit-contract §8.2)
@@ -65,10 +66,45 @@
 //
 // A Resolver parses its text at most once, on the first Resolve, so a call
 // with many block ops costs one parse. Texts over the configured limit
-// (config.Limits.MaxBlockParseBytes) are never parsed, a parse is bounded
-// in time, and Close frees the tree. One resolution walks one root-to-
-// anchor path and the anchor's siblings with cursors, never asking a node
-// for its parent or stepping sibling by sibling (both linear per step in
-// tree-sitter), and tries a bounded number of enclosing constructs for
-// the alternative, so deeply nested or very wide files stay linear.
+// (config.Limits.MaxBlockParseBytes) are never parsed, and Close frees the
+// tree. A parse is bounded in time: by the context the resolver or the
+// syntax checker was made with (NewResolverContext, NewSyntaxContext),
+// whose deadline is the edit call's parse time (config.Limits.MaxParseMs,
+// 500 ms) shared by its block resolution and every repair check, and by
+// a 10 s backstop without one. Past it the parse stops: block ops decline
+// (ErrParseTime) naming the plain range, and Check answers that it cannot
+// tell, which boundary repair treats as the end of its search. Error
+// recovery on a large broken file is what needs this: 400 KiB of junk
+// Python or 1 MiB of junk TypeScript takes seconds to parse. One
+// resolution walks one root-to-anchor path and the anchor's siblings
+// with cursors, never asking a node for its parent or stepping sibling
+// by sibling (both linear per step in tree-sitter), and tries a bounded
+// number of enclosing constructs for the alternative, so deeply nested or
+// very wide files stay linear.
+//
+// # Texts a grammar cannot take
+//
+// The grammars are C code in the daemon's process, and an input that
+// trips one of their assertions or overflows one of their buffers aborts
+// the process with every session in it. Such inputs never reach a
+// parser: a language may have a guard (guard.go) that refuses them before
+// any parse, and a refused text is handled like one over the parse limit
+// (block ops decline with ErrUnsafe; Check answers unsupported). The
+// known case and its bound:
+//
+//   - markdown: before its text, a line may hold at most 128 block-quote
+//     markers, list markers and whitespace columns together (a tab
+//     counts 4; maxMarkdownNesting), so at most 64 levels of "> " and
+//     never more than 128 open containers. The grammar's scanner
+//     overflows tree-sitter's 1024-byte state buffer at 255 open
+//     containers, which a 518-byte file of 256 nested "> " reaches.
+//
+// The other grammars have no guard: their scanners bound their own
+// state, and none aborted in the tests that parse generated inputs (deep
+// nesting, long lines, odd bytes, truncated and mutated files) for every
+// grammar in a child process (TestParseStress, FuzzParseChild,
+// TestDeepNestingEveryGrammar). The YAML scanner's bound is off by one:
+// from 510 open indentation levels on it writes one byte past the same
+// buffer, into the padding that ends the lexer's struct, where it does
+// no harm; TestDeepNestingEveryGrammar pins that.
 package blocks

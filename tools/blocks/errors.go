@@ -6,7 +6,7 @@ import (
 )
 
 // Sentinels for the ways a block op declines. Every decline is an
-// *UnresolvedError that unwraps to one of the first five, so the tool layer
+// *UnresolvedError that unwraps to one of the first seven, so the tool layer
 // can tell them apart with errors.Is without parsing the reason.
 var (
 	// ErrUnsupported: no grammar for this file type. Block ops only are
@@ -18,6 +18,12 @@ var (
 	// ErrNotClean: the file does not parse without errors, so no span is
 	// trusted (edit-contract §8.2).
 	ErrNotClean = errors.New("file does not parse cleanly")
+	// ErrUnsafe: the text has a shape its grammar is known to crash on
+	// (guard.go), so it is never parsed.
+	ErrUnsafe = errors.New("file cannot be parsed safely for block ops")
+	// ErrParseTime: the parse did not finish within the edit call's parse
+	// time (config.Limits.MaxParseMs), or that time was already spent.
+	ErrParseTime = errors.New("file could not be parsed in time for block ops")
 	// ErrLineRange: the anchor is not a line of the file.
 	ErrLineRange = errors.New("line outside the file")
 	// ErrNoBlock: the line opens no multi-line construct (blank, comment,

@@ -36,6 +36,18 @@ type language struct {
 	attached []string
 	// markdown enables heading sections (edit-contract §8.2).
 	markdown bool
+	// guard, when set, is run before every parse and refuses a text the
+	// grammar is known to crash on, with the reason (guard.go).
+	guard func(text string) string
+}
+
+// refuse is the guard's reason for not parsing text, "" when it may be
+// parsed.
+func (l *language) refuse(text string) string {
+	if l.guard == nil {
+		return ""
+	}
+	return l.guard(text)
 }
 
 func jsonGrammar() *sitter.Language { return sitter.NewLanguage(tsjson.Language()) }
@@ -52,7 +64,7 @@ var languages = map[string]*language{
 	"javascript": {name: "javascript", grammar: javascript.GetLanguage, attached: ecmaAttached},
 	"json":       {name: "json", grammar: jsonGrammar},
 	"jsx":        {name: "jsx", grammar: javascript.GetLanguage, attached: ecmaAttached},
-	"markdown":   {name: "markdown", grammar: markdown.GetLanguage, markdown: true, lists: []string{"list", "section"}},
+	"markdown":   {name: "markdown", grammar: markdown.GetLanguage, markdown: true, lists: []string{"list", "section"}, guard: markdownGuard},
 	"python":     {name: "python", grammar: python.GetLanguage, lists: []string{"block"}, attached: []string{"decorator"}},
 	"rust":       {name: "rust", grammar: rust.GetLanguage, attached: []string{"attribute_item"}},
 	"toml":       {name: "toml", grammar: toml.GetLanguage},

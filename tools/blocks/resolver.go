@@ -11,17 +11,12 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// parseTimeout bounds one parse. Tree-sitter is linear on ordinary input
-// and the text is already capped at the parse limit; this is the backstop
-// for a pathological input that drives error recovery into a long search,
-// so an edit call can never hang on a block op.
-const parseTimeout = 10 * time.Second
-
 // Resolver resolves block locators against one text. It parses the text
 // at most once, on the first Resolve, however many block ops the call
 // carries; Close releases the tree. A Resolver is safe for concurrent use,
 // but resolutions are serialized: it is meant to live for one edit call.
 type Resolver struct {
+	ctx      context.Context // bounds the parse: the edit call's parse time
 	path     string
 	text     string
 	maxBytes int64
@@ -47,12 +42,22 @@ type Resolver struct {
 // The path picks the grammar: by well-known file name, then by extension,
 // then by a #! line. maxParseBytes is config.Limits.MaxBlockParseBytes; a
 // larger text declines every block op. Nothing is parsed until the first
-// Resolve.
+// Resolve. The parse is bounded by parseTimeout alone; an edit call uses
+// NewResolverContext.
 func NewResolver(path string, text string, maxParseBytes int64) (*Resolver, error) {
+	return NewResolverContext(context.Background(), path, text, maxParseBytes)
+}
+
+// NewResolverContext is NewResolver with a parse bounded by ctx: past its
+// deadline, or once it is cancelled, the parse stops and every block op
+// declines with ErrParseTime. An edit call passes one context to all its
+// resolvers and syntax checks, whose deadline is the call's parse time.
+func NewResolverContext(ctx context.Context, path string, text string, maxParseBytes int64) (*Resolver, error) {
 	if maxParseBytes <= 0 {
 		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
 	}
 	return &Resolver{
+		ctx:      ctx,
 		path:     path,
 		text:     text,
 		maxBytes: maxParseBytes,
@@ -131,14 +136,19 @@ func (r *Resolver) parseLocked() *UnresolvedError {
 	}
 	r.parsed = true
 	r.parses++
-	parser := sitter.NewParser()
-	defer parser.Close()
-	parser.SetLanguage(r.lang.grammar())
-	parser.SetOperationLimit(int(max(r.timeout/time.Microsecond, 1)))
-	tree, err := parser.ParseCtx(context.Background(), nil, []byte(r.text))
-	if err != nil {
-		r.fileErr = decline(ErrNotClean, 0, "the file could not be parsed as %s within %s, so block ops are declined; %s",
-			r.lang.name, r.timeout, plainOps)
+	tree, why, reason := parse(r.ctx, r.lang, r.text, r.timeout)
+	switch why {
+	case refused:
+		r.fileErr = decline(ErrUnsafe, 0, "block ops are declined for this file: %s; %s", reason, plainOps)
+		return r.fileErr
+	case spent:
+		r.fileErr = decline(ErrParseTime, 0,
+			"this edit call has already spent its parse time, so the file was not parsed as %s and block ops are declined; %s",
+			r.lang.name, plainOps)
+		return r.fileErr
+	case timeout:
+		r.fileErr = decline(ErrParseTime, 0, "the file (%d bytes) could not be parsed as %s within %s, so block ops are declined; %s",
+			len(r.text), r.lang.name, reason, plainOps)
 		return r.fileErr
 	}
 	root := tree.RootNode()

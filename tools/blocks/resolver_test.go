@@ -193,7 +193,7 @@ func TestParseTimeout(t *testing.T) {
 	r := mustResolver(t, "slow.ts", text)
 	r.timeout = time.Microsecond
 	_, _, err := r.Resolve(1)
-	if !errors.Is(err, ErrNotClean) || !strings.Contains(err.Error(), "could not be parsed as typescript within 1µs") {
+	if !errors.Is(err, ErrParseTime) || !strings.Contains(err.Error(), "could not be parsed as typescript within 1µs") {
 		t.Fatalf("err = %v, want a parse-time decline", err)
 	}
 	if r.tree != nil {

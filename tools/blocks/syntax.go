@@ -3,9 +3,7 @@ package blocks
 import (
 	"context"
 	"fmt"
-	"time"
-
-	sitter "github.com/smacker/go-tree-sitter"
+	"sync/atomic"
 )
 
 // Syntax answers one question for the edit language's boundary repair
@@ -21,19 +19,29 @@ import (
 // A Syntax holds no tree between calls; each Check parses, answers and
 // frees the tree and the parser. It is safe for concurrent use.
 type Syntax struct {
-	lang     *language // nil: no grammar for this file type
+	ctx      context.Context // bounds every parse: the edit call's parse time
+	lang     *language       // nil: no grammar for this file type
 	maxBytes int64
+	spent    atomic.Bool // a check was cut short by ctx
 }
 
 // NewSyntax prepares syntax checks for the file at path whose current
 // normalized text is text. maxParseBytes is
 // config.Limits.MaxBlockParseBytes: a text over it is not parsed (Check
-// reports it unsupported), the same bound block ops use.
+// reports it unsupported), the same bound block ops use. Each parse is
+// bounded by parseTimeout alone; an edit call uses NewSyntaxContext.
 func NewSyntax(path, text string, maxParseBytes int64) (*Syntax, error) {
+	return NewSyntaxContext(context.Background(), path, text, maxParseBytes)
+}
+
+// NewSyntaxContext is NewSyntax with every parse bounded by ctx: past its
+// deadline, or once it is cancelled, Check answers unsupported and Spent
+// reports true.
+func NewSyntaxContext(ctx context.Context, path, text string, maxParseBytes int64) (*Syntax, error) {
 	if maxParseBytes <= 0 {
 		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
 	}
-	return &Syntax{lang: languageFor(path, text), maxBytes: maxParseBytes}, nil
+	return &Syntax{ctx: ctx, lang: languageFor(path, text), maxBytes: maxParseBytes}, nil
 }
 
 // Language is the grammar name, "" when the file type has none.
@@ -46,26 +54,29 @@ func (s *Syntax) Language() string {
 
 // Check reports whether text parses without ERROR or MISSING nodes.
 // supported is false when there is no grammar for the file type, when
-// text is over the parse limit, and when the parse did not finish within
-// its bound: in each case nothing is known about the text, and the caller
-// must not act on clean. A nil *Syntax has no grammar.
+// text is over the parse limit or has a shape the grammar cannot parse
+// safely (guard.go), and when the parse did not finish within its bound:
+// in each case nothing is known about the text, and the caller must not
+// act on clean. A nil *Syntax has no grammar.
 func (s *Syntax) Check(text string) (supported, clean bool) {
 	if s == nil || s.lang == nil || int64(len(text)) > s.maxBytes {
 		return false, false
 	}
-	parser := sitter.NewParser()
-	defer parser.Close()
-	parser.SetLanguage(s.lang.grammar())
-	// The same backstop block resolution has: a pathological input cannot
-	// hold an edit call in error recovery.
-	parser.SetOperationLimit(int(parseTimeout / time.Microsecond))
-	tree, err := parser.ParseCtx(context.Background(), nil, []byte(text))
-	if err != nil || tree == nil {
+	tree, why, _ := parse(s.ctx, s.lang, text, parseTimeout)
+	if why == spent || why == timeout {
+		s.spent.Store(true)
+	}
+	if tree == nil {
 		return false, false
 	}
 	defer tree.Close()
 	return true, !tree.RootNode().HasError()
 }
+
+// Spent reports whether a Check answered unsupported because it ran out
+// of the caller's parse time, rather than for want of a grammar: boundary
+// repair then says in its warning that it could not finish.
+func (s *Syntax) Spent() bool { return s != nil && s.spent.Load() }
 
 // Check is NewSyntax(path, text, maxParseBytes).Check(text): whether the
 // text of the file at path parses cleanly. A non-positive limit, like an

@@ -75,8 +75,12 @@
 //
 // A call spends at most 32 syntax checks, parses at most 24 MiB of text
 // in all (a few checks of a file at the 4 MiB parse limit) and builds at
-// most 128 candidates; a search cut short keeps nothing and says so in a
-// warning.
+// most 128 candidates, within the parse time the tool gives the call's
+// checks (config.Limits.MaxParseMs, shared with block resolution); a
+// search cut short keeps nothing and says so in a warning. A check that
+// cannot judge its text after another one could (the parse time ran out,
+// a candidate outgrew the parse limit) cuts the search short: candidates
+// are ranked only when all of them were judged.
 //
 // Failures are *Error values whose Code is an edit-contract §11 name (or
 // INVALID_ARGUMENT) and whose Message names one concrete next step. They

@@ -14,7 +14,10 @@ import (
 // grammar of the file being edited. supported is false when the file type
 // has no grammar, or the text could not be judged (too large, a parse cut
 // short); clean means nothing then. The tool supplies it (a tree-sitter
-// checker); this package never parses source code.
+// checker); this package never parses source code. A Syntax whose checks
+// share the edit call's parse time may also have a method Spent() bool,
+// true once a check answered unsupported because that time ran out:
+// repair then stops its search and says so in a warning.
 type Syntax interface {
 	Check(text string) (supported, clean bool)
 }
@@ -108,9 +111,10 @@ func (s *search) run() (IR, []action, []string, error) {
 	}
 	sup, clean := s.check(wholeText(normalLines))
 	if !sup || clean {
-		// No grammar (restatements go on equality alone), or the normal
-		// form parses: nothing for retention to do.
-		return normal, drops, nil, nil
+		// No grammar (restatements go on equality alone), the normal form
+		// could not be checked in time (the same, and a note says so), or
+		// it parses: nothing for retention to do.
+		return normal, drops, s.notes(), nil
 	}
 	if len(drops) > 0 {
 		if sup, clean := s.check(wholeText(s.render(ir))); sup && clean {
@@ -119,14 +123,14 @@ func (s *search) run() (IR, []action, []string, error) {
 		}
 	}
 	if !hasKeeps {
-		return normal, drops, nil, nil
+		return normal, drops, s.notes(), nil
 	}
 	best, acts, err := s.retain()
 	switch {
 	case err != nil:
 		return IR{}, nil, nil, err
 	case s.exhausted:
-		return normal, drops, []string{budgetNote()}, nil
+		return normal, drops, s.notes(), nil
 	case acts == nil:
 		return normal, drops, nil, nil
 	}
@@ -247,6 +251,27 @@ func span(start, end int) string {
 		return fmt.Sprintf("line %d", start)
 	}
 	return fmt.Sprintf("lines %d-%d", start, end)
+}
+
+// notes is the warning of a search cut short, none otherwise.
+func (s *search) notes() []string {
+	switch {
+	case s.outOfTime:
+		return []string{timeNote()}
+	case s.unjudged:
+		return []string{unjudgedNote()}
+	case s.exhausted:
+		return []string{budgetNote()}
+	}
+	return nil
+}
+
+func timeNote() string {
+	return "boundary repair could not finish its syntax checks within the edit call's parse time, so no row the ranges replaced was kept: the edit was applied as written (apart from any restated rows reported above). Check the changed lines below; if a closing or opening line went missing, put it back with one more edit"
+}
+
+func unjudgedNote() string {
+	return "boundary repair could not check the syntax of one of its candidate results (over the parse limit, or a shape the grammar cannot parse safely), so no row the ranges replaced was kept: the edit was applied as written (apart from any restated rows reported above). Check the changed lines below; if a closing or opening line went missing, put it back with one more edit"
 }
 
 func budgetNote() string {

@@ -31,12 +31,20 @@ type search struct {
 
 	checks, built int
 	parsed        int          // bytes of text checked
+	judged        bool         // a check answered supported
 	exhausted     bool         // the budget ran out; the search result is void
+	outOfTime     bool         // it was the call's parse time that ran out
+	unjudged      bool         // it was a text the grammar could not judge
 	essential     map[int]bool // line -> deleting it alone breaks the original
 }
 
 // check runs one syntax check within the budget. Past the budget it
-// reports unsupported and marks the search exhausted.
+// reports unsupported and marks the search exhausted. A check that
+// answers unsupported after an earlier one answered (the grammar exists,
+// but this text could not be judged: the call's parse time ran out, or a
+// candidate outgrew the parse limit) exhausts the search too: candidates
+// are compared only when every one of them was judged, so a text nobody
+// could parse never loses to one that could be, and repair never guesses.
 func (s *search) check(text string) (supported, clean bool) {
 	if s.syn == nil {
 		return false, false
@@ -47,7 +55,22 @@ func (s *search) check(text string) (supported, clean bool) {
 	}
 	s.checks++
 	s.parsed += len(text)
-	return s.syn.Check(text)
+	supported, clean = s.syn.Check(text)
+	out := spent(s.syn)
+	switch {
+	case supported:
+		s.judged = true
+	case s.judged || out:
+		s.exhausted, s.outOfTime, s.unjudged = true, out, !out
+	}
+	return supported, clean
+}
+
+// spent reports whether syn says its checks ran out of the call's parse
+// time (a Syntax may implement Spent() bool; see Syntax).
+func spent(syn Syntax) bool {
+	sp, ok := syn.(interface{ Spent() bool })
+	return ok && sp.Spent()
 }
 
 // build returns the IR with every restated row dropped and the given rows
