@@ -68,7 +68,7 @@ type Store struct {
 	// Invalidate (a rollback, an MV, a REM), so an edit with one of them
 	// is told that, not that the tag was never minted. Guarded by mu.
 	forgotten *simplelru.LRU[ledgerKey, string]
-	closed bool // guarded by mu: a dropped store retains no more text
+	closed    bool // guarded by mu: a dropped store retains no more text
 
 	// retained is the bytes of this store's text the pool holds. The pool
 	// changes it under its own lock, also when it evicts for another
