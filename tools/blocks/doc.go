@@ -75,7 +75,11 @@
 // (ErrParseTime) naming the plain range, and Check answers that it cannot
 // tell, which boundary repair treats as the end of its search. Error
 // recovery on a large broken file is what needs this: 400 KiB of junk
-// Python or 1 MiB of junk TypeScript takes seconds to parse. One
+// Python or 1 MiB of junk TypeScript takes seconds to parse. Tree-sitter
+// looks at its clock only between parse operations, and one operation of
+// error recovery can lex the rest of the text once per character (an
+// unterminated bash heredoc), so the parser reads the text in 4 KiB
+// chunks and is told the text ended once the time is up. One
 // resolution walks one root-to-anchor path and the anchor's siblings
 // with cursors, never asking a node for its parent or stepping sibling
 // by sibling (both linear per step in tree-sitter), and tries a bounded

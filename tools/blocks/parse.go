@@ -24,6 +24,36 @@ const (
 	timeout         // the parse ran out of time: the deadline or the backstop
 )
 
+// readChunk is how much text the parser gets per read. Tree-sitter checks
+// its clock only between parse operations, and in error recovery one
+// operation can lex the rest of the text once per character it skips
+// (an unterminated bash heredoc of 64 KiB took 8.6 s in one operation).
+// The parser reads the text through reader in chunks of this size, and
+// reader ends the text early once the time is up, so such a lexing loop
+// stops within about readChunk² character steps of the deadline.
+const readChunk = 4 << 10
+
+// reader hands the parser text in chunks until the deadline or ctx ends
+// the parse; from then on it reports the end of the text, and cut
+// records that the tree is not a parse of the whole text.
+type reader struct {
+	ctx      context.Context
+	text     []byte
+	deadline time.Time
+	cut      bool
+}
+
+func (r *reader) read(offset uint32, _ sitter.Point) []byte {
+	if r.cut || int(offset) >= len(r.text) {
+		return nil
+	}
+	if time.Now().After(r.deadline) || r.ctx.Err() != nil {
+		r.cut = true
+		return nil
+	}
+	return r.text[offset:min(int(offset)+readChunk, len(r.text))]
+}
+
 // parse parses text in lang unless its guard refuses it, within
 // min(backstop, ctx's deadline), and stops early when ctx is cancelled.
 // On a failure the tree is nil; reason is the guard's reason (refused) or
@@ -43,10 +73,15 @@ func parse(ctx context.Context, lang *language, text string, backstop time.Durat
 	defer p.Close()
 	p.SetLanguage(lang.grammar())
 	// The operation limit is tree-sitter's own clock, in microseconds;
-	// zero would mean none.
+	// zero would mean none. The reader enforces the same limit inside an
+	// operation.
 	p.SetOperationLimit(int(max(limit/time.Microsecond, 1)))
-	t, err := p.ParseCtx(ctx, nil, []byte(text))
-	if err != nil || t == nil {
+	in := &reader{ctx: ctx, text: []byte(text), deadline: time.Now().Add(limit)}
+	t, err := p.ParseInputCtx(ctx, nil, sitter.Input{Read: in.read, Encoding: sitter.InputEncodingUTF8})
+	if err != nil || t == nil || in.cut {
+		if t != nil {
+			t.Close()
+		}
 		if limit >= time.Millisecond {
 			limit = limit.Round(time.Millisecond)
 		}
