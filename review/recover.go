@@ -129,7 +129,7 @@ func (s *Store) settleMutation(in *intentRecord) error {
 					return err
 				}
 			}
-			if err := Restore(p.Path, st); err != nil {
+			if err := restoreUnder(p.Root, p.Path, st); err != nil {
 				return fmt.Errorf("put back %s: %w", p.Display, err)
 			}
 		}
@@ -201,7 +201,7 @@ func (s *Store) settleRestore(in *intentRecord) error {
 					return err
 				}
 			}
-			if err := Restore(r.Path, st); err != nil {
+			if err := restoreUnder(r.Root, r.Path, st); err != nil {
 				return fmt.Errorf("restore %s: %w", r.Display, err)
 			}
 		default:
@@ -297,4 +297,17 @@ func describe(o Observation) string {
 		return "not a regular file"
 	}
 	return humanBytes(o.Size) + ", too large to read"
+}
+
+// restoreUnder is Restore confined to root, the root directory recorded
+// with the change, so a directory swapped for a link while the daemon was
+// down cannot lead a recovery outside it. Records without a root, or
+// whose root is gone, are restored through the path's parent directory.
+func restoreUnder(root, path string, st State) error {
+	if root != "" {
+		if d, err := workspace.OpenDir(root); err == nil {
+			return RestoreIn(d, path, st, workspace.Expect{})
+		}
+	}
+	return Restore(path, st)
 }
