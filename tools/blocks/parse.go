@@ -34,24 +34,37 @@ const (
 const readChunk = 4 << 10
 
 // reader hands the parser text in chunks until the deadline or ctx ends
-// the parse; from then on it reports the end of the text, and cut
-// records that the tree is not a parse of the whole text.
+// the parse; from then on the text ends where the chunks served so far
+// end, and cut records that the tree is not a parse of the whole text.
+//
+// The end must stay where the parser has already seen text: a reader that
+// answered "end of text" for an offset it had served before left the
+// parser's state inconsistent, and the bash scanner then spun forever in
+// one operation (a hang found by TestParseTimeHoldsInsideLexing run many
+// times). Text served again is the same text, so the parser sees one
+// consistent, shorter document.
 type reader struct {
 	ctx      context.Context
 	text     []byte
 	deadline time.Time
+	served   int // the end of the furthest chunk handed out
 	cut      bool
 }
 
 func (r *reader) read(offset uint32, _ sitter.Point) []byte {
-	if r.cut || int(offset) >= len(r.text) {
-		return nil
-	}
-	if time.Now().After(r.deadline) || r.ctx.Err() != nil {
+	off := int(offset)
+	if !r.cut && (time.Now().After(r.deadline) || r.ctx.Err() != nil) {
 		r.cut = true
+	}
+	end := min(off+readChunk, len(r.text))
+	if r.cut {
+		end = min(end, r.served)
+	}
+	if off >= end {
 		return nil
 	}
-	return r.text[offset:min(int(offset)+readChunk, len(r.text))]
+	r.served = max(r.served, end)
+	return r.text[off:end]
 }
 
 // parse parses text in lang unless its guard refuses it, within

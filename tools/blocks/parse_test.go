@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // TestParseTimeHoldsInsideLexing: an unterminated bash heredoc of quotes
@@ -27,5 +29,28 @@ func TestParseTimeHoldsInsideLexing(t *testing.T) {
 	}
 	if sup || !s.Spent() {
 		t.Errorf("supported=%v spent=%v; want a check cut short by its time", sup, s.Spent())
+	}
+}
+
+// Once the time is up the reader ends the text where it has served
+// chunks so far, and serves those chunks again: answering "end of text"
+// for an offset it had served left the parser inconsistent, and the bash
+// scanner spun forever (one run in a hundred of the test above hung).
+func TestReaderEndsTheTextConsistently(t *testing.T) {
+	text := []byte(strings.Repeat("x", 3*readChunk))
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &reader{ctx: ctx, text: text, deadline: time.Now().Add(time.Hour)}
+	if got := r.read(0, sitter.Point{}); len(got) != readChunk {
+		t.Fatalf("first chunk %d bytes", len(got))
+	}
+	if got := r.read(readChunk, sitter.Point{}); len(got) != readChunk {
+		t.Fatalf("second chunk %d bytes", len(got))
+	}
+	cancel()
+	if got := r.read(readChunk/2, sitter.Point{}); len(got) != readChunk {
+		t.Fatalf("after the cut, text already served must be served again: %d bytes", len(got))
+	}
+	if got := r.read(2*readChunk, sitter.Point{}); got != nil || !r.cut {
+		t.Fatalf("after the cut the text must end where it was served: %d bytes, cut %v", len(got), r.cut)
 	}
 }
