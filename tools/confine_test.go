@@ -55,12 +55,8 @@ func TestSymlinkSwapRaceStaysInside(t *testing.T) {
 		dur = 500 * time.Millisecond
 	}
 	e := newEditEnv(t)
-	store, err := review.Open(t.TempDir(), e.lim, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Review: store, Tools: Builtin()})
+	var store *review.Store
+	e.x, store = reviewedExecutor(t, e.m, e.lim)
 
 	outside := t.TempDir()
 	for i := range 8 {
@@ -223,12 +219,8 @@ func TestReadOnlyFileIsDenied(t *testing.T) {
 // again. Before, REM deleted the target and left the link dangling.
 func TestRemAndMvOfASymlinkActOnTheLink(t *testing.T) {
 	e := newEditEnv(t)
-	store, err := review.Open(t.TempDir(), e.lim, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Review: store, Tools: Builtin()})
+	var store *review.Store
+	e.x, store = reviewedExecutor(t, e.m, e.lim)
 	e.write("real.txt", "content\n")
 	if err := os.Symlink("real.txt", filepath.Join(e.root, "link.txt")); err != nil {
 		t.Fatal(err)

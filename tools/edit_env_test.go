@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -152,4 +153,16 @@ func numbered(n int) string {
 func snapOf(body string) session.Snapshot {
 	lines := workspace.Lines(body)
 	return session.Snapshot{Digest: workspace.Sum(body), Text: body, HasText: true, Lines: len(lines), Bytes: int64(len(body)), Seen: session.Span(1, len(lines))}
+}
+
+// reviewedExecutor is an executor of every builtin tool for m that records
+// into a review store of its own, closed when the test ends.
+func reviewedExecutor(t *testing.T, m *session.Manager, lim config.Limits) (*Executor, *review.Store) {
+	t.Helper()
+	store, err := review.Open(t.TempDir(), lim, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return NewExecutor(Options{Sessions: m, Limits: lim, Review: store, Tools: Builtin()}), store
 }

@@ -35,12 +35,8 @@ func TestConcurrentSessionsLoseNoUpdate(t *testing.T) {
 	sessions := stressSize(8, 16)
 	rounds := stressSize(12, 200)
 	e := newEditEnv(t)
-	store, err := review.Open(t.TempDir(), e.lim, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Review: store, Tools: Builtin()})
+	var store *review.Store
+	e.x, store = reviewedExecutor(t, e.m, e.lim)
 
 	var init strings.Builder
 	for i := range sessions {
@@ -145,12 +141,8 @@ func sha(s string) string {
 // live tag, the other process's bytes stay, and nothing is recorded.
 func TestEditRefusesAFileChangedRightBeforeTheRename(t *testing.T) {
 	e := newEditEnv(t)
-	store, err := review.Open(t.TempDir(), e.lim, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Review: store, Tools: Builtin()})
+	var store *review.Store
+	e.x, store = reviewedExecutor(t, e.m, e.lim)
 	e.write("a.txt", "one\ntwo\n")
 	tag := e.showAll("a.txt")
 	testHookBeforeApply = func() { e.write("a.txt", "one\nTWO by another program\n") }

@@ -12,7 +12,6 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/hostd-dev/hostd/config"
-	"github.com/hostd-dev/hostd/review"
 )
 
 // A client string of any size quoted in an error (here a 4 MB path) makes
@@ -42,12 +41,7 @@ func TestArgumentErrorsNameTheToolsFields(t *testing.T) {
 // such (INVALID_ARGUMENT), not an I/O failure; nothing is written.
 func TestReusedToolCallIDIsInvalidArgument(t *testing.T) {
 	e := newProdEnv(t, config.DefaultLimits())
-	store, err := review.Open(t.TempDir(), e.lim, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Review: store, Tools: Builtin()})
+	e.x, _ = reviewedExecutor(t, e.m, e.lim)
 	run := func(content string) *Result {
 		raw, _ := json.Marshal(map[string]any{"path": "a.txt", "content": content})
 		out, _ := e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: "write", Args: raw, ToolCallID: "call-1"})

@@ -14,12 +14,8 @@ import (
 // that modifies, an MV (delete and create under one call) and a REM.
 func TestMutationsAreReviewed(t *testing.T) {
 	e := newEditEnv(t)
-	store, err := review.Open(t.TempDir(), e.lim, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Review: store, Tools: Builtin()})
+	var store *review.Store
+	e.x, store = reviewedExecutor(t, e.m, e.lim)
 	call := func(tool, id string, args map[string]string) Outcome {
 		t.Helper()
 		raw, _ := json.Marshal(args)
@@ -67,12 +63,8 @@ func TestMutationsAreReviewed(t *testing.T) {
 // A failed edit records nothing.
 func TestFailedEditRecordsNoReview(t *testing.T) {
 	e := newEditEnv(t)
-	store, err := review.Open(t.TempDir(), e.lim, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Review: store, Tools: Builtin()})
+	var store *review.Store
+	e.x, store = reviewedExecutor(t, e.m, e.lim)
 	e.write("f.txt", "a\n")
 	wantCode(t, e.edit("f.txt", e.showAll("f.txt"), "PUT 1.=1:\n+a"), CodeNoChange)
 	if entries, _ := store.List(e.s.ID, ""); len(entries) != 0 {
