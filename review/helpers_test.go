@@ -132,3 +132,24 @@ func wantFile(t testing.TB, path string, content []byte, mode fs.FileMode) {
 }
 
 func sha(s string) string { return sha256Hex([]byte(s)) }
+
+// rollbackAll rolls back a whole call the way the rollback package does:
+// intent, each target restored, commit.
+func rollbackAll(t testing.TB, s *Store, session, id string) {
+	t.Helper()
+	rt, err := s.BeginRestore(session, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range rt.Targets() {
+		if err := Restore(tg.Path, tg.Before); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rt.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}

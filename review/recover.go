@@ -12,14 +12,17 @@ import (
 	"github.com/hostd-dev/hostd/workspace"
 )
 
-// recover settles every intent an earlier process left behind. The
-// direction is fixed per kind, and in both kinds it moves paths toward the
-// only content the store is sure to hold, the before bytes:
+// recover settles every intent an earlier process left behind:
 //
-//   - an unfinished mutation is undone. Its tool result was never
-//     returned, so the model was not told the change happened, and the
-//     before bytes are in the intent (the after bytes are not stored, and
-//     may not even be what landed, if a formatter rewrote them).
+//   - a mutation whose every path holds its after content is recorded as
+//     it stands (rolled forward). Its commit may have been pending (a lazy
+//     commit, lazy.go) after its tool result was returned, so the model
+//     may have been told; the change is whole on disk, and recording it
+//     lets the user review it and roll it back like any other.
+//   - any other unfinished mutation (some path still at its before
+//     content: it died between its writes, so it never answered) is
+//     undone, toward the only content the store is sure to hold, the
+//     before bytes in the intent.
 //   - an unfinished rollback is finished. The user asked for it, every
 //     conflict check had passed before its intent was written, and the
 //     before bytes are in the entries it restores.
@@ -49,7 +52,7 @@ func (s *Store) recover() error {
 		switch in.Kind {
 		case intentMutation:
 			s.pending[key] = true
-			err = s.settleMutation(in)
+			err = s.settleMutation(in, true)
 		case intentRestore:
 			if c := s.calls[key]; c != nil {
 				c.busy = true
@@ -102,7 +105,11 @@ func (s *Store) removeTemps(in *intentRecord) {
 // other paths would still leave that one unexplained, and overwriting it
 // could destroy work. The call is then recorded as it stands, so the user
 // sees it and can roll it back through the ordinary conflict-checked path.
-func (s *Store) settleMutation(in *intentRecord) error {
+//
+// atOpen (recovery, not Abort): a mutation whose every path holds its
+// after content is recorded as it stands instead of undone; it may be a
+// lazy commit that a crash kept off the disk (see recover).
+func (s *Store) settleMutation(in *intentRecord, atOpen bool) error {
 	obs := make([]Observation, len(in.Paths))
 	var strangers []string
 	for i, p := range in.Paths {
@@ -115,8 +122,12 @@ func (s *Store) settleMutation(in *intentRecord) error {
 			strangers = append(strangers, p.Display)
 		}
 	}
+	forward := atOpen && len(strangers) == 0
+	for i, p := range in.Paths {
+		forward = forward && obs[i].matches(p.After)
+	}
 	drop := make([]uint64, 0, len(in.Paths))
-	if len(strangers) == 0 {
+	if len(strangers) == 0 && !forward {
 		for i, p := range in.Paths {
 			drop = append(drop, p.Seq)
 			if obs[i].matches(p.Before) && (!p.Before.Exists || obs[i].Mode == p.Before.Mode) {
@@ -133,7 +144,7 @@ func (s *Store) settleMutation(in *intentRecord) error {
 				return fmt.Errorf("put back %s: %w", p.Display, err)
 			}
 		}
-		return s.finish(in, nil, nil, drop)
+		return s.finish(in, nil, nil, drop, nil)
 	}
 
 	var recs []*entryRecord
@@ -163,7 +174,11 @@ func (s *Store) settleMutation(in *intentRecord) error {
 		} else {
 			diff = renderDiff(p.Display, p.Before, after, before, o.Data)
 		}
-		diff += "note: recorded while settling a change interrupted by a crash or an aborted call; the file was left as found\n"
+		if forward {
+			diff += "note: recorded when hostd next started, from the change's intent and the file on disk (hostd stopped before it wrote this record)\n"
+		} else {
+			diff += "note: recorded while settling a change interrupted by a crash or an aborted call; the file was left as found\n"
+		}
 		recs = append(recs, &entryRecord{
 			Seq: p.Seq, Session: in.Session, ToolCallID: in.ToolCallID, Tool: in.Tool,
 			Path: p.Path, Display: p.Display, Change: p.Change, Root: p.Root, Workspace: p.Workspace,
@@ -172,8 +187,11 @@ func (s *Store) settleMutation(in *intentRecord) error {
 		})
 		diffs = append(diffs, diff)
 	}
-	if err := s.finish(in, recs, diffs, drop); err != nil {
+	if err := s.finish(in, recs, diffs, drop, nil); err != nil {
 		return err
+	}
+	if forward {
+		return nil
 	}
 	return fmt.Errorf("%w: %s", ErrUnsettled, strings.Join(strangers, ", "))
 }

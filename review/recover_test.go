@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/workspace"
@@ -65,6 +66,28 @@ func crashScenario(name, state, ws string) {
 	case "mv-after-both-steps":
 		must(workspace.RemoveFile(changes[1].Path))
 		os.Exit(crashExit)
+	case "commit-pending":
+		// The commit is in the index only: the crash comes before
+		// anything carries it to the disk.
+		must(workspace.RemoveFile(changes[1].Path))
+		_, err := txn.Commit(nil)
+		must(err)
+		os.Exit(crashExit)
+	case "commit-carried":
+		// The next call's Begin carries the pending commit.
+		must(workspace.RemoveFile(changes[1].Path))
+		_, err := txn.Commit(nil)
+		must(err)
+		_, err = s.Begin("s1", "c-2", "write", []Change{create(filepath.Join(ws, "c.txt"), "c.txt", "c\n")})
+		must(err)
+		os.Exit(crashExit)
+	case "commit-flushed":
+		// No other write comes: the timer writes it on its own.
+		must(workspace.RemoveFile(changes[1].Path))
+		_, err := txn.Commit(nil)
+		must(err)
+		time.Sleep(4 * flushDelay)
+		os.Exit(crashExit)
 	case "rollback-after-step-one":
 		must(workspace.RemoveFile(changes[1].Path))
 		_, err := txn.Commit(nil)
@@ -97,7 +120,32 @@ func runCrash(t *testing.T, scenario string) (state, ws string) {
 // is its before (the call never reported success, so it is undone) and
 // nothing is recorded.
 func TestCrashDuringMoveIsUndoneAtOpen(t *testing.T) {
-	for _, scenario := range []string{"mv-after-step-one", "mv-after-both-steps"} {
+	state, ws := runCrash(t, "mv-after-step-one")
+	s, err := Open(state, config.DefaultLimits(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	wantFile(t, filepath.Join(ws, "a.txt"), []byte("moved content\n"), 0o755)
+	wantFile(t, filepath.Join(ws, "b", "a.txt"), nil, 0)
+	if entries, _ := s.List("s1", ""); len(entries) != 0 {
+		t.Errorf("an unreported call left entries: %+v", entries)
+	}
+	if st := s.Stats(); st.PendingIntents != 0 || st.Bytes != 0 {
+		t.Errorf("stats after recovery %+v", st)
+	}
+	// The call id is free again: the runtime may retry the call.
+	if _, err := s.Begin("s1", "mv-1", "edit", []Change{create(filepath.Join(ws, "c"), "c", "")}); err != nil {
+		t.Errorf("retrying the call after recovery: %v", err)
+	}
+}
+
+// A crash after every step of an MV landed, before its record was on disk
+// (whether or not Commit had run: a lazy commit leaves the disk in the
+// same state): the next Open records the call as it stands, from the
+// intent and the files, and it rolls back like any other call.
+func TestCrashAfterEveryStepIsRecordedAtOpen(t *testing.T) {
+	for _, scenario := range []string{"mv-after-both-steps", "commit-pending"} {
 		t.Run(scenario, func(t *testing.T) {
 			state, ws := runCrash(t, scenario)
 			s, err := Open(state, config.DefaultLimits(), nil)
@@ -105,17 +153,48 @@ func TestCrashDuringMoveIsUndoneAtOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			wantFile(t, filepath.Join(ws, "a.txt"), []byte("moved content\n"), 0o755)
-			wantFile(t, filepath.Join(ws, "b", "a.txt"), nil, 0)
-			if entries, _ := s.List("s1", ""); len(entries) != 0 {
-				t.Errorf("an unreported call left entries: %+v", entries)
+			wantFile(t, filepath.Join(ws, "a.txt"), nil, 0)
+			wantFile(t, filepath.Join(ws, "b", "a.txt"), []byte("moved content\n"), 0o755)
+			entries, err := s.List("s1", "")
+			if err != nil || len(entries) != 2 {
+				t.Fatalf("entries after recovery = %+v, %v; want the MV's two", entries, err)
 			}
-			if st := s.Stats(); st.PendingIntents != 0 || st.Bytes != 0 {
+			for _, e := range entries {
+				if !strings.Contains(e.Diff, "recorded when hostd next started") {
+					t.Errorf("entry %s does not say it was rebuilt at start:\n%s", e.ID, e.Diff)
+				}
+			}
+			if st := s.Stats(); st.PendingIntents != 0 || st.Calls != 1 {
 				t.Errorf("stats after recovery %+v", st)
 			}
-			// The call id is free again: the runtime may retry the call.
-			if _, err := s.Begin("s1", "mv-1", "edit", []Change{create(filepath.Join(ws, "c"), "c", "")}); err != nil {
-				t.Errorf("retrying the call after recovery: %v", err)
+			rollbackAll(t, s, "s1", "mv-1")
+			wantFile(t, filepath.Join(ws, "a.txt"), []byte("moved content\n"), 0o755)
+			wantFile(t, filepath.Join(ws, "b", "a.txt"), nil, 0)
+		})
+	}
+}
+
+// A pending commit that another write carried, or that the timer wrote,
+// is on disk as Commit made it: the next Open finds a record, not an
+// intent to rebuild.
+func TestPendingCommitReachesTheDisk(t *testing.T) {
+	for _, scenario := range []string{"commit-carried", "commit-flushed"} {
+		t.Run(scenario, func(t *testing.T) {
+			state, ws := runCrash(t, scenario)
+			s, err := Open(state, config.DefaultLimits(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			wantFile(t, filepath.Join(ws, "b", "a.txt"), []byte("moved content\n"), 0o755)
+			entries, err := s.List("s1", "")
+			if err != nil || len(entries) != 2 {
+				t.Fatalf("entries after restart = %+v, %v; want the MV's two", entries, err)
+			}
+			for _, e := range entries {
+				if e.ToolCallID != "mv-1" || strings.Contains(e.Diff, "note:") {
+					t.Errorf("entry %s was not written as committed:\n%s", e.ID, e.Diff)
+				}
 			}
 		})
 	}
@@ -150,20 +229,61 @@ func TestCrashDuringRollbackIsFinishedAtOpen(t *testing.T) {
 }
 
 // Closing the store with a transaction open is the same as a crash: the
-// intent survives and the next Open settles it.
+// intent survives and the next Open settles it. A change that landed is
+// recorded as it stands; one that never touched the disk leaves nothing.
 func TestCloseWithOpenTxnSettlesAtOpen(t *testing.T) {
+	ws := t.TempDir()
+	landed, untouched := filepath.Join(ws, "f"), filepath.Join(ws, "g")
+	writeFile(t, landed, "before\n", 0o600)
+	writeFile(t, untouched, "before\n", 0o600)
+	lim := config.DefaultLimits()
+	s, dir := openTest(t, lim)
+	c := modify(t, landed, "f", "after\n")
+	if _, err := s.Begin("s1", "c1", "edit", []Change{c}); err != nil {
+		t.Fatal(err)
+	}
+	apply(t, c)
+	if _, err := s.Begin("s1", "c2", "edit", []Change{modify(t, untouched, "g", "after\n")}); err != nil {
+		t.Fatal(err)
+	}
+	s = reopen(t, s, dir, lim)
+	wantFile(t, landed, []byte("after\n"), 0o600)
+	wantFile(t, untouched, []byte("before\n"), 0o600)
+	entries, err := s.List("s1", "")
+	if err != nil || len(entries) != 1 || entries[0].ToolCallID != "c1" {
+		t.Fatalf("entries after reopen = %+v, %v; want c1's one", entries, err)
+	}
+	if st := s.Stats(); st.PendingIntents != 0 {
+		t.Errorf("%d intents left", st.PendingIntents)
+	}
+}
+
+// A lazy commit is in the index at once: List shows it with its diff
+// before any write carried it, and Close writes it.
+func TestLazyCommitIsListedAtOnceAndClosedDurably(t *testing.T) {
 	ws := t.TempDir()
 	p := filepath.Join(ws, "f")
 	writeFile(t, p, "before\n", 0o600)
 	lim := config.DefaultLimits()
 	s, dir := openTest(t, lim)
 	c := modify(t, p, "f", "after\n")
-	if _, err := s.Begin("s1", "c1", "edit", []Change{c}); err != nil {
+	txn, err := s.Begin("s1", "c1", "edit", []Change{c})
+	if err != nil {
 		t.Fatal(err)
 	}
 	apply(t, c)
-	reopen(t, s, dir, lim)
-	wantFile(t, p, []byte("before\n"), 0o600)
+	if _, err := txn.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := s.List("s1", "")
+	if err != nil || len(entries) != 1 || !strings.Contains(entries[0].Diff, "+after") {
+		t.Fatalf("List right after Commit = %+v, %v", entries, err)
+	}
+	s = reopen(t, s, dir, lim)
+	entries, err = s.List("s1", "")
+	if err != nil || len(entries) != 1 || strings.Contains(entries[0].Diff, "note:") {
+		t.Fatalf("List after Close and Open = %+v, %v; want the committed entry as written", entries, err)
+	}
 }
 
 // Abort undoes whatever part of an MV landed and forgets the intent.

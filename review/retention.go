@@ -1,17 +1,28 @@
 package review
 
 import (
+	"encoding/json"
+	"fmt"
+
 	bolt "go.etcd.io/bbolt"
 	"go.uber.org/zap"
 )
 
-// finish ends an intent in one bbolt transaction: it records recs with
-// their diffs, deletes the before bytes of the seqs in drop (paths that
-// were put back and need no entry), evicts whole calls until the session
-// and the store are within their limits again, and deletes the intent.
-// Doing all of it in one transaction means a crash leaves either the
-// intent (settled again at Open) or the record, never both or neither.
-func (s *Store) finish(in *intentRecord, recs []*entryRecord, diffs []string, drop []uint64) error {
+// finish ends an intent: it records recs with their diffs, deletes the
+// before bytes of the seqs in drop (paths that were put back and need no
+// entry), evicts whole calls until the session and the store are within
+// their limits again, and deletes the intent. On disk all of it is one
+// bbolt transaction, so a crash leaves either the intent (settled again at
+// Open) or the record, never both or neither.
+//
+// A commit (first non-nil: what must be durable before its record, see
+// Txn.SyncFirst; empty but non-nil when nothing is) rides on the store's
+// next write instead of paying two fsyncs of its own (deferLocked): the
+// index changes now, the disk within flushDelay. Only a commit may be
+// lazy, because Open rebuilds an unwritten commit from its intent and the
+// bytes on disk (settleMutation); an undo or a discard must not come back
+// as a change.
+func (s *Store) finish(in *intentRecord, recs []*entryRecord, diffs []string, drop []uint64, first []func() error) error {
 	key := callKey{in.Session, in.ToolCallID}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -19,10 +30,25 @@ func (s *Store) finish(in *intentRecord, recs []*entryRecord, diffs []string, dr
 		return ErrClosed
 	}
 	victims := s.planEvictionLocked(key.session, recs)
-	err := s.update(func(tx *bolt.Tx) error {
+	// The records are encoded now: a lazy write must store them as they
+	// are at this commit, not as a later rollback marks them in memory.
+	encoded := make([][]byte, len(recs))
+	for i, r := range recs {
+		data, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		encoded[i] = data
+	}
+	write := func(tx *bolt.Tx) error {
+		for _, f := range first {
+			if err := f(); err != nil {
+				return fmt.Errorf("make the change durable before its record: %w", err)
+			}
+		}
 		entries, diffBucket := tx.Bucket(bucketEntries), tx.Bucket(bucketDiffs)
 		for i, r := range recs {
-			if err := putJSON(entries, r.Seq, r); err != nil {
+			if err := entries.Put(seqKey(r.Seq), encoded[i]); err != nil {
 				return err
 			}
 			if err := diffBucket.Put(seqKey(r.Seq), []byte(diffs[i])); err != nil {
@@ -42,8 +68,14 @@ func (s *Store) finish(in *intentRecord, recs []*entryRecord, diffs []string, dr
 			}
 		}
 		return tx.Bucket(bucketIntents).Delete(seqKey(in.ID))
-	})
-	if err != nil {
+	}
+	if first != nil && !s.eager {
+		diffOf := make(map[uint64]string, len(recs))
+		for i, r := range recs {
+			diffOf[r.Seq] = diffs[i]
+		}
+		s.deferLocked(write, diffOf)
+	} else if err := s.update(write); err != nil {
 		return err
 	}
 	for _, c := range victims {

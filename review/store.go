@@ -64,6 +64,14 @@ type Store struct {
 	broken atomic.Pointer[string]
 	// listeners are told of every recorded call (OnRecord).
 	listeners []func(Recorded)
+	// lazy holds commits recorded in the index whose transaction has not
+	// run yet, oldest first; lazyDiffs their diffs by seq, for List; the
+	// timer writes them when no other write does (lazy.go).
+	lazy       []func(*bolt.Tx) error
+	lazyDiffs  map[uint64]string
+	flushTimer *time.Timer
+	// eager turns lazy commits off (SetLazyCommit).
+	eager bool
 }
 
 // Recorded is one tool call's entries, as OnRecord listeners receive them
@@ -304,6 +312,7 @@ func (s *Store) List(sessionID, path string) ([]Entry, error) {
 		return nil, ErrClosed
 	}
 	var recs []entryRecord
+	lazy := make(map[uint64]string)
 	for _, c := range s.order {
 		if c.key.session != sessionID {
 			continue
@@ -311,6 +320,9 @@ func (s *Store) List(sessionID, path string) ([]Entry, error) {
 		for _, r := range c.entries {
 			if path == "" || r.Path == path || r.Display == path {
 				recs = append(recs, *r) // a copy: RolledBack may change under mu
+				if d, ok := s.lazyDiffs[r.Seq]; ok {
+					lazy[r.Seq] = d
+				}
 			}
 		}
 	}
@@ -322,6 +334,10 @@ func (s *Store) List(sessionID, path string) ([]Entry, error) {
 	err := s.view(func(tx *bolt.Tx) error {
 		entries, diffs := tx.Bucket(bucketEntries), tx.Bucket(bucketDiffs)
 		for i := range recs {
+			if d, ok := lazy[recs[i].Seq]; ok {
+				out = append(out, recs[i].entry(d))
+				continue
+			}
 			k := seqKey(recs[i].Seq)
 			if entries.Get(k) == nil {
 				continue
@@ -361,6 +377,15 @@ func (s *Store) Close() error {
 	if s.closed {
 		return nil
 	}
+	if s.flushTimer != nil {
+		s.flushTimer.Stop()
+	}
+	if len(s.lazy) > 0 {
+		if err := s.update(func(*bolt.Tx) error { return nil }); err != nil {
+			// Their intents are on disk: the next Open rebuilds them.
+			s.log.Warn("review: writing recorded changes at close failed; the next start rebuilds them from their intents", zap.Error(err))
+		}
+	}
 	s.closed = true
 	if s.broken.Load() == nil {
 		return guarded(s.db.Close)
@@ -396,15 +421,11 @@ func (s *Store) Broken() string {
 	return ""
 }
 
-// view and update run a bbolt transaction guarded: a panic or a fault in
+// view (and update, lazy.go) run a bbolt transaction guarded: a panic or a fault in
 // bbolt marks the store broken and becomes an error, and a broken store
 // runs no more transactions.
 func (s *Store) view(fn func(*bolt.Tx) error) error {
 	return s.guard(func() error { return s.db.View(fn) })
-}
-
-func (s *Store) update(fn func(*bolt.Tx) error) error {
-	return s.guard(func() error { return s.db.Update(fn) })
 }
 
 func (s *Store) guard(f func() error) error {

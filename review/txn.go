@@ -25,6 +25,20 @@ type Txn struct {
 	intent  intentRecord
 	changes []Change
 	done    bool
+	// first are what must be durable before the record is (SyncFirst).
+	first []func() error
+}
+
+// SyncFirst registers f, which makes the call's writes durable (the
+// fsync of a directory a rename changed), to finish before the call's
+// record reaches the disk. A record must never be durable while the
+// change it describes is not: after a power loss the store would show a
+// change the disk does not hold. The record's transaction runs f first;
+// an error from f fails that transaction, which is tried again later, and
+// meanwhile the intent keeps the call safe. f may be called more than
+// once and must return the same result each time.
+func (t *Txn) SyncFirst(f func() error) {
+	t.first = append(t.first, f)
 }
 
 // Begin durably records the intent to make changes, with the bytes needed
@@ -136,10 +150,15 @@ func (s *Store) checkChanges(in []Change) ([]Change, error) {
 	return changes, nil
 }
 
-// Commit records the call's entries and drops the intent, fsynced, before
-// the caller returns the tool result. landed maps a canonical path to the
-// bytes that actually landed when they differ from the Change's After (a
-// formatter on save); a path missing from landed landed as intended. The
+// Commit records the call's entries and drops the intent. The index
+// changes at once (List, rollback and eviction see the entries); the
+// database write is lazy (lazy.go): the store's next write carries it, or
+// a timer within flushDelay, after the functions given to SyncFirst, and a
+// crash before then is settled by Open from the intent and the disk.
+//
+// landed maps a canonical path to the bytes that actually landed when
+// they differ from the Change's After (a formatter on save); a path
+// missing from landed landed as intended. The
 // entries' afterSha256 is that of the landed bytes, so a rollback accepts
 // the file as saved; the diff describes the intended change and notes the
 // difference (edit-contract §5.4).
@@ -181,7 +200,11 @@ func (t *Txn) Commit(landed map[string][]byte) ([]Entry, error) {
 			Bytes: int64(len(c.Before) + len(diffs[i]) + len(c.Path) + len(c.Display)),
 		}
 	}
-	if err := t.s.finish(&t.intent, recs, diffs, nil); err != nil {
+	first := t.first
+	if first == nil {
+		first = []func() error{} // lazy, with nothing to wait for
+	}
+	if err := t.s.finish(&t.intent, recs, diffs, nil, first); err != nil {
 		return nil, fmt.Errorf("review store: record entries: %w", err)
 	}
 	t.done = true
@@ -204,7 +227,7 @@ func (t *Txn) Abort() error {
 		return nil
 	}
 	t.done = true
-	return t.s.settleMutation(&t.intent)
+	return t.s.settleMutation(&t.intent, false)
 }
 
 // Discard ends a mutation whose writes the caller made none of, or has
@@ -220,7 +243,7 @@ func (t *Txn) Discard() error {
 	for i, p := range t.intent.Paths {
 		drop[i] = p.Seq
 	}
-	return t.s.finish(&t.intent, nil, nil, drop)
+	return t.s.finish(&t.intent, nil, nil, drop, nil)
 }
 
 func (t *Txn) index(path string) int {

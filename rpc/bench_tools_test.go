@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,17 @@ import (
 //	go test -run '^$' -bench 'Tool' ./rpc
 
 func benchToolServer(b *testing.B, withReview bool) (*jsonrpc2Client, string) {
+	c, path, _ := newBenchToolServer(b, withReview)
+	return c, path
+}
+
+// benchToolServerWithStore is benchToolServer with the review store on,
+// returned so the benchmark can set it up.
+func benchToolServerWithStore(b *testing.B) (*jsonrpc2Client, string, *review.Store) {
+	return newBenchToolServer(b, true)
+}
+
+func newBenchToolServer(b *testing.B, withReview bool) (*jsonrpc2Client, string, *review.Store) {
 	lim := config.DefaultLimits()
 	m := session.NewManager(lim)
 	var store *review.Store
@@ -64,7 +76,7 @@ func benchToolServer(b *testing.B, withReview bool) (*jsonrpc2Client, string) {
 	if err := c.Call(context.Background(), "session.create", SessionCreateParams{Workspace: root, SessionID: "bench"}, &ref); err != nil {
 		b.Fatal(err)
 	}
-	return c, "f.go"
+	return c, "f.go", store
 }
 
 type toolOut struct {
@@ -112,3 +124,48 @@ func BenchmarkToolEditOverRPC(b *testing.B) {
 
 // jsonrpc2Client is a benchmark client connection with a tool helper.
 type jsonrpc2Client struct{ *jsonrpc2.Conn }
+
+// BenchmarkEditCommitLatency measures the whole edit call over the socket
+// with the review store's lazy commits (the default) against eager ones
+// (every Commit fsyncs its own transaction, as before), in alternating
+// rounds on two servers so that a busy machine weighs on both alike. It
+// reports each one's median call latency and their ratio (lazy / eager;
+// the performance goal is at most 0.70).
+//
+//	go test -run '^$' -bench EditCommitLatency -benchtime 3000x ./rpc
+func BenchmarkEditCommitLatency(b *testing.B) {
+	type server struct {
+		c     *jsonrpc2Client
+		tag   string
+		calls []time.Duration
+	}
+	servers := make([]*server, 2) // [0] eager, [1] lazy
+	for i := range servers {
+		c, path, store := benchToolServerWithStore(b)
+		store.SetLazyCommit(i == 1)
+		servers[i] = &server{c: c, tag: c.tool(b, "read", map[string]any{"path": path}).Tag}
+	}
+	bodies := []string{"PUT 20.=20:\n+\tvalue19 := compute(other) // changed", "PUT 20.=20:\n+\tvalue19 := compute(input, 19) // a line of source"}
+	const round = 50
+	n := 0
+	for b.Loop() {
+		s := servers[(n/round)%2]
+		start := time.Now()
+		s.tag = s.c.tool(b, "edit", map[string]any{"path": "f.go", "tag": s.tag, "ops": bodies[n%2]}).Tag
+		s.calls = append(s.calls, time.Since(start))
+		n++
+	}
+	if len(servers[0].calls) == 0 || len(servers[1].calls) == 0 {
+		return
+	}
+	eager, lazy := median(servers[0].calls), median(servers[1].calls)
+	b.ReportMetric(float64(eager.Microseconds()), "eager-p50-µs")
+	b.ReportMetric(float64(lazy.Microseconds()), "lazy-p50-µs")
+	b.ReportMetric(float64(lazy)/float64(eager), "lazy/eager")
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

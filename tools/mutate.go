@@ -64,6 +64,34 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 			return nil, Errorf(CodeToolDenied, "%s is read-only (mode %04o), so hostd will not replace or remove it; if it should change, make it writable first (chmod u+w), otherwise leave it as it is", ch.Path.Display, ch.Mode.Perm())
 		}
 	}
+	// Under review with lazy commits (docs/review-store.md, "Which fsync
+	// guarantees what"), the new contents are written and fsynced to
+	// unnamed files while the intent is recorded: neither waits for the
+	// other, and nothing is visible before the intent is durable.
+	lazy := c.Review != nil && c.Review.LazyCommit()
+	prepared := make([]*workspace.Prepared, len(changes))
+	var prepDone chan struct{}
+	if lazy {
+		prepDone = make(chan struct{})
+		go func() {
+			defer close(prepDone)
+			for i, ch := range changes {
+				if !ch.Remove && !ch.Link {
+					prepared[i] = ch.Path.Prepare(ch.After, ch.Mode)
+				}
+			}
+		}()
+	}
+	discard := func() {
+		if prepDone != nil {
+			<-prepDone
+		}
+		for _, w := range prepared {
+			if w != nil {
+				w.Discard()
+			}
+		}
+	}
 	var txn *review.Txn
 	if c.Review != nil {
 		rc := make([]review.Change, len(changes))
@@ -80,6 +108,9 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 			}
 		}
 		t, err := c.Review.Begin(c.Session.ID, c.ToolCallID, c.ToolName, rc)
+		if err != nil {
+			discard()
+		}
 		if errors.Is(err, review.ErrDuplicateCall) {
 			return nil, Errorf(CodeInvalidArgument, "toolCallId %s was already used by an earlier change of this session, and review and rollback name a call by it; nothing was written: give every tool call its own toolCallId, or omit it and one is made", clipMessageTo(strconv.Quote(c.ToolCallID), 120))
 		}
@@ -92,8 +123,21 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 	if testHookBeforeApply != nil {
 		testHookBeforeApply()
 	}
+	if prepDone != nil {
+		<-prepDone
+	}
+	var syncs []*workspace.DirSync
 	for i, ch := range changes {
-		if err := applyChange(ch); err != nil {
+		ds, err := applyChange(ch, prepared[i], lazy)
+		prepared[i] = nil
+		if ds != nil {
+			syncs = append(syncs, ds)
+		}
+		if err != nil {
+			discard()
+			for _, ds := range syncs {
+				ds.Sync() // the undo below syncs what it writes; this closes
+			}
 			undone := undo(changes[:i])
 			if txn != nil {
 				// Nothing of this call stays when the undo worked: drop
@@ -114,6 +158,11 @@ func (c *Call) mutate(changes []fileChange) (map[string][]byte, *Error) {
 		}
 	}
 	if txn != nil {
+		// The renames are made durable in the background, while the answer
+		// goes out; the record must not reach the disk before they do.
+		if len(syncs) > 0 {
+			txn.SyncFirst(syncInBackground(syncs))
+		}
 		if _, err := txn.Commit(landed); err != nil {
 			// A change the user could not review or undo must not stay:
 			// Abort puts every path back as it was.
@@ -176,17 +225,44 @@ func readLanded(ch fileChange, limit int64) []byte {
 }
 
 // applyChange makes one change, checking first that the path still holds
-// what the call read from it.
-func applyChange(ch fileChange) error {
+// what the call read from it; a write places its prepared content when
+// there is one. With syncLater (the call is under a review intent, which
+// keeps it safe until its record is written), a file write leaves its
+// directory's fsync to the returned DirSync.
+func applyChange(ch fileChange, prepared *workspace.Prepared, syncLater bool) (*workspace.DirSync, error) {
 	want := workspace.Want(ch.Existed, ch.Before)
 	want.Link = ch.Link
-	if ch.Link && !ch.Remove {
-		return ch.Path.Symlink(string(ch.After), want)
+	switch {
+	case prepared != nil:
+		return prepared.Place(want)
+	case ch.Link && !ch.Remove:
+		return nil, ch.Path.Symlink(string(ch.After), want)
+	case ch.Remove:
+		return nil, ch.Path.RemoveFile(want)
+	case syncLater:
+		return ch.Path.WriteFileSyncLater(ch.After, ch.Mode, want)
 	}
-	if ch.Remove {
-		return ch.Path.RemoveFile(want)
+	return nil, ch.Path.WriteFile(ch.After, ch.Mode, want)
+}
+
+// syncInBackground starts the directory fsyncs now and returns a function
+// that waits for them, for the review record (Txn.SyncFirst). The answer
+// does not wait: a power loss before they finish may undo the renames, and
+// the record, written only after them, then agrees (edit-contract §13.1,
+// docs/review-store.md "Which fsync guarantees what").
+func syncInBackground(syncs []*workspace.DirSync) func() error {
+	done := make(chan struct{})
+	var err error
+	go func() {
+		defer close(done)
+		for _, ds := range syncs {
+			err = errors.Join(err, ds.Sync())
+		}
+	}()
+	return func() error {
+		<-done
+		return err
 	}
-	return ch.Path.WriteFile(ch.After, ch.Mode, want)
 }
 
 // undo restores changes that were applied, newest first, each only if it

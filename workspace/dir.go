@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -198,15 +199,50 @@ func (d *Dir) WriteFile(abs string, data []byte, perm fs.FileMode, want Expect) 
 	if err != nil {
 		return err
 	}
-	err = d.writeFile(rel, data, perm, want)
+	_, err = d.writeFile(rel, data, perm, want, false)
 	return confine(err, abs)
 }
 
-func (d *Dir) writeFile(rel string, data []byte, perm fs.FileMode, want Expect) error {
+// WriteFileSyncLater is WriteFile without its last step: the directory's
+// fsync, which makes the rename durable, is handed back as a DirSync for
+// the caller to run later (off the path of its answer). Until it runs, a
+// power loss may undo the rename, leaving the old bytes whole; a crash of
+// this process loses nothing. The caller must call Sync exactly once,
+// also when it gives up on the change.
+func (d *Dir) WriteFileSyncLater(abs string, data []byte, perm fs.FileMode, want Expect) (*DirSync, error) {
+	rel, err := d.Rel(abs)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := d.writeFile(rel, data, perm, want, true)
+	return ds, confine(err, abs)
+}
+
+// DirSync is a directory fsync left for later (WriteFileSyncLater). It
+// holds the directory open until Sync.
+type DirSync struct {
+	f    *os.File
+	once sync.Once
+	err  error
+}
+
+// Sync fsyncs the directory and closes it; later calls return the first
+// call's result. Safe for concurrent use.
+func (s *DirSync) Sync() error {
+	s.once.Do(func() {
+		s.err = s.f.Sync()
+		if err := s.f.Close(); s.err == nil {
+			s.err = err
+		}
+	})
+	return s.err
+}
+
+func (d *Dir) writeFile(rel string, data []byte, perm fs.FileMode, want Expect, later bool) (*DirSync, error) {
 	dir, name := filepath.Dir(rel), filepath.Base(rel)
 	if dir != "." {
 		if err := d.root.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create parent directory: %w", err)
+			return nil, fmt.Errorf("create parent directory: %w", err)
 		}
 	}
 	// Everything below happens in one directory, opened once: the temp
@@ -214,7 +250,7 @@ func (d *Dir) writeFile(rel string, data []byte, perm fs.FileMode, want Expect) 
 	// different places if the directory is renamed meanwhile.
 	pd, err := d.root.OpenRoot(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer pd.Close()
 	if info, err := pd.Lstat(name); err == nil {
@@ -222,49 +258,79 @@ func (d *Dir) writeFile(rel string, data []byte, perm fs.FileMode, want Expect) 
 			perm = info.Mode().Perm()
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return nil, err
 	}
 	tmp, tmpName, err := createTemp(pd, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			tmp.Close()
-			pd.Remove(tmpName)
-		}
-	}()
+	if err := fill(tmp, data, perm); err != nil {
+		tmp.Close()
+		pd.Remove(tmpName)
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		pd.Remove(tmpName)
+		return nil, err
+	}
+	return placeTemp(pd, tmpName, name, want, later)
+}
+
+// fill writes a temporary file's content and mode and makes them durable:
+// a rename of it must never expose a file the disk does not hold whole.
+func fill(tmp *os.File, data []byte, perm fs.FileMode) error {
 	if _, err := tmp.Write(data); err != nil {
 		return err
 	}
 	if err := tmp.Chmod(perm); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
+	return tmp.Sync()
+}
+
+// placeTemp moves the temporary file tmpName, written and fsynced, over
+// name in the directory open as pd, once name still holds want: linked
+// when want says the name is free (so a file that appeared meanwhile is
+// never replaced), renamed otherwise. The temporary file is gone after,
+// whatever happens.
+func placeTemp(pd *os.Root, tmpName, name string, want Expect, later bool) (*DirSync, error) {
+	committed := false
+	defer func() {
+		if !committed {
+			pd.Remove(tmpName)
+		}
+	}()
 	if err := verify(pd, name, want); err != nil {
-		return err
+		return nil, err
 	}
 	if want.Check && !want.Exists {
 		if err := pd.Link(tmpName, name); err == nil {
 			pd.Remove(tmpName)
 			committed = true
-			return syncDir(pd)
+			return finishDir(pd, later)
 		} else if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%w: it was created", ErrChanged)
+			return nil, fmt.Errorf("%w: it was created", ErrChanged)
 		}
 		// A filesystem without hard links: the check above must do.
 	}
 	if err := pd.Rename(tmpName, name); err != nil {
-		return err
+		return nil, err
 	}
 	committed = true
-	return syncDir(pd)
+	return finishDir(pd, later)
+}
+
+// finishDir makes a write's rename durable: now, or (later) by the
+// DirSync it returns.
+func finishDir(pd *os.Root, later bool) (*DirSync, error) {
+	if !later {
+		return nil, syncDir(pd)
+	}
+	f, err := pd.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	return &DirSync{f: f}, nil
 }
 
 // createTemp creates the temporary file of name in the directory open as

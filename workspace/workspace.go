@@ -193,6 +193,15 @@ func (p Path) WriteFile(data []byte, perm fs.FileMode, want Expect) error {
 	return p.dir.WriteFile(p.Abs, data, perm, want)
 }
 
+// WriteFileSyncLater atomically replaces the file through its root and
+// hands back the directory's fsync (Dir.WriteFileSyncLater).
+func (p Path) WriteFileSyncLater(data []byte, perm fs.FileMode, want Expect) (*DirSync, error) {
+	if p.dir == nil {
+		return nil, errUnresolved
+	}
+	return p.dir.WriteFileSyncLater(p.Abs, data, perm, want)
+}
+
 // RemoveFile removes the path through its root (Dir.RemoveFile).
 func (p Path) RemoveFile(want Expect) error {
 	if p.dir == nil {
