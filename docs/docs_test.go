@@ -59,16 +59,21 @@ func TestCitationsNameExistingSections(t *testing.T) {
 	}
 }
 
-// TestRelativeLinksExist checks that every relative link of README.md and
-// docs/*.md leads to a file or directory of the repository.
+// TestRelativeLinksExist checks that every relative link of the top-level
+// documents (README.md, CHANGELOG.md) and of docs/*.md leads to a file or
+// directory of the repository.
 func TestRelativeLinksExist(t *testing.T) {
 	root := mustRoot(t)
+	top, err := filepath.Glob(filepath.Join(root, "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []string{"README.md"}
-	for _, d := range docs {
+	var files []string
+	for _, d := range append(top, docs...) {
 		rel, _ := filepath.Rel(root, d)
 		files = append(files, rel)
 	}
