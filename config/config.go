@@ -1,5 +1,5 @@
 // Package config owns hostd's settings: every limit of the edit contract
-// (edit-contract §4.4 and §12) and of the wire contract (rpc.md §1) as a
+// (edit-contract §4.4 and §12) and of the wire contract (wire-contract §1) as a
 // named, documented default, the config file that overrides them, and the
 // command-line flags that override the file. It holds values only; the
 // packages that enforce a limit receive it through their constructors.
@@ -24,7 +24,7 @@ type Limits struct {
 	MaxVersionsPerPath         int   `json:"maxVersionsPerPath"`         // 4: oldest dropped first
 	MaxRetainedBytesPerSession int64 `json:"maxRetainedBytesPerSession"` // 8 MiB: LRU path eviction until under
 	MaxRetainedFileBytes       int64 `json:"maxRetainedFileBytes"`       // 2 MiB: larger files are tagged, not retained
-	MaxLedgerEntries           int   `json:"maxLedgerEntries"`           // minted (path, tag) pairs remembered per session (rpc.md §5.4)
+	MaxLedgerEntries           int   `json:"maxLedgerEntries"`           // minted (path, tag) pairs remembered per session (edit-contract §4.5)
 
 	// Producers, edit-contract §5.
 	MaxLineChars     int   `json:"maxLineChars"`     // 16,384: longer lines are clipped and not seen
@@ -49,7 +49,7 @@ type Limits struct {
 	RecoveryDiffTimeoutMs int   `json:"recoveryDiffTimeoutMs"` // bound on the drift-recovery diff
 	MaxParseMs            int   `json:"maxParseMs"`            // 500: parse time of one edit call (block ops and repair checks together)
 
-	// Daemon, rpc.md §1.
+	// Daemon, wire-contract §1.
 	MaxSessions     int   `json:"maxSessions"`     // SESSION_LIMIT past this
 	MaxFrameBytes   int64 `json:"maxFrameBytes"`   // 64 MiB: a larger frame closes that connection
 	ShutdownGraceMs int   `json:"shutdownGraceMs"` // how long in-flight calls may finish on shutdown
@@ -60,7 +60,7 @@ type Limits struct {
 	MaxRetainedBytes int64 `json:"maxRetainedBytes"` // 256 MiB: snapshot text retained across all sessions (one LRU over them)
 	MaxBudgetWaitMs  int   `json:"maxBudgetWaitMs"`  // 10 s: how long a call waits for room in maxMemoryBytes
 
-	// Review store, rpc.md §6.
+	// Review store, wire-contract §5.
 	MaxReviewEntriesPerSession int   `json:"maxReviewEntriesPerSession"`
 	MaxReviewBytesPerSession   int64 `json:"maxReviewBytesPerSession"`
 	MaxReviewEntries           int   `json:"maxReviewEntries"`
@@ -219,7 +219,7 @@ func (l Limits) ShutdownGrace() time.Duration {
 }
 
 // DefaultSocketPath is $XDG_RUNTIME_DIR/hostd/hostd.sock, else
-// $TMPDIR/hostd-$UID/hostd.sock (rpc.md §1).
+// $TMPDIR/hostd-$UID/hostd.sock (wire-contract §1).
 func DefaultSocketPath() string {
 	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
 		return filepath.Join(dir, "hostd", "hostd.sock")

@@ -83,7 +83,7 @@ func driftNote(landed Facts) string {
 		humanBytes(landed.Size), landed.SHA256)
 }
 
-// looksBinary applies the project's one definition of text (rpc.md §5.3).
+// looksBinary applies the project's one definition of text (edit-contract §3.4).
 func looksBinary(f Facts, data []byte) bool {
 	if !f.Exists {
 		return false

@@ -1,5 +1,5 @@
 // Package review owns the durable record of every change the tools make to
-// files (rpc.md §6, edit-contract §13.1): for each path of each mutation it
+// files (wire-contract §5, edit-contract §13.1): for each path of each mutation it
 // keeps the bytes needed to restore the path, the digests of what was there
 // before and what landed after, and a bounded unified diff for the desktop
 // app to show.

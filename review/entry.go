@@ -42,7 +42,7 @@ var (
 	ErrUnsettled = errors.New("file holds neither the before nor the after content")
 )
 
-// The change kinds of a ReviewEntry (rpc.md §6).
+// The change kinds of a ReviewEntry (wire-contract §5).
 const (
 	ChangeCreate = "create"
 	ChangeModify = "modify"
@@ -90,7 +90,7 @@ func (c Change) kind() string {
 	return ChangeModify
 }
 
-// Entry is one recorded path of one tool call: the JSON shape of rpc.md §6
+// Entry is one recorded path of one tool call: the JSON shape of wire-contract §5
 // ReviewEntry, field for field.
 type Entry struct {
 	ID           string    `json:"id"`

@@ -12,7 +12,7 @@ import (
 	"github.com/hostd-dev/hostd/config"
 )
 
-// rpc.md §6: each change kind is recorded with its digests and its diff.
+// wire-contract §5: each change kind is recorded with its digests and its diff.
 func TestCommitRecordsEachChangeKind(t *testing.T) {
 	ws := t.TempDir()
 	x, gone := filepath.Join(ws, "src", "x.go"), filepath.Join(ws, "old.txt")
@@ -65,7 +65,7 @@ func TestCommitRecordsEachChangeKind(t *testing.T) {
 	}
 }
 
-// rpc.md §6: the wire shape of ReviewEntry, field for field; the sha
+// wire-contract §5: the wire shape of ReviewEntry, field for field; the sha
 // fields are absent on the side where the file does not exist.
 func TestEntryJSONShape(t *testing.T) {
 	ws := t.TempDir()

@@ -1,4 +1,4 @@
-// Package rollback undoes one tool call's recorded changes (rpc.md §6,
+// Package rollback undoes one tool call's recorded changes (wire-contract §5,
 // review.rollback): it checks that every path still holds exactly what the
 // call left there, and only then puts every path back, all or nothing.
 // A rollback never overwrites work done since the call, and a crash in the

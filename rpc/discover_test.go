@@ -15,7 +15,7 @@ func TestDiscoverDescribesExactlyTheMethodsThatDispatch(t *testing.T) {
 	if !strings.HasPrefix(doc.OpenRPC, "1.") || doc.Info.Title != "hostd" || doc.Info.Version != "test" {
 		t.Errorf("header: %+v %+v", doc.OpenRPC, doc.Info)
 	}
-	// rpc.md §3: every method of the contract this daemon can make real.
+	// wire-contract §3: every method of the contract this daemon can make real.
 	want := []string{"host.info", "host.shutdown", "rpc.discover", "session.create", "session.delete", "session.list", "session.setWorkspace", "tools.definitions", "tools.execute", "debug.stats", "debug.session"}
 	var names []string
 	for _, m := range doc.Methods {

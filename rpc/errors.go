@@ -15,14 +15,14 @@ import (
 )
 
 // Code is a JSON-RPC error code with the name clients match on, which is
-// sent as error.data.code (rpc.md §2).
+// sent as error.data.code (wire-contract §2).
 type Code struct {
 	Num  int64
 	Name string
 }
 
 // The codes hostd answers with. The protocol codes and the application
-// codes -32001..-32006 are rpc.md §2. SHUTTING_DOWN and REQUEST_CANCELLED
+// codes -32001..-32006 are wire-contract §2. SHUTTING_DOWN and REQUEST_CANCELLED
 // are additions: the first answers a request that arrives while the daemon
 // drains, the second a request cancelled by $/cancelRequest or by the
 // daemon's shutdown (the code is the one LSP clients already know).

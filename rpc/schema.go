@@ -26,7 +26,7 @@ func override(t reflect.Type) (schema, bool) {
 		return rangeSchema(), true
 	case reflect.TypeFor[tools.Outcome]():
 		// Every tool result shares tools.Result and adds its own fields
-		// (rpc.md §4), so the shared part is described and the rest open.
+		// (wire-contract §4), so the shared part is described and the rest open.
 		s := schemaOf(reflect.TypeFor[tools.Result]())
 		s["additionalProperties"] = true
 		return s, true

@@ -57,7 +57,7 @@ type Verdict struct {
 }
 
 // Fail records a failed edit of path with code in prompt. Without a prompt
-// id nothing is counted (rpc.md §3).
+// id nothing is counted (wire-contract §3).
 func (g *Guard) Fail(prompt, path, code string) Verdict {
 	if prompt == "" {
 		return Verdict{}

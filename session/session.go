@@ -98,7 +98,7 @@ func NewManager(lim config.Limits) *Manager {
 const maxIDLen = 128
 
 // Create makes a session on ws. id may be empty (a random id is
-// generated) or supplied to re-attach after a restart (rpc.md §6). A
+// generated) or supplied to re-attach after a restart (wire-contract §5). A
 // supplied id that is already live is returned as it is when it has the
 // same workspace root, and ErrConflict otherwise.
 func (m *Manager) Create(id string, ws *workspace.Workspace) (*Session, error) {

@@ -43,7 +43,7 @@ type Snapshot struct {
 
 // Store is one session's snapshot store: canonical path -> versions, newest
 // first (edit-contract §4), plus the ledger of every (path, tag) minted
-// (rpc.md §5.4).
+// (edit-contract §4.5).
 //
 // Bounds (config.Limits): MaxPathsPerSession paths, LRU by last record or
 // lookup; MaxVersionsPerPath versions per path, oldest dropped;
@@ -266,7 +266,7 @@ func (s *Store) Tagged(path, tag string) []Version {
 
 // Match returns the newest version recorded under tag whose content is the
 // live content: equal full text when retained, equal full digest when not.
-// This is the version gate of rpc.md §5.5; a tag match alone is not enough.
+// This is the version gate of edit-contract §3.3; a tag match alone is not enough.
 func (s *Store) Match(path, tag, liveText string, liveDigest workspace.Digest) (Version, bool) {
 	for _, v := range s.Tagged(path, tag) {
 		if v.Digest != liveDigest {
@@ -290,7 +290,7 @@ func lineCount(text string) int {
 
 // Minted reports whether this session minted tag for path, and whether it
 // minted it for content with the given full digest and line count
-// (rpc.md §5.4). The ledger outlives evicted text.
+// (edit-contract §4.5). The ledger outlives evicted text.
 func (s *Store) Minted(path, tag string, d workspace.Digest, lines int) (tagKnown, digestMatch bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -170,7 +170,7 @@ func TestPathsAreLRU(t *testing.T) {
 	}
 }
 
-// §4.4 versions per path: oldest dropped first; rpc.md §5.4: the ledger
+// §4.4 versions per path: oldest dropped first; edit-contract §4.5: the ledger
 // still knows the aged-out tag and the digest it was minted for.
 func TestVersionsPerPathAndLedger(t *testing.T) {
 	lim := config.DefaultLimits()

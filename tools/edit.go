@@ -26,7 +26,7 @@ type editArgs struct {
 	Ops  string `json:"ops"`
 }
 
-// EditResult is the edit tool's result (rpc.md §4 edit).
+// EditResult is the edit tool's result (wire-contract §4 edit).
 type EditResult struct {
 	Result
 	Path        string                `json:"path,omitempty"`

@@ -35,7 +35,7 @@ func TestEditBlockOps(t *testing.T) {
 		if len(r.Resolutions) != 1 || r.Resolutions[0].AnchorLine != 2 || r.Resolutions[0].Start != 2 || r.Resolutions[0].End != 4 {
 			t.Fatalf("resolutions %+v", r.Resolutions)
 		}
-		// The wire shape of rpc.md §4: {anchorLine, start, end, op}.
+		// The wire shape of wire-contract §4: {anchorLine, start, end, op}.
 		raw, _ := json.Marshal(r.Resolutions[0])
 		if string(raw) != `{"anchorLine":2,"start":2,"end":4,"op":"PUT 2*:"}` {
 			t.Fatalf("resolution JSON %s", raw)

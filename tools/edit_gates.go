@@ -41,7 +41,7 @@ func (ed *editor) gate() (*plan, *Error) {
 		return nil, e
 	}
 	if digestMatch {
-		// rpc.md §5.4: the text aged out of the store but the ledger
+		// edit-contract §4.5: the text aged out of the store but the ledger
 		// proves this is the content the tag was minted for.
 		ed.warnings = append(ed.warnings, fmt.Sprintf("the lines you were shown of %s#%s are no longer remembered, so only the version was checked, not that you saw each line; re-read before editing further", ed.path.Display, tag))
 		return ed.direct(nil)

@@ -16,7 +16,7 @@ import (
 	"github.com/hostd-dev/hostd/workspace"
 )
 
-// Grep is the grep tool (edit-contract §5.2, rpc.md §4 grep): RE2 search
+// Grep is the grep tool (edit-contract §5.2, wire-contract §4 grep): RE2 search
 // over a file or a directory tree. Every file it shows gets a [PATH#TAG]
 // header and is recorded in the snapshot store: in content mode with its
 // matched lines seen, in the other modes with an empty seen set, which
@@ -27,7 +27,7 @@ type Grep struct{}
 // Name implements Tool.
 func (Grep) Name() string { return "grep" }
 
-// The output modes of rpc.md §4 grep.
+// The output modes of wire-contract §4 grep.
 const (
 	grepContent = "content"
 	grepFiles   = "filesWithMatches"
@@ -52,7 +52,7 @@ type GrepMatch struct {
 	Clipped bool   `json:"clipped,omitempty"`
 }
 
-// GrepResult is grep's result (rpc.md §4 grep). Files lists every file
+// GrepResult is grep's result (wire-contract §4 grep). Files lists every file
 // shown, in walk order, in every mode.
 type GrepResult struct {
 	Result

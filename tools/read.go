@@ -12,7 +12,7 @@ import (
 	"github.com/hostd-dev/hostd/workspace"
 )
 
-// Read is the read tool (edit-contract §5.1, rpc.md §4 read): a window of
+// Read is the read tool (edit-contract §5.1, wire-contract §4 read): a window of
 // a text file as numbered lines under the [PATH#TAG] header of the whole
 // file. It records the file in the session's snapshot store with exactly
 // the lines it displayed, so paginated reads of an unchanged file fuse into
@@ -28,7 +28,7 @@ type readArgs struct {
 	Limit  *int   `json:"limit"`
 }
 
-// ReadResult is read's result (rpc.md §4 read).
+// ReadResult is read's result (wire-contract §4 read).
 type ReadResult struct {
 	Result
 	Path       string `json:"path"`

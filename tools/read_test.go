@@ -204,7 +204,7 @@ func TestConcurrentReadsOfOneSession(t *testing.T) {
 }
 
 // Reads fill the store like any producer: the 65th path evicts the coldest,
-// and the ledger still knows the evicted tag (rpc.md §5.4).
+// and the ledger still knows the evicted tag (edit-contract §4.5).
 func TestReadsRespectThePathBound(t *testing.T) {
 	lim := config.DefaultLimits()
 	e := newProdEnv(t, lim)

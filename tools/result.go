@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// Tool-level error codes (rpc.md §4, edit-contract §11). A tool that runs
+// Tool-level error codes (wire-contract §4, edit-contract §11). A tool that runs
 // and fails returns one of these in a result with ok=false; it is never a
 // JSON-RPC error, because the model must read it.
 const (
@@ -64,7 +64,7 @@ func Errorf(code, format string, args ...any) *Error {
 }
 
 // Result is the part of every tools.execute result that all tools share
-// (rpc.md §4). Each tool's result type embeds it and adds its own fields.
+// (wire-contract §4). Each tool's result type embeds it and adds its own fields.
 type Result struct {
 	OK         bool     `json:"ok"`
 	Content    string   `json:"content"`
@@ -89,7 +89,7 @@ func Failed(err *Error) *Result {
 
 // finish fills the fields every result carries: the tool call id, a
 // non-nil warnings list, and the model-visible content of an error and of
-// every warning (rpc.md §4: each warning also appears in content).
+// every warning (wire-contract §4: each warning also appears in content).
 // maxMessageBytes bounds one error message or warning. Messages quote
 // what the client sent (a path, a tag, an op); whatever it sent, the
 // answer stays small.

@@ -11,7 +11,7 @@ import (
 	"github.com/hostd-dev/hostd/workspace"
 )
 
-// Write is the write tool (edit-contract §5.3-§5.4, rpc.md §4 write): it
+// Write is the write tool (edit-contract §5.3-§5.4, wire-contract §4 write): it
 // creates or replaces a whole file and mints the tag of the bytes that
 // actually landed, recorded with every line seen, so an edit can follow
 // without a read.
@@ -25,7 +25,7 @@ type writeArgs struct {
 	Content *string `json:"content"`
 }
 
-// WriteResult is write's result (rpc.md §4 write).
+// WriteResult is write's result (wire-contract §4 write).
 type WriteResult struct {
 	Result
 	Path    string `json:"path"`
@@ -127,7 +127,7 @@ var (
 )
 
 // stripPasted removes what a model copies from a producer's output by
-// mistake (rpc.md §4 write): a [PATH#TAG] first line, and N: line-number
+// mistake (wire-contract §4 write): a [PATH#TAG] first line, and N: line-number
 // prefixes when every line carries one and the numbers run consecutively.
 // One numbered line alone is stripped only under a pasted header: a
 // one-line file such as "8080:80" is content. Numbered rows never show

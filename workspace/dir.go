@@ -183,7 +183,7 @@ func verify(pd *os.Root, rel string, want Expect) error {
 
 // WriteFile replaces the file at abs with data so that a crash at any
 // moment leaves either the old bytes or the new ones, never a mix
-// (rpc.md §5.6): a temporary file in the same directory, fsynced, renamed
+// (edit-contract §13.7): a temporary file in the same directory, fsynced, renamed
 // over abs, and the directory fsynced, all through d. An existing file
 // keeps its mode; a new one gets perm. Parent directories are created as
 // needed. Right before the rename the path is checked against want: if

@@ -10,7 +10,7 @@ import (
 )
 
 // ErrNotText reports a file that is not valid UTF-8 or holds a NUL byte in
-// its first 8 KiB (rpc.md §5.3).
+// its first 8 KiB (edit-contract §3.4).
 var ErrNotText = errors.New("not a text file")
 
 // NULScanBytes is how far into a file a NUL byte marks it as binary.
@@ -130,7 +130,7 @@ func Join(lines []string, trailingNewline bool) string {
 // or the full text, never the tag alone (edit-contract §3.3).
 type Digest [sha256.Size]byte
 
-// Tag is the 4-hex-digit snapshot tag of this digest (rpc.md §5.1).
+// Tag is the 4-hex-digit snapshot tag of this digest (edit-contract §3.2).
 func (d Digest) Tag() string {
 	return strings.ToUpper(hex.EncodeToString(d[30:32]))
 }

@@ -10,7 +10,7 @@ import (
 // The tags below were computed outside Go: each input was normalized by
 // hand (BOM dropped, CRLF -> LF, trailing [ \t\r] cut from every line,
 // final newline kept or not) and the result piped through sha256sum; the
-// tag is the last four hex digits of that digest (rpc.md §5.1).
+// tag is the last four hex digits of that digest (edit-contract §3.2).
 func TestTagPinned(t *testing.T) {
 	tests := []struct {
 		name   string

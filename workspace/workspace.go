@@ -1,8 +1,8 @@
 // Package workspace owns where a session's tools may touch the filesystem
 // and how file text is addressed: the roots of a session (workspace,
 // scratch, approved external roots), the one path resolver every tool uses
-// (rpc.md §5.7), the permission gate for writes, text normalization and
-// tags (edit-contract §3), and the one atomic-write function (rpc.md §5.6).
+// (edit-contract §13.8), the permission gate for writes, text normalization and
+// tags (edit-contract §3), and the one atomic-write function (edit-contract §13.7).
 // It holds no session state and knows nothing of tools or RPC.
 package workspace
 
@@ -35,7 +35,7 @@ var (
 // RootKind names which root a resolved path lies under, as read reports it.
 type RootKind string
 
-// The root kinds of rpc.md §4.
+// The root kinds of wire-contract §4.
 const (
 	KindWorkspace RootKind = "workspace"
 	KindScratch   RootKind = "scratch"

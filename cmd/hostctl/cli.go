@@ -48,7 +48,7 @@ type app struct {
 }
 
 // socketPath picks the socket: --socket, else $HOSTD_SOCKET, else the
-// daemon's own default (rpc.md §1), so a plain `hostctl info` finds a
+// daemon's own default (wire-contract §1), so a plain `hostctl info` finds a
 // plain `hostd`.
 func socketPath(flagValue string, getenv func(string) string) string {
 	if flagValue != "" {

@@ -172,7 +172,7 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// Errors print the rpc.md §2 name (from error.data.code, or from the code
+// Errors print the wire-contract §2 name (from error.data.code, or from the code
 // for protocol errors, which carry no data), the code and the message, and
 // exit 1.
 func TestDaemonErrorsAreNamed(t *testing.T) {

@@ -239,7 +239,7 @@ func hungUp(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
-// rpcError is a JSON-RPC error the daemon answered with, named as rpc.md §2
+// rpcError is a JSON-RPC error the daemon answered with, named as wire-contract §2
 // names it.
 type rpcError struct {
 	Code    int64
@@ -252,7 +252,7 @@ func (e *rpcError) Error() string {
 	return fmt.Sprintf("%s (%d): %s", e.Name, e.Code, e.Message)
 }
 
-// codeNames are the wire names of every code in rpc.md §2. error.data.code
+// codeNames are the wire names of every code in wire-contract §2. error.data.code
 // carries the name for application codes; this table names the protocol
 // codes, which jsonrpc2 libraries send without data, and stands in for an
 // application error whose data is missing.

@@ -135,7 +135,7 @@ func canned(result string) fakeMethod {
 	}
 }
 
-// appError is an application error as rpc.md §2 shapes it: error.data.code
+// appError is an application error as wire-contract §2 shapes it: error.data.code
 // carries the name.
 func appError(code int64, name, message string, extra map[string]any) fakeMethod {
 	return func(context.Context, json.RawMessage) (any, error) {

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Canned results in the shapes of rpc.md §3 and §6, shared with the
+// Canned results in the shapes of wire-contract §3 and §5, shared with the
 // command tests.
 const (
 	infoJSON = `{"name":"hostd","version":"0.1.0","protocolVersion":1,"pid":4242,

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The result shapes of rpc.md §3 and §6, as hostctl reads them. They are
+// The result shapes of wire-contract §3 and §5, as hostctl reads them. They are
 // declared here rather than imported from the server so that hostctl reads
 // what is on the wire, not what the server's Go types happen to be; unknown
 // fields are ignored, so a newer daemon that adds fields still prints.

@@ -118,7 +118,7 @@ func (r *crashRig) killDuring(label string, cc crashCase, at trigger, limit, del
 
 // heard reads what reached the client before the kill: whether the call
 // answered, and whether a review.recorded notification announced it. Both
-// promise that the change is durable (rpc.md §6), so the disk must then
+// promise that the change is durable (wire-contract §5), so the disk must then
 // hold it after the restart. A call that failed on its own proves nothing
 // and stops the test.
 func (r *crashRig) heard(label string, nc net.Conn, callID string) (answered, recorded bool) {

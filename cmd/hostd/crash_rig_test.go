@@ -142,7 +142,7 @@ func (r *crashRig) send(method string, params any) net.Conn {
 	return nc
 }
 
-// reviewEntry is the part of a ReviewEntry (rpc.md §6) the checks use.
+// reviewEntry is the part of a ReviewEntry (wire-contract §5) the checks use.
 type reviewEntry struct {
 	ID           string `json:"id"`
 	ToolCallID   string `json:"toolCallId"`

@@ -122,7 +122,7 @@ func TestCrashSafetyUnderSIGKILL(t *testing.T) {
 	}
 }
 
-// Review entries are durable (rpc.md §6): after hostd stops, gracefully or
+// Review entries are durable (wire-contract §5): after hostd stops, gracefully or
 // killed right after it answered, and starts again on the same state
 // directory, session.create with the same sessionId sees every entry as it
 // was and can roll each back, refusing one whose file changed since;

@@ -18,7 +18,7 @@ import (
 	"github.com/hostd-dev/hostd/rpc"
 )
 
-// The socket's security (rpc.md §1): the directory is private (0700,
+// The socket's security (wire-contract §1): the directory is private (0700,
 // ours, not a symlink), the socket is 0600, and every accepted peer must
 // run as our uid. A lock file beside the socket, held for the daemon's
 // life, decides which daemon owns the path: a second daemon cannot steal

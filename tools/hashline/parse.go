@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Parse reads an ops text (edit-contract §7.1, rpc.md §5.8) into a Patch.
+// Parse reads an ops text (edit-contract §7.1, §7.2) into a Patch.
 // It is strict: anything that is not exactly the grammar fails, and the
 // error shows the corrected form. It checks only what the text alone can
 // decide; line bounds and overlaps need the file and are checked by Lower

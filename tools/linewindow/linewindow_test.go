@@ -37,7 +37,7 @@ func ln(pairs ...any) []Line {
 
 func clipped(n int, text string) Line { return Line{N: n, Text: text, Clipped: true} }
 
-// TestNormalizationRules pins edit-contract §3.1 and rpc.md §5.1-5.2 with
+// TestNormalizationRules pins edit-contract §3.1-§3.2 with
 // explicit expected values, independent of the oracle.
 func TestNormalizationRules(t *testing.T) {
 	tests := []struct {
@@ -92,7 +92,7 @@ func TestFinalNewlineChangesTheTag(t *testing.T) {
 	a, _ := Read(strings.NewReader("a"), defaults())
 	b, _ := Read(strings.NewReader("a\n"), defaults())
 	if a.Digest == b.Digest {
-		t.Error(`"a" and "a\n" must be different texts (rpc.md §5.2)`)
+		t.Error(`"a" and "a\n" must be different texts (edit-contract §3.1)`)
 	}
 }
 
@@ -168,7 +168,7 @@ func TestClipping(t *testing.T) {
 	}
 }
 
-// rpc.md §5.3: invalid UTF-8 anywhere, or a NUL in the first 8 KiB, is
+// edit-contract §3.4: invalid UTF-8 anywhere, or a NUL in the first 8 KiB, is
 // NOT_TEXT; a NUL later is ordinary (if odd) content.
 func TestNotText(t *testing.T) {
 	pad := strings.Repeat("x", workspace.NULScanBytes-1)
