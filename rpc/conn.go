@@ -17,6 +17,7 @@ import (
 
 	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/quote"
+	"github.com/hostd-dev/hostd/tools"
 )
 
 // cancelMethod is the notification that cancels a request in flight on
@@ -317,6 +318,14 @@ func errDuplicateID(req *jsonrpc2.Request) error {
 	return newError(CodeInvalidRequest, "request id %s is already in flight on this connection; use a new id", quote.Short(req.ID.String()))
 }
 
+// toolFailed reports whether result is a tool's failure: tools.execute
+// answers it as a result (ok: false), not an error, but debug.stats counts
+// it among the method's errors, where a person looks for failing calls.
+func toolFailed(result any) bool {
+	o, ok := result.(tools.Outcome)
+	return ok && o != nil && o.Base().Error != nil
+}
+
 // run calls m (nil: the method does not exist) and records the call's
 // figures.
 func (c *conn) run(ctx context.Context, m *Method, req *jsonrpc2.Request) (result any, err error) {
@@ -327,7 +336,7 @@ func (c *conn) run(ctx context.Context, m *Method, req *jsonrpc2.Request) (resul
 			result, err = nil, newError(CodeInternal, "hostd failed handling %s; this is a bug, please report it", quote.Short(req.Method))
 		}
 		d := time.Since(start)
-		c.srv.stats.observe(req.Method, d, err != nil)
+		c.srv.stats.observe(req.Method, d, err != nil || toolFailed(result))
 		if ce := c.log.Check(zap.DebugLevel, "call"); ce != nil {
 			ce.Write(zap.String(LogMethod, quote.Short(req.Method)), zap.Stringer(LogRequestID, req.ID), zap.Int64(LogDurationUs, d.Microseconds()), zap.Bool("ok", err == nil))
 		}

@@ -72,7 +72,7 @@ func newHarness(t *testing.T, opts ...harnessOpt) *harness {
 	h.lim = o.Limits
 	h.sess = session.NewManager(h.lim)
 	o.Sessions = h.sess
-	o.Executor = tools.NewExecutor(tools.Options{Sessions: h.sess, Limits: h.lim, Tools: []tools.Tool{h.block}})
+	o.Executor = tools.NewExecutor(tools.Options{Sessions: h.sess, Limits: h.lim, Tools: append(tools.Builtin(), h.block)})
 	h.srv = NewServer(o)
 	h.sock = filepath.Join(shortTempDir(t), "s.sock")
 	l, err := net.Listen("unix", h.sock)

@@ -165,3 +165,27 @@ func TestDebugSessionOfAnEmptySessionHasEmptyLists(t *testing.T) {
 		t.Errorf("paths %s, registers %s: want [] for both", raw["paths"], raw["registers"])
 	}
 }
+
+// A tool that fails answers a result (ok: false), not an error; debug.stats
+// still counts it among tools.execute's errors, where a person looks.
+func TestDebugStatsCountsFailedToolsAsErrors(t *testing.T) {
+	h := newHarness(t)
+	c := h.client()
+	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
+	var out struct {
+		OK bool `json:"ok"`
+	}
+	mustCall(t, c, "tools.execute", map[string]any{"sessionId": "s", "tool": "read", "args": map[string]any{"path": "missing.txt"}}, &out)
+	if out.OK {
+		t.Fatal("reading a missing file succeeded")
+	}
+	mustCall(t, c, "tools.execute", map[string]any{"sessionId": "s", "tool": "write", "args": map[string]any{"path": "a.txt", "content": "a\n"}}, &out)
+	if !out.OK {
+		t.Fatal("write failed")
+	}
+	var st Stats
+	mustCall(t, c, "debug.stats", nil, &st)
+	if got := st.Calls["tools.execute"]; got.Count != 2 || got.Errors != 1 {
+		t.Errorf("tools.execute: %+v, want 2 calls and 1 error", got)
+	}
+}

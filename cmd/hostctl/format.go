@@ -192,6 +192,10 @@ func (f formatter) stats(w io.Writer, st stats) {
 	row(tw, "uptime", (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second).String())
 	row(tw, "goroutines", strconv.Itoa(st.Goroutines))
 	row(tw, "heap", humanBytes(st.HeapBytes))
+	if r := st.Review; r != nil && r.Entries != nil {
+		row(tw, "review", fmt.Sprintf("%d entries of %d calls, %s; %d unsettled; %d calls evicted since start",
+			*r.Entries, r.Calls, humanBytes(r.Bytes), r.PendingIntents, r.EvictedCalls))
+	}
 	tw.Flush()
 
 	fmt.Fprintln(w)

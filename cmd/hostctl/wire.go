@@ -32,6 +32,12 @@ type reviewHealth struct {
 		Reason string `json:"reason"`
 	} `json:"recovered"`
 	Broken string `json:"broken"`
+	// The store's counters; debug.stats has them, host.info does not.
+	Entries        *int  `json:"entries"`
+	Calls          int   `json:"calls"`
+	Bytes          int64 `json:"bytes"`
+	PendingIntents int   `json:"pendingIntents"`
+	EvictedCalls   int64 `json:"evictedCalls"`
 }
 
 type sessionList struct {
