@@ -244,6 +244,11 @@ commands:
   sessions                         every live session
   stats                            daemon counters and per-method call latencies
   session ID                       one session's snapshot store and registers
+  session delete ID                drop a live session (its review records stay)
+  watch [SESSION]                  print each change as hostd records it, until Ctrl-C
+                                   (--json: one review.recorded per line, diffs included)
+  shutdown                         stop the daemon (in-flight calls finish first)
+  completion bash|zsh|fish         print a shell completion script
   call METHOD [JSON|-]             any method with JSON params (- reads them from stdin);
                                    prints the raw result
   review sessions                  every session with recorded changes, live or not, newest first

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -219,5 +220,33 @@ func TestDaemonErrorsAreNamed(t *testing.T) {
 		if tt.absent != "" && strings.Contains(errOut, tt.absent) {
 			t.Errorf("%v: stderr has %q:\n%s", tt.args, tt.absent, errOut)
 		}
+	}
+}
+
+// The completion scripts come from the command table: every command's
+// first word, and the second words of review, session and completion.
+func TestCompletionCoversEveryCommand(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"completion", shell}, stdio{out: &out, err: &errb}, func(string) string { return "" })
+		if code != exitOK {
+			t.Fatalf("completion %s: exit %d: %s", shell, code, errb.String())
+		}
+		for _, c := range commands {
+			for w := range strings.FieldsSeq(c.name) {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("%s completion lacks %q (of %q)", shell, w, c.name)
+				}
+			}
+		}
+		for _, w := range []string{"rollback", "delete", "watch", "shutdown", "socket", "version"} {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%s completion lacks %q", shell, w)
+			}
+		}
+	}
+	var errb bytes.Buffer
+	if code := run(context.Background(), []string{"completion", "tcsh"}, stdio{out: io.Discard, err: &errb}, func(string) string { return "" }); code != exitUsage {
+		t.Errorf("completion tcsh: exit %d, want %d", code, exitUsage)
 	}
 }

@@ -38,6 +38,15 @@ type client struct {
 	conn   *jsonrpc2.Conn
 	codec  *cappedCodec
 	nextID atomic.Uint64
+	// notify receives the daemon's notifications (method, params); nil
+	// drops them. Set it (onNotify) before the first call.
+	notify atomic.Pointer[func(string, json.RawMessage)]
+}
+
+// onNotify hands every notification the daemon sends to f, on the
+// connection's reading goroutine; f must not block for long.
+func (c *client) onNotify(f func(method string, params json.RawMessage)) {
+	c.notify.Store(&f)
 }
 
 // dial connects to the daemon on socket once trust accepts the socket, its
@@ -68,16 +77,26 @@ func dial(ctx context.Context, socket string, maxFrame int64, trust socketTrust)
 	c := &client{socket: socket, codec: codec}
 	c.conn = jsonrpc2.NewConn(context.Background(),
 		jsonrpc2.NewBufferedStream(nc, codec),
-		jsonrpc2.HandlerWithError(refuseRequests),
+		jsonrpc2.HandlerWithError(c.handle),
 		// The library logs protocol errors to stderr by default; hostctl
 		// reports them itself, once, through the codec's recorded error.
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
 	return c, nil
 }
 
-// refuseRequests answers any request the daemon might send: hostctl serves
-// no methods.
-func refuseRequests(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) {
+// handle passes notifications to the onNotify function and answers any
+// request the daemon might send: hostctl serves no methods.
+func (c *client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+	if req.Notif {
+		if f := c.notify.Load(); f != nil {
+			var params json.RawMessage
+			if req.Params != nil {
+				params = *req.Params
+			}
+			(*f)(req.Method, params)
+		}
+		return nil, nil
+	}
 	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "hostctl serves no methods"}
 }
 

@@ -15,6 +15,9 @@ type command struct {
 	args     string // argument synopsis, for errors
 	min, max int    // positional arguments after the name
 	run      func(ctx context.Context, a *app, c *client, args []string) error
+	// untimed: --timeout bounds connecting only; the command runs until
+	// it ends or is interrupted (watch).
+	untimed bool
 }
 
 var commands = []command{
@@ -22,6 +25,9 @@ var commands = []command{
 	{name: "sessions", run: cmdSessions},
 	{name: "stats", run: cmdStats},
 	{name: "session", args: "ID", min: 1, max: 1, run: cmdSession},
+	{name: "session delete", args: "ID", min: 1, max: 1, run: cmdSessionDelete},
+	{name: "watch", args: "[SESSION]", max: 1, run: cmdWatch, untimed: true},
+	{name: "shutdown", run: cmdShutdown},
 	{name: "call", args: "METHOD [JSON|-]", min: 1, max: 2, run: cmdCall},
 	{name: "review sessions", run: cmdReviewSessions},
 	{name: "review list", args: "SESSION [PATH]", min: 1, max: 2, run: cmdReviewList},
@@ -40,6 +46,9 @@ func find(pos []string) (*command, []string, error) {
 			return nil, nil, usageErrorf("review needs a subcommand: sessions, list or rollback")
 		}
 		name, rest = "review "+rest[0], rest[1:]
+	}
+	if name == "session" && len(rest) == 2 && rest[0] == "delete" {
+		name, rest = "session delete", rest[1:]
 	}
 	for i := range commands {
 		c := &commands[i]
@@ -69,6 +78,12 @@ func dispatch(ctx context.Context, a *app, pos []string) error {
 		defer cancel()
 		return cmdVersion(ctx, a)
 	}
+	if pos[0] == "completion" {
+		if len(pos) != 2 {
+			return usageErrorf("usage: hostctl completion bash|zsh|fish")
+		}
+		return cmdCompletion(a, pos[1])
+	}
 	cmd, args, err := find(pos)
 	if err != nil {
 		return err
@@ -81,6 +96,7 @@ func dispatch(ctx context.Context, a *app, pos []string) error {
 		}
 		args = append(args[:1:1], string(params))
 	}
+	runCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
 	c, err := dial(ctx, a.socket, a.maxFrame, a.trust)
@@ -88,6 +104,9 @@ func dispatch(ctx context.Context, a *app, pos []string) error {
 		return err
 	}
 	defer c.Close()
+	if cmd.untimed {
+		ctx = runCtx
+	}
 	return cmd.run(ctx, a, c, args)
 }
 

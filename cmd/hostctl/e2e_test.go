@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -114,6 +115,83 @@ func TestAgainstRealHostd(t *testing.T) {
 		t.Errorf("sessions --json = %s, want the one session e2e on %s", out, canon)
 	}
 
+	// watch prints each change as it is recorded, of the session it names.
+	watch := exec.Command(hostctl, "watch", "e2e")
+	watch.Env = append(os.Environ(), "HOSTD_SOCKET="+socket)
+	watchOut, err := watch.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var watchErr lockedBuffer
+	watch.Stderr = &watchErr
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		buf := make([]byte, 4096)
+		var acc string
+		for {
+			n, err := watchOut.Read(buf)
+			acc += string(buf[:n])
+			for {
+				line, rest, ok := strings.Cut(acc, "\n")
+				if !ok {
+					break
+				}
+				lines <- line
+				acc = rest
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(watchErr.String(), "watching") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	hc("call", "tools.execute", `{"sessionId":"e2e","toolCallId":"w-1","tool":"write","args":{"path":"a.txt","content":"one\ntwo\n"}}`)
+	select {
+	case line := <-lines:
+		for _, want := range []string{"e2e", "w-1", "write create a.txt", "+2 -0"} {
+			if !strings.Contains(line, want) {
+				t.Errorf("watch printed %q, lacking %q", line, want)
+			}
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("watch printed nothing for a recorded write; stderr: %s", watchErr.String())
+	}
+
+	// session delete drops the live session; its review records stay.
+	if out := hc("session", "delete", "e2e"); !strings.Contains(out, "session e2e deleted") {
+		t.Errorf("session delete printed %q", out)
+	}
+	if out := hc("sessions"); strings.Contains(out, "e2e") {
+		t.Errorf("the deleted session is still listed:\n%s", out)
+	}
+	if out := hc("review", "list", "e2e"); !strings.Contains(out, "w-1") {
+		t.Errorf("the deleted session's review records are gone:\n%s", out)
+	}
+
+	// shutdown stops the daemon; watch then ends with exit 1.
+	if out := hc("shutdown"); !strings.Contains(out, "is shutting down") {
+		t.Errorf("shutdown printed %q", out)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- watch.Wait() }()
+	select {
+	case err := <-waited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitFailed {
+			t.Errorf("watch after the daemon stopped: %v, want exit %d; stderr %s", err, exitFailed, watchErr.String())
+		}
+	case <-time.After(20 * time.Second):
+		watch.Process.Kill()
+		t.Fatal("watch did not end when the daemon stopped")
+	}
+
 	// And the exit status a script checks when the daemon is gone.
 	cmd := exec.Command(hostctl, "--socket", filepath.Join(filepath.Dir(socket), "none.sock"), "info")
 	var ee *exec.ExitError
@@ -130,4 +208,23 @@ func tableValue(table, key string) string {
 		}
 	}
 	return ""
+}
+
+// lockedBuffer is a bytes.Buffer a child's output goroutine writes while
+// the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

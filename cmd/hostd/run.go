@@ -112,7 +112,7 @@ func run(ctx context.Context, args []string, std stdio) error {
 		go func() { served <- srv.Serve(ln) }()
 		fmt.Fprintf(std.err, "hostd %s listening on %s (pid %d)\n"+
 			"  talk to it:  hostctl info        (from a checkout: go run ./cmd/hostctl info)\n"+
-			"  stop it:     Ctrl-C, or hostctl call host.shutdown\n", version(), l.path, os.Getpid())
+			"  stop it:     Ctrl-C, or hostctl shutdown\n", version(), l.path, os.Getpid())
 		log.Info("listening", zap.String(rpc.LogSocket, l.path), zap.Int(rpc.LogPID, os.Getpid()), zap.String(rpc.LogVersion, version()))
 	}
 

@@ -198,7 +198,7 @@ func liveError(path, pid string) error {
 	if pid != "" {
 		who = "pid " + pid
 	}
-	return fmt.Errorf("%w: %s is listening on %s; talk to it (hostctl info), stop it (hostctl call host.shutdown), or give this one another --socket", errLive, who, path)
+	return fmt.Errorf("%w: %s is listening on %s; talk to it (hostctl info), stop it (hostctl shutdown), or give this one another --socket", errLive, who, path)
 }
 
 // clearStale removes a socket file no daemon answers on. Holding the lock

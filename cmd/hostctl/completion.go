@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// cmdCompletion prints a shell completion script for hostctl's commands
+// and flags, made from the command table so it never falls behind it.
+// Install: `hostctl completion bash > ~/.local/share/bash-completion/completions/hostctl`,
+// zsh: into a directory on $fpath as _hostctl, fish: into
+// ~/.config/fish/completions/hostctl.fish.
+func cmdCompletion(a *app, shell string) error {
+	top, subs := completionWords()
+	var script string
+	switch shell {
+	case "bash":
+		script = bashCompletion(top, subs)
+	case "zsh":
+		script = zshCompletion(top, subs)
+	case "fish":
+		script = fishCompletion(top, subs)
+	default:
+		return usageErrorf("completion knows bash, zsh and fish, not %q", shell)
+	}
+	_, err := fmt.Fprint(a.io.out, script)
+	return err
+}
+
+var completionFlags = []string{"--socket", "--json", "--timeout", "--version", "--help"}
+
+// completionWords lists the first words of the commands and, for those
+// with subcommands, the second words.
+func completionWords() (top []string, subs map[string][]string) {
+	subs = make(map[string][]string)
+	add := func(w string) {
+		if !slices.Contains(top, w) {
+			top = append(top, w)
+		}
+	}
+	for _, c := range commands {
+		first, second, ok := strings.Cut(c.name, " ")
+		add(first)
+		if ok {
+			subs[first] = append(subs[first], second)
+		}
+	}
+	for _, w := range []string{"version", "completion", "help"} {
+		add(w)
+	}
+	subs["completion"] = []string{"bash", "zsh", "fish"}
+	return top, subs
+}
+
+func bashCompletion(top []string, subs map[string][]string) string {
+	var b strings.Builder
+	b.WriteString("# bash completion for hostctl (hostctl completion bash)\n_hostctl() {\n")
+	b.WriteString("  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n")
+	b.WriteString("  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '" + strings.Join(completionFlags, " ") + "' -- \"$cur\")); return; fi\n")
+	b.WriteString("  if [[ $prev == --socket ]]; then COMPREPLY=($(compgen -f -- \"$cur\")); return; fi\n")
+	b.WriteString("  local words=() w pw=\n  for w in \"${COMP_WORDS[@]:1:COMP_CWORD-1}\"; do\n")
+	b.WriteString("    case $w in -*) ;; *) [[ $pw == --socket || $pw == --timeout ]] || words+=(\"$w\");; esac; pw=$w\n  done\n")
+	b.WriteString("  case ${#words[@]} in\n")
+	b.WriteString("  0) COMPREPLY=($(compgen -W '" + strings.Join(top, " ") + "' -- \"$cur\"));;\n")
+	b.WriteString("  1) case ${words[0]} in\n")
+	for _, k := range sortedKeys(subs) {
+		b.WriteString("     " + k + ") COMPREPLY=($(compgen -W '" + strings.Join(subs[k], " ") + "' -- \"$cur\"));;\n")
+	}
+	b.WriteString("     esac;;\n  esac\n}\ncomplete -F _hostctl hostctl\n")
+	return b.String()
+}
+
+func zshCompletion(top []string, subs map[string][]string) string {
+	var b strings.Builder
+	b.WriteString("#compdef hostctl\n# zsh completion for hostctl (hostctl completion zsh)\n_hostctl() {\n")
+	b.WriteString("  _arguments '--socket[the daemon socket]:socket:_files' '--json[print raw JSON]' '--timeout[give up after]:duration:' '--version[print versions]' '--help[show help]' '*::arg:->args'\n")
+	b.WriteString("  case $CURRENT in\n")
+	b.WriteString("  1) compadd -- " + strings.Join(top, " ") + ";;\n")
+	b.WriteString("  2) case $words[1] in\n")
+	for _, k := range sortedKeys(subs) {
+		b.WriteString("     " + k + ") compadd -- " + strings.Join(subs[k], " ") + ";;\n")
+	}
+	b.WriteString("     esac;;\n  esac\n}\ncompdef _hostctl hostctl\n")
+	return b.String()
+}
+
+func fishCompletion(top []string, subs map[string][]string) string {
+	var b strings.Builder
+	b.WriteString("# fish completion for hostctl (hostctl completion fish)\ncomplete -c hostctl -f\n")
+	b.WriteString("complete -c hostctl -l socket -r -F -d 'the daemon socket'\n")
+	b.WriteString("complete -c hostctl -l json -d 'print raw JSON'\n")
+	b.WriteString("complete -c hostctl -l timeout -x -d 'give up after DUR'\n")
+	b.WriteString("complete -c hostctl -l version -d 'print versions'\n")
+	b.WriteString("complete -c hostctl -l help -d 'show help'\n")
+	b.WriteString("complete -c hostctl -n __fish_use_subcommand -a '" + strings.Join(top, " ") + "'\n")
+	for _, k := range sortedKeys(subs) {
+		b.WriteString("complete -c hostctl -n '__fish_seen_subcommand_from " + k + "' -a '" + strings.Join(subs[k], " ") + "'\n")
+	}
+	return b.String()
+}
+
+func sortedKeys(m map[string][]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
