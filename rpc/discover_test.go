@@ -12,7 +12,7 @@ func TestDiscoverDescribesExactlyTheMethodsThatDispatch(t *testing.T) {
 	c := h.client()
 	var doc OpenRPC
 	mustCall(t, c, "rpc.discover", nil, &doc)
-	if !strings.HasPrefix(doc.OpenRPC, "1.") || doc.Info.Title != "hostd" || doc.Info.Version != "test" {
+	if !strings.HasPrefix(doc.OpenRPC, "1.") || doc.Info.Title != "hostd" || doc.Info.Version != "1" {
 		t.Errorf("header: %+v %+v", doc.OpenRPC, doc.Info)
 	}
 	// wire-contract §3: every method of the contract this daemon can make real.

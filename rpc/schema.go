@@ -67,7 +67,7 @@ func schemaOf(t reflect.Type) schema {
 	case reflect.Struct:
 		props := schema{}
 		required := []string{}
-		for _, f := range structFields(t) {
+		for _, f := range jsonFields(t) {
 			fs := schemaOf(f.typ)
 			if f.doc != "" {
 				fs["description"] = f.doc
@@ -80,4 +80,25 @@ func schemaOf(t reflect.Type) schema {
 		return schema{"type": "object", "properties": props, "required": required, "additionalProperties": false}
 	}
 	return schema{}
+}
+
+// jsonFields is structFields with embedded structs flattened, as
+// encoding/json writes them (the tool results embed tools.Result).
+func jsonFields(t reflect.Type) []field {
+	var out []field
+	for _, f := range structFields(t) {
+		sf := t.Field(f.index)
+		if sf.Anonymous && sf.Tag.Get("json") == "" {
+			et := sf.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				out = append(out, jsonFields(et)...)
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
