@@ -32,7 +32,9 @@
 // An exact restatement is dropped on line equality alone, grammar or not:
 // a body whose first row equals line N-1, or whose last row equals line
 // M+1, where that line survives and nothing else is inserted between it
-// and the body. Only the one line immediately outside counts. A row equal
+// and the body. Only the one line immediately outside counts, and only a
+// non-blank row restates it: an empty or whitespace-only row carries
+// nothing a model could have copied by mistake. A row equal
 // to the range's own boundary row is not an echo: it is that row's final
 // text, which the body is meant to carry (§7.4). Two outcomes are
 // refused with EDIT_REPAIR_AMBIGUOUS instead of guessed: a body made only

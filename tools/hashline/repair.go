@@ -180,7 +180,7 @@ func replacements(ir IR) []replacement {
 }
 
 // echoes finds the body rows of r that exactly restate the line just
-// outside its range. The outside line must survive (no op consumes it)
+// outside its range; only a non-blank row can restate a line. The outside line must survive (no op consumes it)
 // and sit right next to the body in the result (nothing else is inserted
 // in between); otherwise the row restates nothing that will be there.
 func echoes(lines []string, ir IR, r *replacement) []action {
@@ -201,11 +201,14 @@ func echoes(lines []string, ir IR, r *replacement) []action {
 	first, last := ir.Edits[r.ins[0]].Text, ir.Edits[r.ins[len(r.ins)-1]].Text
 	// A row equal to the range's own boundary row is that row's final
 	// text, which the body is meant to carry (§7.4), as much as it is a
-	// restatement of the neighbour: it is not taken for an echo.
-	if p := r.start - 1; p >= 1 && !consumed[p] && !gaps[r.start] && first == lines[p-1] && first != lines[r.start-1] {
+	// restatement of the neighbour: it is not taken for an echo. A blank
+	// row restates nothing either: it carries no text a model could have
+	// copied by mistake, and a blank line beside a blank line is ordinary
+	// (paragraphs, two blank lines between Python definitions).
+	if p := r.start - 1; p >= 1 && !consumed[p] && !gaps[r.start] && !blank(first) && first == lines[p-1] && first != lines[r.start-1] {
 		out = append(out, action{kind: dropLead, src: r.src, row: 0, line: p, text: first})
 	}
-	if q := r.end + 1; q <= n && !consumed[q] && !gaps[q] && last == lines[q-1] && last != lines[r.end-1] {
+	if q := r.end + 1; q <= n && !consumed[q] && !gaps[q] && !blank(last) && last == lines[q-1] && last != lines[r.end-1] {
 		out = append(out, action{kind: dropTrail, src: r.src, row: len(r.ins) - 1, line: q, text: last})
 	}
 	return out

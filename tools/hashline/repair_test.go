@@ -538,3 +538,54 @@ func TestRepairCommentFences(t *testing.T) {
 		t.Run(tc.name, tc.run)
 	}
 }
+
+// numbered returns n filler lines "// line i", so a case can sit at the
+// line numbers of the edit it was taken from.
+func numbered(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "// line %d\n", i)
+	}
+	return b.String()
+}
+
+// A blank body row restates nothing (edit-contract §8.4): adding a blank
+// line next to a blank line is ordinary. The shapes are those of real
+// edits that repair changed or refused (issue 17: 15 of 2,412 replayed).
+func TestRepairBlankRowsAreNotRestatements(t *testing.T) {
+	goHead := "package api\n\n" + numbered(10) + "\n"
+	for _, tc := range []repairCase{
+		{name: "a blank line added before a doc comment, after a blank line (PUT 14.=14:)", path: "api.go",
+			input: goHead + "// Deprecated: use Configure.\n" + "type HandlerWithErrorConfigurer func(*HandlerWithError)\n",
+			ops:   "PUT 14.=14:\n+\n+// HandlerWithErrorConfigurer is a function that configures a HandlerWithError.",
+			want: goHead + "\n// HandlerWithErrorConfigurer is a function that configures a HandlerWithError.\n" +
+				"type HandlerWithErrorConfigurer func(*HandlerWithError)\n"},
+		{name: "the same under a grammar", path: "api.ts",
+			input: goHead + "// Deprecated: use configure.\n" + "export type Configurer = (h: Handler) => void;\n",
+			ops:   "PUT 14.=14:\n+\n+// Configurer configures a handler.",
+			want:  goHead + "\n// Configurer configures a handler.\n" + "export type Configurer = (h: Handler) => void;\n"},
+		{name: "a heading and a blank row in a README, before a blank line (PUT 1.=1:)", path: "README.md",
+			input: "# hostd\n\nA daemon.\n", ops: "PUT 1.=1:\n+# hostd\n+",
+			want: "# hostd\n\n\nA daemon.\n"},
+		{name: "two lines become one blank line before a blank line (PUT 50.=51:)", path: "mod.py",
+			input: numbered(47) + "def f():\n    pass\nDEBUG = True\nVERBOSE = False\n\n\ndef g():\n    pass\n",
+			ops:   "PUT 50.=51:\n+",
+			want:  numbered(47) + "def f():\n    pass\n\n\n\ndef g():\n    pass\n"},
+		{name: "the same without a grammar", input: numbered(49) + "a\nb\n\nc\n", ops: "PUT 50.=51:\n+",
+			want: numbered(49) + "\n\nc\n"},
+		{name: "a whitespace-only row beside a whitespace-only line", input: "a\n    \nb\nc\n", ops: "PUT 3.=3:\n+    \n+B",
+			want: "a\n    \n    \nB\nc\n"},
+		{name: "a blank row as the only change beside a blank line", input: "a\n\nb\n", ops: "PUT 3.=3:\n+\n+b",
+			want: "a\n\n\nb\n"},
+		{name: "still dropped: a non-blank first row restating the line above, with a blank row after it", path: "f.ts",
+			input: "const a = 1;\nconst b = 2;\n\nconst c = 3;\n", ops: "PUT 2.=2:\n+const a = 1;\n+const b = 20;\n+",
+			want:     "const a = 1;\nconst b = 20;\n\n\nconst c = 3;\n",
+			warnings: []string{`dropped body row 1 "const a = 1;", an exact restatement of line 1 just above`}},
+		{name: "still dropped: a non-blank last row restating the line below, with a blank row before it", path: "f.ts",
+			input: "const a = 1;\n\nconst b = 2;\nconst c = 3;\n", ops: "PUT 2.=3:\n+\n+const b = 20;\n+const c = 3;",
+			want:     "const a = 1;\n\nconst b = 20;\nconst c = 3;\n",
+			warnings: []string{`dropped body row 3 "const c = 3;", an exact restatement of line 4 just below`}},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}
