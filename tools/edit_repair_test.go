@@ -86,3 +86,43 @@ func TestEditRepairAmbiguityHasAWayOut(t *testing.T) {
 	wantOK(t, e.edit("notes.txt", tag, "CUT 2.=2\nPUT <3:\n+}"))
 	wantFile(t, e, "notes.txt", "a\n}\n}\n")
 }
+
+// A chained change that wraps an if-block in try { in one call and closes
+// it with a catch in the next: the first result does not parse, honestly,
+// and retention must not keep the closer the first call moved into its
+// body (edit-contract §8.4; the replay of issue 17 saw this land wrong).
+func TestEditRetentionLeavesAnOpenTryToTheNextCall(t *testing.T) {
+	e := newEditEnv(t)
+	withRepair(e)
+	head := strings.Repeat("// filler so the block sits where it did\n", 814)
+	e.write("profile.ts", head+
+		"export async function loadProfile(id: string): Promise<Profile> {\n"+
+		"  const res = await fetch(`/api/profiles/${id}`);\n"+
+		"  const body = await res.json();\n"+
+		"  if (!res.ok) {\n"+
+		"    throw new ProfileError(id, res.status, body.message);\n"+
+		"  }\n"+
+		"  return parseProfile(body);\n"+
+		"}\n")
+	r := e.edit("profile.ts", e.showAll("profile.ts"), "PUT 818.=820:\n+  try {\n+    if (!res.ok) {\n"+
+		"+      throw new ProfileError(id, res.status, body.message);\n+    }")
+	wantOK(t, r)
+	if len(r.Warnings) != 0 {
+		t.Fatalf("the first call was repaired: %v", r.Warnings)
+	}
+	r = e.edit("profile.ts", r.Tag, "PUT 822.=822:\n+    return parseProfile(body);\n+  } catch (err) {\n+    throw wrapError(id, err);\n+  }")
+	wantOK(t, r)
+	wantFile(t, e, "profile.ts", head+
+		"export async function loadProfile(id: string): Promise<Profile> {\n"+
+		"  const res = await fetch(`/api/profiles/${id}`);\n"+
+		"  const body = await res.json();\n"+
+		"  try {\n"+
+		"    if (!res.ok) {\n"+
+		"      throw new ProfileError(id, res.status, body.message);\n"+
+		"    }\n"+
+		"    return parseProfile(body);\n"+
+		"  } catch (err) {\n"+
+		"    throw wrapError(id, err);\n"+
+		"  }\n"+
+		"}\n")
+}

@@ -66,9 +66,13 @@
 // exactly that row's indentation); a kept closer lines up with the line
 // that opens what it closes (the nearest line above not indented deeper
 // has its indentation and ends by opening; for "*/" the comment's "/*"
-// has its indentation or one space less); it does not duplicate the body
-// row beside it; the candidate passes Validate and its whole text
-// parses. Each dropped restatement and each kept row costs 1; every
+// has its indentation or one space less); a kept closer is missing from
+// the body: the line that opens what it closes, when that line is in the
+// range, does not appear in the body (same text apart from indentation)
+// with the body closing that bracket itself, as when a body wraps the
+// range's block in a new "try {" that a later call closes; it does not
+// duplicate the body row beside it; the candidate passes Validate and its
+// whole text parses. Each dropped restatement and each kept row costs 1; every
 // candidate carries the same drops, so the kept rows rank them. The
 // cheapest admissible candidates win, and if they give different texts
 // the edit is EDIT_REPAIR_AMBIGUOUS.

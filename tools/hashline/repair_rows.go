@@ -120,7 +120,8 @@ func blank(row string) bool { return strings.TrimSpace(row) == "" }
 // keepCandidates returns the rows of r's range that pass the row rules
 // against its body once restatements are dropped: the first row, kept
 // before the body, and the effective-last row (the last non-blank one),
-// kept after it.
+// kept after it. A closer is not a candidate when the body re-authored
+// the construct it closes (reauthored).
 func keepCandidates(lines []string, ir IR, r *replacement) []action {
 	dropped := map[int]bool{}
 	for _, d := range r.drops {
@@ -153,7 +154,8 @@ func keepCandidates(lines []string, ir IR, r *replacement) []action {
 	if row := lines[last-1]; row != tail {
 		if sh, ok := boundaryRow(row); ok &&
 			(sh.closesFirst && (deeper(tail, row) || commentClose(row) && indent(tail) == indent(row)) ||
-				sh.onlyOpeners && indent(tail) == indent(row)) {
+				sh.onlyOpeners && indent(tail) == indent(row)) &&
+			!(sh.closesFirst && reauthored(lines, r.start, last, body)) {
 			out = append(out, action{kind: keepLast, src: r.src, line: last, text: row})
 		}
 	}

@@ -589,3 +589,98 @@ func TestRepairBlankRowsAreNotRestatements(t *testing.T) {
 		t.Run(tc.name, tc.run)
 	}
 }
+
+// tsLoad is a TypeScript function whose if-block sits at lines 818-820,
+// the range of the chained edit the replay of issue 17 saw land wrong.
+var tsLoad = numbered(814) +
+	"export async function loadProfile(id: string): Promise<Profile> {\n" +
+	"  const res = await fetch(`/api/profiles/${id}`);\n" +
+	"  const body = await res.json();\n" +
+	"  if (!res.ok) {\n" +
+	"    throw new ProfileError(id, res.status, body.message);\n" +
+	"  }\n" +
+	"  return parseProfile(body);\n" +
+	"}\n"
+
+// Retention keeps a swallowed closer only when the body did not
+// re-author the construct it closes (edit-contract §8.4).
+func TestRepairRetentionNeedsAMissingCloser(t *testing.T) {
+	for _, tc := range []repairCase{
+		{name: "a body that opens try { around the whole if-block keeps nothing (PUT 818.=820:)", path: "profile.ts",
+			input: tsLoad,
+			ops: "PUT 818.=820:\n+  try {\n+    if (!res.ok) {\n" +
+				"+      throw new ProfileError(id, res.status, body.message);\n+    }",
+			want: strings.Replace(tsLoad, "  if (!res.ok) {\n    throw new ProfileError(id, res.status, body.message);\n  }\n",
+				"  try {\n    if (!res.ok) {\n      throw new ProfileError(id, res.status, body.message);\n    }\n", 1)},
+		{name: "the same with the if-block's text changed is still re-authored only by its opener", path: "profile.ts",
+			input: tsLoad,
+			ops: "PUT 818.=820:\n+  try {\n+    if (!res.ok) {\n" +
+				"+      throw new ProfileError(id, res.status, `${body.message}`);\n+    }",
+			want: strings.Replace(tsLoad, "  if (!res.ok) {\n    throw new ProfileError(id, res.status, body.message);\n  }\n",
+				"  try {\n    if (!res.ok) {\n      throw new ProfileError(id, res.status, `${body.message}`);\n    }\n", 1)},
+		{name: "kept: a nested block added inside the opener the closer belongs to", path: "profile.ts",
+			input: tsLoad,
+			ops: "PUT 818.=820:\n+  if (!res.ok) {\n+    if (res.status === 404) {\n+      return null;\n+    }\n" +
+				"+    throw new ProfileError(id, res.status, body.message);",
+			want: strings.Replace(tsLoad, "  if (!res.ok) {\n    throw",
+				"  if (!res.ok) {\n    if (res.status === 404) {\n      return null;\n    }\n    throw", 1),
+			warnings: []string{`kept line 820 "  }" after the body`}},
+		{name: "kept: the opener rewritten and its closer swallowed", path: "profile.ts",
+			input: tsLoad,
+			ops:   "PUT 818.=820:\n+  if (!res.ok || !body) {\n+    throw new ProfileError(id, res.status, body?.message);",
+			want: strings.Replace(tsLoad, "  if (!res.ok) {\n    throw new ProfileError(id, res.status, body.message);\n",
+				"  if (!res.ok || !body) {\n    throw new ProfileError(id, res.status, body?.message);\n", 1),
+			warnings: []string{`kept line 820 "  }" after the body`}},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}
+
+func TestRowBrackets(t *testing.T) {
+	str := func(bs []bracket) string {
+		var b strings.Builder
+		for _, x := range bs {
+			b.WriteByte(x.b)
+		}
+		return b.String()
+	}
+	for row, want := range map[string]string{
+		"if (a) {":                   "(){",
+		"  }, [":                     "}[",
+		`x = "}" + '{' + ` + "`)`;":  "",
+		`s = "a\"}"; f(`:             "(",
+		"call(); // closes } later":  "()",
+		"const u = `${id}`; g([":     "([",
+		"r = a / b; h({":             "({",
+		"const unterminated = \"{ (": "",
+	} {
+		if got := str(rowBrackets(row)); got != want {
+			t.Errorf("rowBrackets(%q) = %q, want %q", row, got, want)
+		}
+	}
+}
+
+func TestReauthored(t *testing.T) {
+	lines := []string{"f {", "  if (a) {", "    x();", "  }", "}"}
+	tests := []struct {
+		name string
+		at   int
+		body []string
+		want bool
+	}{
+		{"the opener and its closer moved inside a new block", 4, []string{"  try {", "    if (a) {", "      x();", "    }"}, true},
+		{"the opener kept but left open", 4, []string{"  if (a) {", "    if (b) {", "      x();", "    }"}, false},
+		{"the opener rewritten", 4, []string{"  if (b) {", "    x();"}, false},
+		{"the closer closes what opened above the range", 5, []string{"  y();"}, false},
+		{"two rows read like the opener and one is closed: no evidence which one the closer belongs to", 4, []string{"  if (a) {", "    if (a) {", "      x();", "    }"}, true},
+	}
+	for _, tt := range tests {
+		from := 2
+		if tt.at == 5 {
+			from = 5
+		}
+		if got := reauthored(lines, from, tt.at, tt.body); got != tt.want {
+			t.Errorf("%s: reauthored = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
