@@ -148,13 +148,52 @@ func (ed *editor) provenance(v *session.Version, anchors []int) *Error {
 			msg = fmt.Sprintf("your edit anchors on %s of %s, which you were never shown. They are shown below and now count as seen: check that they are what you meant, then retry the same edit with tag %s", spans, ed.path.Display, ed.args.Tag)
 		}
 	} else {
-		first, last := unseen[0], unseen[len(unseen)-1]
-		msg = fmt.Sprintf("your edit anchors on %d lines of %s that you were never shown (%s); only part of them is shown below. Read them with read (path %q, offset %d, limit %d) and retry", len(unseen), ed.path.Display, spans, ed.path.Display, first, last-first+1)
+		part := "them"
+		if len(unseen) == 1 {
+			part = "it"
+		}
+		msg = fmt.Sprintf("your edit anchors on %s of %s, which you were never shown; only part of %s is shown below", spans, ed.path.Display, part)
+		long, rest := ed.overClip(unseen)
+		if len(long) > 0 {
+			msg += ". " + ed.writeOnly(long)
+		}
+		if len(rest) > 0 {
+			first, last := rest[0], rest[len(rest)-1]
+			if len(long) == 0 {
+				msg += fmt.Sprintf(". Read them with read (path %q, offset %d, limit %d) and retry", ed.path.Display, first, last-first+1)
+			} else {
+				msg += fmt.Sprintf(". Read %s with read (path %q, offset %d, limit %d) and retry an edit that leaves %s alone", spansOf(rest), ed.path.Display, first, last-first+1, spansOf(long))
+			}
+		}
 	}
 	e := Errorf(CodeLinesUnseen, "%s", msg)
 	e.Details = map[string]any{"lines": rows, "merged": complete}
 	ed.errContent = renderRows(ed.path.Display, ed.args.Tag, rows)
 	return e
+}
+
+// overClip splits line numbers of the live text into those longer than
+// the read clip (config.Limits.MaxLineChars) and the rest. No read shows
+// a clipped line whole, so it never counts as seen (edit-contract §4.3)
+// and no edit can anchor on it.
+func (ed *editor) overClip(lines []int) (long, rest []int) {
+	for _, n := range lines {
+		if _, clipped := clipLine(ed.live[n-1], ed.c.Limits.MaxLineChars); clipped {
+			long = append(long, n)
+		} else {
+			rest = append(rest, n)
+		}
+	}
+	return long, rest
+}
+
+// writeOnly is the next step for lines over the read clip: reading them
+// again clips them again, so only write can change them.
+func (ed *editor) writeOnly(long []int) string {
+	if len(long) == 1 {
+		return fmt.Sprintf("%s is longer than the %d characters read shows of a line, so no read shows it whole and edit can never anchor on it or change it: only write, with the whole new content of %s, can change that line", spansOf(long), ed.c.Limits.MaxLineChars, ed.path.Display)
+	}
+	return fmt.Sprintf("%s are longer than the %d characters read shows of a line, so no read shows them whole and edit can never anchor on them or change them: only write, with the whole new content of %s, can change those lines", spansOf(long), ed.c.Limits.MaxLineChars, ed.path.Display)
 }
 
 // stale handles a tag that names another version than the live one:
