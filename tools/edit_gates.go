@@ -18,6 +18,9 @@ type plan struct {
 	ir      hashline.IR
 	applied *hashline.Result // set when a gate already applied the IR
 	echo    bool             // resolved block spans index the live file (branch A)
+	// seen is what the session has seen of the live lines, numbered as
+	// they are; the edit carries it to the new version (seenAfter).
+	seen session.LineSet
 }
 
 // gate runs the version gate and picks the branch of edit-contract §9:
@@ -69,7 +72,20 @@ func (ed *editor) direct(v *session.Version) (*plan, *Error) {
 	if e := ed.provenance(v, ir.Anchors()); e != nil {
 		return nil, e
 	}
-	return &plan{ir: ir, echo: true}, nil
+	seen := session.Empty() // the lines shown are no longer remembered
+	if v != nil {
+		seen = v.Seen
+	}
+	return &plan{ir: ir, echo: true, seen: seen}, nil
+}
+
+// liveSeen is what the session has seen of the live text itself, as a
+// version it recorded: none when it never recorded that text.
+func (ed *editor) liveSeen() session.LineSet {
+	if v, ok := ed.c.State.Store.Match(ed.path.Abs, ed.dig.Tag(), ed.body, ed.dig); ok {
+		return v.Seen
+	}
+	return session.Empty()
 }
 
 // resolve runs the determinism steps on an IR anchored on lines: block
@@ -206,7 +222,7 @@ func (ed *editor) stale() (*plan, *Error) {
 			return nil, e
 		}
 		ed.warnings = append(ed.warnings, fmt.Sprintf("%s changed since tag %s (it is now %s); your ops only insert at the top or the end of the file, which no change can move, so they were applied to the current file", ed.path.Display, ed.args.Tag, ed.dig.Tag()))
-		return &plan{ir: ir}, nil
+		return &plan{ir: ir, seen: ed.liveSeen()}, nil
 	}
 	p, why, e := ed.recoverDrift()
 	if e != nil {
@@ -296,7 +312,10 @@ func (ed *editor) recoverDrift() (p *plan, why string, e *Error) {
 		return nil, "replaying the edit on the current file failed: " + err.Error(), nil
 	}
 	ed.recoveryWarnings(snap, off)
-	return &plan{ir: final, applied: &applied}, "", nil
+	// The lines seen of the version read, where the diff proves them
+	// unchanged, and whatever the session saw of the live text itself.
+	seen := mapSeen(snap.Seen, m).Union(ed.liveSeen())
+	return &plan{ir: final, applied: &applied, seen: seen}, "", nil
 }
 
 func (ed *editor) recoveryWarnings(snap *session.Version, off int) {
