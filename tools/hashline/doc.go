@@ -15,7 +15,8 @@
 //	Expand        the clipboard pre-pass: cuts capture, pastes read (§8.3)
 //	Validate      bounds, overlaps, duplicate anchors, expansion cap (§7.3)
 //	Repair        replacement-boundary repair through a Syntax (§8.4)
-//	Apply         lines + IR -> new lines and the changed regions
+//	Apply         lines + IR -> new lines, the changed regions, and where
+//	              each new line came from (kept, moved, or written)
 //	Commit        named-register captures, after the write has landed
 //
 // Every line number in an IR indexes the tagged text. Ops never see each
