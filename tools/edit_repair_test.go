@@ -107,8 +107,8 @@ func TestEditRetentionLeavesAnOpenTryToTheNextCall(t *testing.T) {
 	r := e.edit("profile.ts", e.showAll("profile.ts"), "PUT 818.=820:\n+  try {\n+    if (!res.ok) {\n"+
 		"+      throw new ProfileError(id, res.status, body.message);\n+    }")
 	wantOK(t, r)
-	if len(r.Warnings) != 0 {
-		t.Fatalf("the first call was repaired: %v", r.Warnings)
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], `line 820 "  }", which the range covers, was not kept`) {
+		t.Fatalf("want the note that the closer was not kept, got %v", r.Warnings)
 	}
 	r = e.edit("profile.ts", r.Tag, "PUT 822.=822:\n+    return parseProfile(body);\n+  } catch (err) {\n+    throw wrapError(id, err);\n+  }")
 	wantOK(t, r)
@@ -125,4 +125,21 @@ func TestEditRetentionLeavesAnOpenTryToTheNextCall(t *testing.T) {
 		"    throw wrapError(id, err);\n"+
 		"  }\n"+
 		"}\n")
+}
+
+// When the closer was meant to stay after all, the note's edit puts it
+// back where retention would have kept it.
+func TestEditRetentionNoteNamesTheWayBack(t *testing.T) {
+	e := newEditEnv(t)
+	withRepair(e)
+	src := "function f(a: boolean) {\n  if (a) {\n    x();\n  }\n  y();\n}\n"
+	e.write("f.ts", src)
+	r := e.edit("f.ts", e.showAll("f.ts"), "PUT 2.=4:\n+  try {\n+    if (a) {\n+      x();\n+    }")
+	wantOK(t, r)
+	const way = `insert it after the body with PUT <6: and the row "  }"`
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], way) {
+		t.Fatalf("warnings %v, want one naming %s", r.Warnings, way)
+	}
+	wantOK(t, e.edit("f.ts", r.Tag, "PUT <6:\n+  }"))
+	wantFile(t, e, "f.ts", "function f(a: boolean) {\n  try {\n    if (a) {\n      x();\n    }\n  }\n  y();\n}\n")
 }

@@ -78,7 +78,9 @@
 // cheapest admissible candidates win, and if they give different texts
 // the edit is EDIT_REPAIR_AMBIGUOUS.
 // With no admissible candidate the edit applies with only the drops: an
-// unparseable intermediate state is the model's right.
+// unparseable intermediate state is the model's right. A closer withheld
+// because the body re-authored its construct is named in a warning when
+// the result does not parse, with the insert that puts it back.
 //
 // A call spends at most 32 syntax checks, parses at most 24 MiB of text
 // in all (a few checks of a file at the 4 MiB parse limit) and builds at
