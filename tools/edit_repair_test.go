@@ -143,3 +143,17 @@ func TestEditRetentionNoteNamesTheWayBack(t *testing.T) {
 	wantOK(t, e.edit("f.ts", r.Tag, "PUT <6:\n+  }"))
 	wantFile(t, e, "f.ts", "function f(a: boolean) {\n  try {\n    if (a) {\n      x();\n    }\n  }\n  y();\n}\n")
 }
+
+// A blank row is never a restatement (edit-contract §8.4), in a CRLF file
+// too, whose blank lines are blank once their ending is set aside.
+func TestEditBlankRowBesideABlankLineInACRLFFile(t *testing.T) {
+	e := newEditEnv(t)
+	withRepair(e)
+	e.write("README.md", "# hostd\r\n\r\nA daemon.\r\n")
+	r := e.edit("README.md", e.showAll("README.md"), "PUT 1.=1:\n+# hostd, the daemon\n+")
+	wantOK(t, r)
+	wantFile(t, e, "README.md", "# hostd, the daemon\r\n\r\n\r\nA daemon.\r\n")
+	if len(r.Warnings) != 0 {
+		t.Fatalf("warnings %v", r.Warnings)
+	}
+}

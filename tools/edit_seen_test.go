@@ -97,6 +97,18 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		wantCode(t, e.edit("f.txt", r.Tag, "PUT 5.=5:\n+four"), CodeLinesUnseen)
 		wantOK(t, e.edit("f.txt", r.Tag, "PUT 4.=4:\n+three"))
 	})
+	t.Run("a BOM file: the same, and the BOM stays", func(t *testing.T) {
+		e := newProdEnv(t, config.DefaultLimits())
+		e.put("f.txt", "\ufeff"+numbered(6))
+		rd := e.read(map[string]any{"path": "f.txt", "offset": 1, "limit": 2})
+		r := e.edit("f.txt", rd.Tag, "PUT 1.=1:\n+first")
+		wantOK(t, r)
+		if got := e.cat("f.txt"); !strings.HasPrefix(got, "\ufefffirst\nline 2\n") {
+			t.Fatalf("file %q", got)
+		}
+		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 2})
+		wantCode(t, e.edit("f.txt", r.Tag, "PUT 3.=3:\n+third"), CodeLinesUnseen)
+	})
 	t.Run("moved lines keep their seen state; the lines around them too", func(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
 		e.put("f.txt", numbered(12))
