@@ -14,7 +14,7 @@ import (
 // What counts as seen after an edit (edit-contract §4.3): the lines seen
 // before, carried to their new numbers, plus the rows the edit wrote.
 
-func (e *prodEnv) edit(path, tag, ops string) *EditResult {
+func (e *prodEnv) runEdit(path, tag, ops string) *EditResult {
 	e.t.Helper()
 	r, ok := e.call("edit", map[string]string{"path": path, "tag": tag, "ops": ops}).(*EditResult)
 	if !ok {
@@ -41,10 +41,10 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
 		e.put("f.txt", numbered(53))
 		rd := e.read(map[string]any{"path": "f.txt", "offset": 1, "limit": 1})
-		r := e.edit("f.txt", rd.Tag, "PUT 1.=1:\n+first")
+		r := e.runEdit("f.txt", rd.Tag, "PUT 1.=1:\n+first")
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 1})
-		r = e.edit("f.txt", r.Tag, "PUT 50.=50:\n+fifty")
+		r = e.runEdit("f.txt", r.Tag, "PUT 50.=50:\n+fifty")
 		wantCode(t, r, CodeLinesUnseen)
 		if !strings.Contains(e.cat("f.txt"), "line 50\n") {
 			t.Fatal("the unseen line was changed")
@@ -54,11 +54,11 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
 		e.put("f.txt", numbered(30))
 		rd := e.read(map[string]any{"path": "f.txt", "offset": 1, "limit": 10})
-		r := e.edit("f.txt", rd.Tag, "PUT 4.=4:\n+four\n+four and a half\n+four and three quarters")
+		r := e.runEdit("f.txt", rd.Tag, "PUT 4.=4:\n+four\n+four and a half\n+four and three quarters")
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 12})
-		wantOK(t, e.edit("f.txt", r.Tag, "PUT 12.=12:\n+ten")) // line 10, now 12: seen, no re-read
-		r = e.edit("f.txt", e.head("f.txt").Tag, "PUT 13.=13:\n+eleven")
+		wantOK(t, e.runEdit("f.txt", r.Tag, "PUT 12.=12:\n+ten")) // line 10, now 12: seen, no re-read
+		r = e.runEdit("f.txt", e.head("f.txt").Tag, "PUT 13.=13:\n+eleven")
 		wantCode(t, r, CodeLinesUnseen) // line 11 was never read
 	})
 	t.Run("a deletion closes the gap in the seen set", func(t *testing.T) {
@@ -66,7 +66,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		e.put("f.txt", numbered(20))
 		rd := e.read(map[string]any{"path": "f.txt", "offset": 1, "limit": 5})
 		e.read(map[string]any{"path": "f.txt", "offset": 15, "limit": 2})
-		wantOK(t, e.edit("f.txt", rd.Tag, "CUT 2.=3"))
+		wantOK(t, e.runEdit("f.txt", rd.Tag, "CUT 2.=3"))
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 3}, session.Range{From: 13, To: 14})
 	})
 	t.Run("a clipped line stays unseen, and its refusal says only write can change it", func(t *testing.T) {
@@ -75,10 +75,10 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		e.put("f.txt", "a\nb\n"+long+"\nd\n")
 		rd := e.read(map[string]any{"path": "f.txt"})
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 2}, session.Range{From: 4, To: 4})
-		r := e.edit("f.txt", rd.Tag, "PUT 1.=1:\n+A")
+		r := e.runEdit("f.txt", rd.Tag, "PUT 1.=1:\n+A")
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 2}, session.Range{From: 4, To: 4})
-		r = e.edit("f.txt", r.Tag, "PUT 3.=3:\n+short")
+		r = e.runEdit("f.txt", r.Tag, "PUT 3.=3:\n+short")
 		wantCode(t, r, CodeLinesUnseen)
 		if !strings.Contains(r.Error.Message, "only write") {
 			t.Errorf("message %q", r.Error.Message)
@@ -88,60 +88,60 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
 		e.put("f.txt", strings.ReplaceAll(numbered(8), "\n", "\r\n"))
 		rd := e.read(map[string]any{"path": "f.txt", "offset": 1, "limit": 3})
-		r := e.edit("f.txt", rd.Tag, "PUT 2.=2:\n+two\n+two more")
+		r := e.runEdit("f.txt", rd.Tag, "PUT 2.=2:\n+two\n+two more")
 		wantOK(t, r)
 		if got := e.cat("f.txt"); got != "line 1\r\ntwo\r\ntwo more\r\nline 3\r\nline 4\r\nline 5\r\nline 6\r\nline 7\r\nline 8\r\n" {
 			t.Fatalf("file %q", got)
 		}
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 4})
-		wantCode(t, e.edit("f.txt", r.Tag, "PUT 5.=5:\n+four"), CodeLinesUnseen)
-		wantOK(t, e.edit("f.txt", r.Tag, "PUT 4.=4:\n+three"))
+		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 5.=5:\n+four"), CodeLinesUnseen)
+		wantOK(t, e.runEdit("f.txt", r.Tag, "PUT 4.=4:\n+three"))
 	})
 	t.Run("a BOM file: the same, and the BOM stays", func(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
 		e.put("f.txt", "\ufeff"+numbered(6))
 		rd := e.read(map[string]any{"path": "f.txt", "offset": 1, "limit": 2})
-		r := e.edit("f.txt", rd.Tag, "PUT 1.=1:\n+first")
+		r := e.runEdit("f.txt", rd.Tag, "PUT 1.=1:\n+first")
 		wantOK(t, r)
 		if got := e.cat("f.txt"); !strings.HasPrefix(got, "\ufefffirst\nline 2\n") {
 			t.Fatalf("file %q", got)
 		}
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 2})
-		wantCode(t, e.edit("f.txt", r.Tag, "PUT 3.=3:\n+third"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 3.=3:\n+third"), CodeLinesUnseen)
 	})
 	t.Run("moved lines keep their seen state; the lines around them too", func(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
 		e.put("f.txt", numbered(12))
 		rd := e.read(map[string]any{"path": "f.txt", "offset": 1, "limit": 6})
-		r := e.edit("f.txt", rd.Tag, "CUT 2.=3\nPUT >6")
+		r := e.runEdit("f.txt", rd.Tag, "CUT 2.=3\nPUT >6")
 		wantOK(t, r)
 		if got := e.cat("f.txt"); !strings.HasPrefix(got, "line 1\nline 4\nline 5\nline 6\nline 2\nline 3\nline 7\n") {
 			t.Fatalf("file %q", got)
 		}
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 6})
-		wantCode(t, e.edit("f.txt", r.Tag, "PUT 7.=7:\n+seven"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 7.=7:\n+seven"), CodeLinesUnseen)
 	})
 	t.Run("MV takes the seen set to the new path", func(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
 		e.put("f.txt", numbered(10))
 		rd := e.read(map[string]any{"path": "f.txt", "offset": 1, "limit": 4})
-		r := e.edit("f.txt", rd.Tag, "MV g.txt")
+		r := e.runEdit("f.txt", rd.Tag, "MV g.txt")
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("g.txt"), session.Range{From: 1, To: 4})
-		r = e.edit("g.txt", r.Tag, "PUT 1.=1:\n+one\nMV h.txt")
+		r = e.runEdit("g.txt", r.Tag, "PUT 1.=1:\n+one\nMV h.txt")
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("h.txt"), session.Range{From: 1, To: 4})
-		wantCode(t, e.edit("h.txt", r.Tag, "PUT 5.=5:\n+five"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("h.txt", r.Tag, "PUT 5.=5:\n+five"), CodeLinesUnseen)
 	})
 	t.Run("three chained calls on the tags they return need no re-read", func(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
 		e.put("f.ts", numbered(40))
 		tag := e.read(map[string]any{"path": "f.ts"}).Tag
-		r := e.edit("f.ts", tag, "PUT 5.=5:\n+five\n+five b\n+five c")
+		r := e.runEdit("f.ts", tag, "PUT 5.=5:\n+five\n+five b\n+five c")
 		wantOK(t, r)
-		r2 := e.edit("f.ts", r.Tag, "PUT 20.=20:\n+eighteen") // old line 18
+		r2 := e.runEdit("f.ts", r.Tag, "PUT 20.=20:\n+eighteen") // old line 18
 		wantOK(t, r2)
-		r3 := e.edit("f.ts", r2.Tag, "PUT 6.=7:\n+b and c\nPUT 42.=42:\n+forty")
+		r3 := e.runEdit("f.ts", r2.Tag, "PUT 6.=7:\n+b and c\nPUT 42.=42:\n+forty")
 		wantOK(t, r3)
 		wantSeen(t, e.seenRanges("f.ts"), session.Range{From: 1, To: 41})
 		if got := e.cat("f.ts"); !strings.Contains(got, "five\nb and c\nline 6\n") || !strings.Contains(got, "\neighteen\n") || !strings.HasSuffix(got, "line 39\nforty\n") {
@@ -153,10 +153,10 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		e.put("f.txt", numbered(20))
 		rd := e.read(map[string]any{"path": "f.txt", "offset": 1, "limit": 5})
 		e.put("f.txt", "added outside\n"+numbered(20))
-		r := e.edit("f.txt", rd.Tag, "PUT 3.=3:\n+three")
+		r := e.runEdit("f.txt", rd.Tag, "PUT 3.=3:\n+three")
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 2, To: 6})
-		wantCode(t, e.edit("f.txt", r.Tag, "PUT 1.=1:\n+changed"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 1.=1:\n+changed"), CodeLinesUnseen)
 	})
 }
 
