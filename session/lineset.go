@@ -113,6 +113,48 @@ func (s LineSet) Union(o LineSet) LineSet {
 	return out
 }
 
+// Of is the known set of the given ranges, in any order, overlapping or
+// not; ranges with To < From are ignored. It sorts once, so building a set
+// of many ranges costs n log n, not the n² of adding them one at a time.
+func Of(ranges []Range) LineSet {
+	out := LineSet{known: true}
+	rs := make([]Range, 0, len(ranges))
+	for _, r := range ranges {
+		if r.To >= r.From && r.To >= 1 {
+			rs = append(rs, Range{max(r.From, 1), r.To})
+		}
+	}
+	slices.SortFunc(rs, func(a, b Range) int { return a.From - b.From })
+	for _, r := range rs {
+		if n := len(out.ranges); n > 0 && r.From <= out.ranges[n-1].To+1 {
+			out.ranges[n-1].To = max(out.ranges[n-1].To, r.To)
+		} else {
+			out.ranges = append(out.ranges, r)
+		}
+	}
+	return out
+}
+
+// Within returns the parts of from..to that are in the set, ascending. It
+// finds the first by binary search, so it costs the log of the set's
+// ranges plus the parts returned.
+func (s LineSet) Within(from, to int) []Range {
+	if to < from {
+		return nil
+	}
+	i, _ := slices.BinarySearchFunc(s.ranges, from, func(r Range, n int) int {
+		if r.To < n {
+			return -1
+		}
+		return 1
+	})
+	var out []Range
+	for ; i < len(s.ranges) && s.ranges[i].From <= to; i++ {
+		out = append(out, Range{max(s.ranges[i].From, from), min(s.ranges[i].To, to)})
+	}
+	return out
+}
+
 // MarshalJSON renders null for unknown, else the list of [from, to] pairs
 // ([] for the empty set), as debug.session reports seenLines.
 func (s LineSet) MarshalJSON() ([]byte, error) {

@@ -129,6 +129,7 @@ func FuzzLineSet(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		var a, b LineSet = Empty(), Empty()
 		ma, mb := map[int]bool{}, map[int]bool{}
+		var added []Range // a's ranges as added, for Of
 		for i := 0; i+1 < len(ops); i += 2 {
 			from, to := int(ops[i])-8, int(ops[i+1])-8
 			s, m := &a, ma
@@ -136,8 +137,32 @@ func FuzzLineSet(f *testing.F) {
 				s, m = &b, mb
 			}
 			*s = s.Add(from, to)
+			if s == &a {
+				added = append(added, Range{from, to})
+			}
 			for n := max(from, 1); n <= to; n++ {
 				m[n] = true
+			}
+		}
+		slices.Reverse(added) // Of takes ranges in any order
+		if o := Of(added); !slices.Equal(o.Ranges(), a.Ranges()) || !o.Known() {
+			t.Fatalf("Of(%v) = %v, Add gave %v", added, o.Ranges(), a.Ranges())
+		}
+		if len(ops) >= 2 {
+			from, to := int(ops[0])-8, int(ops[1])
+			var want []Range
+			for n := from; n <= to; n++ {
+				if !ma[n] {
+					continue
+				}
+				if k := len(want); k > 0 && want[k-1].To == n-1 {
+					want[k-1].To = n
+				} else {
+					want = append(want, Range{n, n})
+				}
+			}
+			if got := a.Within(from, to); !slices.Equal(got, want) {
+				t.Fatalf("Within(%d, %d) of %v = %v, model %v", from, to, a.Ranges(), got, want)
 			}
 		}
 		u := a.Union(b)

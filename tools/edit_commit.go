@@ -22,7 +22,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 	if ed.patch.Rem {
 		return ed.remove()
 	}
-	newLines := ed.live
+	newLines, seen := ed.live, p.seen // a bare MV moves the lines and what was seen of them
 	var changed []hashline.Region
 	res := &EditResult{}
 	if len(ed.patch.Ops) > 0 {
@@ -35,6 +35,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 			applied = &out
 		}
 		newLines, changed = applied.Lines, applied.Changed
+		seen = seenAfter(p.seen, applied.Pieces)
 		if p.echo {
 			res.Resolutions = applied.Resolutions
 		}
@@ -68,7 +69,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 		store.Invalidate(ed.path.Abs, "was moved to "+target.Display+" by MV")
 		res.MovedTo = target.Display
 	}
-	tag, landedLines := ed.record(target, newBody, data, landed[target.Abs])
+	tag, landedLines := ed.record(target, newBody, data, landed[target.Abs], seen)
 	if err := hashline.Commit(p.ir, regs{ed.c.State.Registers}); err != nil {
 		ed.warnings = append(ed.warnings, fmt.Sprintf("the edit landed but a named register could not be saved: %v", err))
 	}
@@ -79,9 +80,10 @@ func (ed *editor) commit(p *plan) *EditResult {
 	return res
 }
 
-// record records what landed and returns its tag and lines.
-func (ed *editor) record(p workspace.Path, newBody string, intended, onDisk []byte) (string, []string) {
-	l := recordLanded(ed.c, p, newBody, intended, onDisk)
+// record records what landed, with the lines seen of it, and returns its
+// tag and lines.
+func (ed *editor) record(p workspace.Path, newBody string, intended, onDisk []byte, seen session.LineSet) (string, []string) {
+	l := recordSeen(ed.c, p, newBody, intended, onDisk, seen)
 	ed.warnings = append(ed.warnings, l.Warnings...)
 	return l.Tag, l.Lines
 }

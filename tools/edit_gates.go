@@ -18,6 +18,9 @@ type plan struct {
 	ir      hashline.IR
 	applied *hashline.Result // set when a gate already applied the IR
 	echo    bool             // resolved block spans index the live file (branch A)
+	// seen is what the session has seen of the live lines, numbered as
+	// they are; the edit carries it to the new version (seenAfter).
+	seen session.LineSet
 }
 
 // gate runs the version gate and picks the branch of edit-contract §9:
@@ -69,7 +72,20 @@ func (ed *editor) direct(v *session.Version) (*plan, *Error) {
 	if e := ed.provenance(v, ir.Anchors()); e != nil {
 		return nil, e
 	}
-	return &plan{ir: ir, echo: true}, nil
+	seen := session.Empty() // the lines shown are no longer remembered
+	if v != nil {
+		seen = v.Seen
+	}
+	return &plan{ir: ir, echo: true, seen: seen}, nil
+}
+
+// liveSeen is what the session has seen of the live text itself, as a
+// version it recorded: none when it never recorded that text.
+func (ed *editor) liveSeen() session.LineSet {
+	if v, ok := ed.c.State.Store.Match(ed.path.Abs, ed.dig.Tag(), ed.body, ed.dig); ok {
+		return v.Seen
+	}
+	return session.Empty()
 }
 
 // resolve runs the determinism steps on an IR anchored on lines: block
@@ -148,13 +164,52 @@ func (ed *editor) provenance(v *session.Version, anchors []int) *Error {
 			msg = fmt.Sprintf("your edit anchors on %s of %s, which you were never shown. They are shown below and now count as seen: check that they are what you meant, then retry the same edit with tag %s", spans, ed.path.Display, ed.args.Tag)
 		}
 	} else {
-		first, last := unseen[0], unseen[len(unseen)-1]
-		msg = fmt.Sprintf("your edit anchors on %d lines of %s that you were never shown (%s); only part of them is shown below. Read them with read (path %q, offset %d, limit %d) and retry", len(unseen), ed.path.Display, spans, ed.path.Display, first, last-first+1)
+		part := "them"
+		if len(unseen) == 1 {
+			part = "it"
+		}
+		msg = fmt.Sprintf("your edit anchors on %s of %s, which you were never shown; only part of %s is shown below", spans, ed.path.Display, part)
+		long, rest := ed.overClip(unseen)
+		if len(long) > 0 {
+			msg += ". " + ed.writeOnly(long)
+		}
+		if len(rest) > 0 {
+			first, last := rest[0], rest[len(rest)-1]
+			if len(long) == 0 {
+				msg += fmt.Sprintf(". Read them with read (path %q, offset %d, limit %d) and retry", ed.path.Display, first, last-first+1)
+			} else {
+				msg += fmt.Sprintf(". Read %s with read (path %q, offset %d, limit %d) and retry an edit that leaves %s alone", spansOf(rest), ed.path.Display, first, last-first+1, spansOf(long))
+			}
+		}
 	}
 	e := Errorf(CodeLinesUnseen, "%s", msg)
 	e.Details = map[string]any{"lines": rows, "merged": complete}
 	ed.errContent = renderRows(ed.path.Display, ed.args.Tag, rows)
 	return e
+}
+
+// overClip splits line numbers of the live text into those longer than
+// the read clip (config.Limits.MaxLineChars) and the rest. No read shows
+// a clipped line whole, so it never counts as seen (edit-contract §4.3)
+// and no edit can anchor on it.
+func (ed *editor) overClip(lines []int) (long, rest []int) {
+	for _, n := range lines {
+		if _, clipped := clipLine(ed.live[n-1], ed.c.Limits.MaxLineChars); clipped {
+			long = append(long, n)
+		} else {
+			rest = append(rest, n)
+		}
+	}
+	return long, rest
+}
+
+// writeOnly is the next step for lines over the read clip: reading them
+// again clips them again, so only write can change them.
+func (ed *editor) writeOnly(long []int) string {
+	if len(long) == 1 {
+		return fmt.Sprintf("%s is longer than the %d characters read shows of a line, so no read shows it whole and edit can never anchor on it or change it: only write, with the whole new content of %s, can change that line", spansOf(long), ed.c.Limits.MaxLineChars, ed.path.Display)
+	}
+	return fmt.Sprintf("%s are longer than the %d characters read shows of a line, so no read shows them whole and edit can never anchor on them or change them: only write, with the whole new content of %s, can change those lines", spansOf(long), ed.c.Limits.MaxLineChars, ed.path.Display)
 }
 
 // stale handles a tag that names another version than the live one:
@@ -167,7 +222,7 @@ func (ed *editor) stale() (*plan, *Error) {
 			return nil, e
 		}
 		ed.warnings = append(ed.warnings, fmt.Sprintf("%s changed since tag %s (it is now %s); your ops only insert at the top or the end of the file, which no change can move, so they were applied to the current file", ed.path.Display, ed.args.Tag, ed.dig.Tag()))
-		return &plan{ir: ir}, nil
+		return &plan{ir: ir, seen: ed.liveSeen()}, nil
 	}
 	p, why, e := ed.recoverDrift()
 	if e != nil {
@@ -257,7 +312,10 @@ func (ed *editor) recoverDrift() (p *plan, why string, e *Error) {
 		return nil, "replaying the edit on the current file failed: " + err.Error(), nil
 	}
 	ed.recoveryWarnings(snap, off)
-	return &plan{ir: final, applied: &applied}, "", nil
+	// The lines seen of the version read, where the diff proves them
+	// unchanged, and whatever the session saw of the live text itself.
+	seen := mapSeen(snap.Seen, m).Union(ed.liveSeen())
+	return &plan{ir: final, applied: &applied, seen: seen}, "", nil
 }
 
 func (ed *editor) recoveryWarnings(snap *session.Version, off int) {

@@ -86,3 +86,74 @@ func TestEditRepairAmbiguityHasAWayOut(t *testing.T) {
 	wantOK(t, e.edit("notes.txt", tag, "CUT 2.=2\nPUT <3:\n+}"))
 	wantFile(t, e, "notes.txt", "a\n}\n}\n")
 }
+
+// A chained change that wraps an if-block in try { in one call and closes
+// it with a catch in the next: the first result does not parse, honestly,
+// and retention must not keep the closer the first call moved into its
+// body (edit-contract §8.4; the replay of issue 17 saw this land wrong).
+func TestEditRetentionLeavesAnOpenTryToTheNextCall(t *testing.T) {
+	e := newEditEnv(t)
+	withRepair(e)
+	head := strings.Repeat("// filler so the block sits where it did\n", 814)
+	e.write("profile.ts", head+
+		"export async function loadProfile(id: string): Promise<Profile> {\n"+
+		"  const res = await fetch(`/api/profiles/${id}`);\n"+
+		"  const body = await res.json();\n"+
+		"  if (!res.ok) {\n"+
+		"    throw new ProfileError(id, res.status, body.message);\n"+
+		"  }\n"+
+		"  return parseProfile(body);\n"+
+		"}\n")
+	r := e.edit("profile.ts", e.showAll("profile.ts"), "PUT 818.=820:\n+  try {\n+    if (!res.ok) {\n"+
+		"+      throw new ProfileError(id, res.status, body.message);\n+    }")
+	wantOK(t, r)
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], `line 820 "  }", which the range covers, was not kept`) {
+		t.Fatalf("want the note that the closer was not kept, got %v", r.Warnings)
+	}
+	r = e.edit("profile.ts", r.Tag, "PUT 822.=822:\n+    return parseProfile(body);\n+  } catch (err) {\n+    throw wrapError(id, err);\n+  }")
+	wantOK(t, r)
+	wantFile(t, e, "profile.ts", head+
+		"export async function loadProfile(id: string): Promise<Profile> {\n"+
+		"  const res = await fetch(`/api/profiles/${id}`);\n"+
+		"  const body = await res.json();\n"+
+		"  try {\n"+
+		"    if (!res.ok) {\n"+
+		"      throw new ProfileError(id, res.status, body.message);\n"+
+		"    }\n"+
+		"    return parseProfile(body);\n"+
+		"  } catch (err) {\n"+
+		"    throw wrapError(id, err);\n"+
+		"  }\n"+
+		"}\n")
+}
+
+// When the closer was meant to stay after all, the note's edit puts it
+// back where retention would have kept it.
+func TestEditRetentionNoteNamesTheWayBack(t *testing.T) {
+	e := newEditEnv(t)
+	withRepair(e)
+	src := "function f(a: boolean) {\n  if (a) {\n    x();\n  }\n  y();\n}\n"
+	e.write("f.ts", src)
+	r := e.edit("f.ts", e.showAll("f.ts"), "PUT 2.=4:\n+  try {\n+    if (a) {\n+      x();\n+    }")
+	wantOK(t, r)
+	const way = `insert it after the body with PUT <6: and the row "  }"`
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], way) {
+		t.Fatalf("warnings %v, want one naming %s", r.Warnings, way)
+	}
+	wantOK(t, e.edit("f.ts", r.Tag, "PUT <6:\n+  }"))
+	wantFile(t, e, "f.ts", "function f(a: boolean) {\n  try {\n    if (a) {\n      x();\n    }\n  }\n  y();\n}\n")
+}
+
+// A blank row is never a restatement (edit-contract §8.4), in a CRLF file
+// too, whose blank lines are blank once their ending is set aside.
+func TestEditBlankRowBesideABlankLineInACRLFFile(t *testing.T) {
+	e := newEditEnv(t)
+	withRepair(e)
+	e.write("README.md", "# hostd\r\n\r\nA daemon.\r\n")
+	r := e.edit("README.md", e.showAll("README.md"), "PUT 1.=1:\n+# hostd, the daemon\n+")
+	wantOK(t, r)
+	wantFile(t, e, "README.md", "# hostd, the daemon\r\n\r\n\r\nA daemon.\r\n")
+	if len(r.Warnings) != 0 {
+		t.Fatalf("warnings %v", r.Warnings)
+	}
+}

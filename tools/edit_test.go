@@ -499,3 +499,50 @@ func TestEditDigestTwinsAreNotTheSameVersion(t *testing.T) {
 	wantCode(t, r, CodeTagMismatch)
 	wantFile(t, e, "f.txt", "alpha\n  ")
 }
+
+// A line longer than the read clip is never shown whole, so no read makes
+// it seen: the refusal says only write can change it, not to read it.
+func TestEditUnseenLineOverTheReadClip(t *testing.T) {
+	lim := config.DefaultLimits()
+	long := strings.Repeat("x", lim.MaxLineChars+1)
+	t.Run("alone", func(t *testing.T) {
+		e := newEditEnv(t)
+		e.write("f.txt", "a\n"+long+"\nc\n")
+		tag := e.show("f.txt", 1, 1)
+		r := e.edit("f.txt", tag, "PUT 2.=2:\n+short")
+		wantCode(t, r, CodeLinesUnseen)
+		msg := r.Error.Message
+		for _, frag := range []string{"line 2 is longer than the 16384 characters read shows of a line", "only write, with the whole new content of f.txt, can change that line"} {
+			if !strings.Contains(msg, frag) {
+				t.Errorf("message %q lacks %q", msg, frag)
+			}
+		}
+		if strings.Contains(msg, "offset") {
+			t.Errorf("message %q advises a read, which clips the line again", msg)
+		}
+		wantFile(t, e, "f.txt", "a\n"+long+"\nc\n")
+	})
+	t.Run("beside a line a read can show", func(t *testing.T) {
+		e := newEditEnv(t)
+		e.write("f.txt", "a\n"+long+"\n"+long[:600]+"\nd\n")
+		tag := e.show("f.txt", 1, 1)
+		r := e.edit("f.txt", tag, "PUT 2.=3:\n+short")
+		wantCode(t, r, CodeLinesUnseen)
+		msg := r.Error.Message
+		for _, frag := range []string{"line 2 is longer than the 16384 characters", "only write", `Read line 3 with read (path "f.txt", offset 3, limit 1) and retry an edit that leaves line 2 alone`} {
+			if !strings.Contains(msg, frag) {
+				t.Errorf("message %q lacks %q", msg, frag)
+			}
+		}
+	})
+	t.Run("a line within the clip is still to be read (the clip counts characters, not bytes)", func(t *testing.T) {
+		e := newEditEnv(t)
+		e.write("f.txt", "a\n"+strings.Repeat("é", lim.MaxLineChars)+"\nc\n")
+		tag := e.show("f.txt", 1, 1)
+		r := e.edit("f.txt", tag, "PUT 2.=2:\n+short")
+		wantCode(t, r, CodeLinesUnseen)
+		if msg := r.Error.Message; !strings.Contains(msg, `Read them with read (path "f.txt", offset 2, limit 1) and retry`) || strings.Contains(msg, "only write") {
+			t.Errorf("message %q", msg)
+		}
+	})
+}

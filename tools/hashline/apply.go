@@ -18,10 +18,17 @@ type Region struct {
 	Removed    int // original lines it replaced
 }
 
+// Piece is a stretch of the new text and where its lines came from: Len
+// lines from new line Start on that are original lines From.. (kept in
+// place, or pasted from a capture of this call), or, with From 0, rows
+// the model wrote (or pasted from a register an earlier call filled).
+type Piece struct{ Start, Len, From int }
+
 // Result is the outcome of Apply.
 type Result struct {
 	Lines       []string
 	Changed     []Region
+	Pieces      []Piece      // the whole new text, in order
 	Resolutions []Resolution // copied from the IR, for the result echo
 }
 
@@ -31,6 +38,7 @@ type placed struct {
 	rank int // 0 for a gap insert, 1 for a replacement body at that line
 	seq  int // IR order, which keeps body rows in order
 	text string
+	from int // Edit.Origin
 }
 
 // Apply builds the new text from the original lines and an expanded,
@@ -60,7 +68,7 @@ func Apply(lines []string, ir IR) (Result, error) {
 			if err := checkCursor(src, e.Cursor, n); err != nil {
 				return Result{}, err
 			}
-			p := placed{gap: gapOf(e.Cursor, n), seq: i, text: e.Text}
+			p := placed{gap: gapOf(e.Cursor, n), seq: i, text: e.Text, from: e.Origin}
 			if e.Cursor.Pos == PosAt {
 				p.rank = 1
 			}
@@ -91,7 +99,7 @@ func Apply(lines []string, ir IR) (Result, error) {
 			cur = next
 		}
 		for ; i < len(ins) && ins[i].gap == cur; i++ {
-			b.insert(ins[i].text)
+			b.insert(ins[i].text, ins[i].from)
 		}
 		if cur > n {
 			break
@@ -106,7 +114,7 @@ func Apply(lines []string, ir IR) (Result, error) {
 	if b.unchanged() {
 		return Result{}, noChange(ir)
 	}
-	return Result{Lines: b.out, Changed: b.changed, Resolutions: slices.Clone(ir.Resolutions)}, nil
+	return Result{Lines: b.out, Changed: b.changed, Pieces: b.pieces, Resolutions: slices.Clone(ir.Resolutions)}, nil
 }
 
 // builder assembles the new lines and the regions that differ.
@@ -115,6 +123,19 @@ type builder struct {
 	out     []string
 	changed []Region
 	cur     *Region
+	pieces  []Piece
+}
+
+// piece records where the next count lines of out come from (see Piece),
+// extending the last piece when they continue it.
+func (b *builder) piece(from, count int) {
+	if k := len(b.pieces) - 1; k >= 0 {
+		if last := &b.pieces[k]; last.From == 0 && from == 0 || last.From > 0 && from == last.From+last.Len {
+			last.Len += count
+			return
+		}
+	}
+	b.pieces = append(b.pieces, Piece{Start: len(b.out) + 1, Len: count, From: from})
 }
 
 func (b *builder) open() {
@@ -134,11 +155,13 @@ func (b *builder) flush() {
 // keep copies original lines from..to unchanged, ending any region.
 func (b *builder) keep(from, to int) {
 	b.flush()
+	b.piece(from, to-from+1)
 	b.out = append(b.out, b.lines[from-1:to]...)
 }
 
-func (b *builder) insert(text string) {
+func (b *builder) insert(text string, from int) {
 	b.open()
+	b.piece(from, 1)
 	b.out = append(b.out, text)
 	b.cur.Inserted++
 }

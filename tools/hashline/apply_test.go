@@ -1,7 +1,9 @@
 package hashline
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -199,4 +201,61 @@ func mustParse(t *testing.T, ops string) *Patch {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// checkPieces checks Result.Pieces against the text: they cover the new
+// lines in order, and a piece that names original lines holds exactly
+// their text.
+func checkPieces(lines []string, res Result) error {
+	next := 1
+	for _, p := range res.Pieces {
+		if p.Start != next || p.Len < 1 || p.From < 0 || p.From > 0 && p.From+p.Len-1 > len(lines) {
+			return fmt.Errorf("piece %+v after line %d of %d original lines", p, next-1, len(lines))
+		}
+		for k := 0; p.From > 0 && k < p.Len; k++ {
+			if res.Lines[p.Start-1+k] != lines[p.From-1+k] {
+				return fmt.Errorf("piece %+v: new line %d %q is not original line %d %q", p, p.Start+k, res.Lines[p.Start-1+k], p.From+k, lines[p.From-1+k])
+			}
+		}
+		next += p.Len
+	}
+	if next != len(res.Lines)+1 {
+		return fmt.Errorf("pieces cover %d of %d new lines", next-1, len(res.Lines))
+	}
+	return nil
+}
+
+// Pieces say where each new line came from: kept lines and rows pasted
+// from a capture of the call name their original line; written rows and
+// rows from an earlier call's register name none.
+func TestApplyPieces(t *testing.T) {
+	lines := []string{"a", "b", "c", "d", "e", "f"}
+	tests := []struct {
+		name, ops string
+		want      []Piece
+	}{
+		{"a replacement", "PUT 2.=3:\n+B\n+C\n+X", []Piece{{1, 1, 1}, {2, 3, 0}, {5, 3, 4}}},
+		{"an insert at the top", "PUT <1:\n+top", []Piece{{1, 1, 0}, {2, 6, 1}}},
+		{"a deletion", "CUT 3.=4", []Piece{{1, 2, 1}, {3, 2, 5}}},
+		{"an anonymous move keeps its lines' origin", "CUT 2.=3\nPUT >5", []Piece{{1, 1, 1}, {2, 2, 4}, {4, 2, 2}, {6, 1, 6}}},
+		{"a named move too", "CUT 5.=6 @r\nPUT <1 @r", []Piece{{1, 2, 5}, {3, 4, 1}}},
+		{"a paste continuing the kept line before it is one piece", "CUT 3.=3\nPUT >2\nPUT 6.=6:\n+F", []Piece{{1, 5, 1}, {6, 1, 0}}},
+		{"a register filled earlier is written content", "PUT >6 @old", []Piece{{1, 6, 1}, {7, 2, 0}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			regs := newMemRegisters()
+			regs.m["old"] = []string{"x", "y"}
+			res, err := Run(lines, tt.ops, Env{Registers: regs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.Pieces, tt.want) {
+				t.Errorf("pieces %+v, want %+v (lines %q)", res.Pieces, tt.want, res.Lines)
+			}
+			if err := checkPieces(lines, res); err != nil {
+				t.Error(err)
+			}
+		})
+	}
 }

@@ -15,7 +15,8 @@
 //	Expand        the clipboard pre-pass: cuts capture, pastes read (§8.3)
 //	Validate      bounds, overlaps, duplicate anchors, expansion cap (§7.3)
 //	Repair        replacement-boundary repair through a Syntax (§8.4)
-//	Apply         lines + IR -> new lines and the changed regions
+//	Apply         lines + IR -> new lines, the changed regions, and where
+//	              each new line came from (kept, moved, or written)
 //	Commit        named-register captures, after the write has landed
 //
 // Every line number in an IR indexes the tagged text. Ops never see each
@@ -32,7 +33,9 @@
 // An exact restatement is dropped on line equality alone, grammar or not:
 // a body whose first row equals line N-1, or whose last row equals line
 // M+1, where that line survives and nothing else is inserted between it
-// and the body. Only the one line immediately outside counts. A row equal
+// and the body. Only the one line immediately outside counts, and only a
+// non-blank row restates it: an empty or whitespace-only row carries
+// nothing a model could have copied by mistake. A row equal
 // to the range's own boundary row is not an echo: it is that row's final
 // text, which the body is meant to carry (§7.4). Two outcomes are
 // refused with EDIT_REPAIR_AMBIGUOUS instead of guessed: a body made only
@@ -64,14 +67,20 @@
 // exactly that row's indentation); a kept closer lines up with the line
 // that opens what it closes (the nearest line above not indented deeper
 // has its indentation and ends by opening; for "*/" the comment's "/*"
-// has its indentation or one space less); it does not duplicate the body
-// row beside it; the candidate passes Validate and its whole text
-// parses. Each dropped restatement and each kept row costs 1; every
+// has its indentation or one space less); a kept closer is missing from
+// the body: the line that opens what it closes, when that line is in the
+// range, does not appear in the body (same text apart from indentation)
+// with the body closing that bracket itself, as when a body wraps the
+// range's block in a new "try {" that a later call closes; it does not
+// duplicate the body row beside it; the candidate passes Validate and its
+// whole text parses. Each dropped restatement and each kept row costs 1; every
 // candidate carries the same drops, so the kept rows rank them. The
 // cheapest admissible candidates win, and if they give different texts
 // the edit is EDIT_REPAIR_AMBIGUOUS.
 // With no admissible candidate the edit applies with only the drops: an
-// unparseable intermediate state is the model's right.
+// unparseable intermediate state is the model's right. A closer withheld
+// because the body re-authored its construct is named in a warning when
+// the result does not parse, with the insert that puts it back.
 //
 // A call spends at most 32 syntax checks, parses at most 24 MiB of text
 // in all (a few checks of a file at the 4 MiB parse limit) and builds at

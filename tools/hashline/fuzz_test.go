@@ -145,6 +145,9 @@ func FuzzApplyOracle(f *testing.F) {
 		if len(res.Lines) != n-rem+ins {
 			t.Fatalf("regions account for %d inserted, %d removed; lines %d -> %d", ins, rem, n, len(res.Lines))
 		}
+		if err := checkPieces(lines, res); err != nil {
+			t.Fatalf("ops %q on %q: %v", ops, lines, err)
+		}
 	})
 }
 

@@ -66,6 +66,11 @@ type Edit struct {
 	Register   string    // KindCut, KindPaste, KindBlock; "" is the anonymous register
 	Block      BlockMode // KindBlock
 	Body       []string  // KindBlock with BlockPut or BlockPutAfter
+	// Origin is, for a KindInsert that Expand made from a capture of this
+	// call, the original line the row copies; 0 for a row the model wrote
+	// or one pasted from a register an earlier call filled. It lets the
+	// tool carry a moved line's seen state to its new place (§4.3).
+	Origin int
 }
 
 // IsSpanPaste reports whether a paste replaces lines rather than filling a
@@ -226,6 +231,9 @@ func (ir IR) Remap(f func(old int) (new int, ok bool)) (IR, error) {
 		switch e.Kind {
 		case KindInsert:
 			e.Cursor, err = remapCursor(e.Cursor, e.Src, mapLine)
+			if err == nil && e.Origin > 0 {
+				e.Origin, err = mapLine(e.Origin, e.Src)
+			}
 		case KindDelete:
 			old := e.Line
 			if e.Line, err = mapLine(old, e.Src); err == nil {

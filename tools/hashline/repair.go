@@ -66,6 +66,7 @@ type replacement struct {
 	ins        []int // indexes into IR.Edits of its body rows, in order
 	drops      []action
 	keeps      []action // retention candidates that passed the row rules
+	withheld   []action // closers the body re-authored: no candidates (reauthored)
 }
 
 // repair is Repair with the repairs as data, so tests can check a result
@@ -103,10 +104,11 @@ func (s *search) run() (IR, []action, []string, error) {
 		return IR{}, nil, nil, echoesOnlyChange(ir, drops)
 	}
 	for i := range reps {
-		reps[i].keeps = keepCandidates(lines, ir, &reps[i])
+		reps[i].keeps, reps[i].withheld = keepCandidates(lines, ir, &reps[i])
 	}
 	hasKeeps := slices.ContainsFunc(reps, func(r replacement) bool { return len(r.keeps) > 0 })
-	if len(drops) == 0 && !hasKeeps {
+	hasWithheld := slices.ContainsFunc(reps, func(r replacement) bool { return len(r.withheld) > 0 })
+	if len(drops) == 0 && !hasKeeps && !hasWithheld {
 		return ir, nil, nil, nil
 	}
 	sup, clean := s.check(wholeText(normalLines))
@@ -123,7 +125,7 @@ func (s *search) run() (IR, []action, []string, error) {
 		}
 	}
 	if !hasKeeps {
-		return normal, drops, s.notes(), nil
+		return normal, drops, append(s.notes(), s.withheldNotes(normal)...), nil
 	}
 	best, acts, err := s.retain()
 	switch {
@@ -132,7 +134,7 @@ func (s *search) run() (IR, []action, []string, error) {
 	case s.exhausted:
 		return normal, drops, s.notes(), nil
 	case acts == nil:
-		return normal, drops, nil, nil
+		return normal, drops, s.withheldNotes(normal), nil
 	}
 	return best, append(drops, acts...), nil, nil
 }
@@ -180,7 +182,7 @@ func replacements(ir IR) []replacement {
 }
 
 // echoes finds the body rows of r that exactly restate the line just
-// outside its range. The outside line must survive (no op consumes it)
+// outside its range; only a non-blank row can restate a line. The outside line must survive (no op consumes it)
 // and sit right next to the body in the result (nothing else is inserted
 // in between); otherwise the row restates nothing that will be there.
 func echoes(lines []string, ir IR, r *replacement) []action {
@@ -201,11 +203,14 @@ func echoes(lines []string, ir IR, r *replacement) []action {
 	first, last := ir.Edits[r.ins[0]].Text, ir.Edits[r.ins[len(r.ins)-1]].Text
 	// A row equal to the range's own boundary row is that row's final
 	// text, which the body is meant to carry (§7.4), as much as it is a
-	// restatement of the neighbour: it is not taken for an echo.
-	if p := r.start - 1; p >= 1 && !consumed[p] && !gaps[r.start] && first == lines[p-1] && first != lines[r.start-1] {
+	// restatement of the neighbour: it is not taken for an echo. A blank
+	// row restates nothing either: it carries no text a model could have
+	// copied by mistake, and a blank line beside a blank line is ordinary
+	// (paragraphs, two blank lines between Python definitions).
+	if p := r.start - 1; p >= 1 && !consumed[p] && !gaps[r.start] && !blank(first) && first == lines[p-1] && first != lines[r.start-1] {
 		out = append(out, action{kind: dropLead, src: r.src, row: 0, line: p, text: first})
 	}
-	if q := r.end + 1; q <= n && !consumed[q] && !gaps[q] && last == lines[q-1] && last != lines[r.end-1] {
+	if q := r.end + 1; q <= n && !consumed[q] && !gaps[q] && !blank(last) && last == lines[q-1] && last != lines[r.end-1] {
 		out = append(out, action{kind: dropTrail, src: r.src, row: len(r.ins) - 1, line: q, text: last})
 	}
 	return out
@@ -251,6 +256,27 @@ func span(start, end int) string {
 		return fmt.Sprintf("line %d", start)
 	}
 	return fmt.Sprintf("lines %d-%d", start, end)
+}
+
+// withheldNotes names, for a result that does not parse, each closer the
+// range covers that was not kept because the body re-authored what it
+// closes, and the one edit that puts it back if it was meant to stay.
+// Line numbers are those of the result, which the next call's tag names.
+func (s *search) withheldNotes(result IR) []string {
+	var out []string
+	for _, r := range s.reps {
+		for _, k := range r.withheld {
+			src := s.ir.source(k.src)
+			open, _ := partner(s.lines, r.start, k.line)
+			put := "PUT >$:"
+			if r.end < s.ir.NumLines {
+				put = fmt.Sprintf("PUT <%d:", resultIndex(result, r.end+1)+1)
+			}
+			out = append(out, fmt.Sprintf("boundary repair on %q (ops line %d): the result does not parse, and line %d %s, which the range covers, was not kept: the body carries line %d %s again with its own closer, so what is left open is something the body opened, which a later edit may close. If line %d was meant to stay, insert it after the body with %s and the row %s, using the new tag",
+				src.Header, src.OpsLine, k.line, quote(k.text), open, quote(strings.TrimSpace(s.lines[open-1])), k.line, put, quote(k.text)))
+		}
+	}
+	return out
 }
 
 // notes is the warning of a search cut short, none otherwise.

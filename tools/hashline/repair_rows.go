@@ -120,8 +120,9 @@ func blank(row string) bool { return strings.TrimSpace(row) == "" }
 // keepCandidates returns the rows of r's range that pass the row rules
 // against its body once restatements are dropped: the first row, kept
 // before the body, and the effective-last row (the last non-blank one),
-// kept after it.
-func keepCandidates(lines []string, ir IR, r *replacement) []action {
+// kept after it. A closer that passes them but whose construct the body
+// re-authored (reauthored) is no candidate: it is returned as withheld.
+func keepCandidates(lines []string, ir IR, r *replacement) (keeps, withheld []action) {
 	dropped := map[int]bool{}
 	for _, d := range r.drops {
 		dropped[d.row] = true
@@ -133,7 +134,7 @@ func keepCandidates(lines []string, ir IR, r *replacement) []action {
 		}
 	}
 	if len(body) == 0 {
-		return nil
+		return nil, nil
 	}
 	var out []action
 	head, tail := body[0], body[len(body)-1]
@@ -148,16 +149,20 @@ func keepCandidates(lines []string, ir IR, r *replacement) []action {
 		last--
 	}
 	if last < r.start {
-		return out
+		return out, nil
 	}
 	if row := lines[last-1]; row != tail {
 		if sh, ok := boundaryRow(row); ok &&
 			(sh.closesFirst && (deeper(tail, row) || commentClose(row) && indent(tail) == indent(row)) ||
 				sh.onlyOpeners && indent(tail) == indent(row)) {
-			out = append(out, action{kind: keepLast, src: r.src, line: last, text: row})
+			k := action{kind: keepLast, src: r.src, line: last, text: row}
+			if sh.closesFirst && reauthored(lines, r.start, last, body) {
+				return out, []action{k}
+			}
+			out = append(out, k)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // commentClose reports whether a row closes a block comment. The rows of

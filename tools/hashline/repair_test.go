@@ -538,3 +538,158 @@ func TestRepairCommentFences(t *testing.T) {
 		t.Run(tc.name, tc.run)
 	}
 }
+
+// numbered returns n filler lines "// line i", so a case can sit at the
+// line numbers of the edit it was taken from.
+func numbered(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "// line %d\n", i)
+	}
+	return b.String()
+}
+
+// A blank body row restates nothing (edit-contract §8.4): adding a blank
+// line next to a blank line is ordinary. The shapes are those of real
+// edits that repair changed or refused (issue 17: 15 of 2,412 replayed).
+func TestRepairBlankRowsAreNotRestatements(t *testing.T) {
+	goHead := "package api\n\n" + numbered(10) + "\n"
+	for _, tc := range []repairCase{
+		{name: "a blank line added before a doc comment, after a blank line (PUT 14.=14:)", path: "api.go",
+			input: goHead + "// Deprecated: use Configure.\n" + "type HandlerWithErrorConfigurer func(*HandlerWithError)\n",
+			ops:   "PUT 14.=14:\n+\n+// HandlerWithErrorConfigurer is a function that configures a HandlerWithError.",
+			want: goHead + "\n// HandlerWithErrorConfigurer is a function that configures a HandlerWithError.\n" +
+				"type HandlerWithErrorConfigurer func(*HandlerWithError)\n"},
+		{name: "the same under a grammar", path: "api.ts",
+			input: goHead + "// Deprecated: use configure.\n" + "export type Configurer = (h: Handler) => void;\n",
+			ops:   "PUT 14.=14:\n+\n+// Configurer configures a handler.",
+			want:  goHead + "\n// Configurer configures a handler.\n" + "export type Configurer = (h: Handler) => void;\n"},
+		{name: "a heading and a blank row in a README, before a blank line (PUT 1.=1:)", path: "README.md",
+			input: "# hostd\n\nA daemon.\n", ops: "PUT 1.=1:\n+# hostd\n+",
+			want: "# hostd\n\n\nA daemon.\n"},
+		{name: "two lines become one blank line before a blank line (PUT 50.=51:)", path: "mod.py",
+			input: numbered(47) + "def f():\n    pass\nDEBUG = True\nVERBOSE = False\n\n\ndef g():\n    pass\n",
+			ops:   "PUT 50.=51:\n+",
+			want:  numbered(47) + "def f():\n    pass\n\n\n\ndef g():\n    pass\n"},
+		{name: "the same without a grammar", input: numbered(49) + "a\nb\n\nc\n", ops: "PUT 50.=51:\n+",
+			want: numbered(49) + "\n\nc\n"},
+		{name: "a whitespace-only row beside a whitespace-only line", input: "a\n    \nb\nc\n", ops: "PUT 3.=3:\n+    \n+B",
+			want: "a\n    \n    \nB\nc\n"},
+		{name: "a blank row as the only change beside a blank line", input: "a\n\nb\n", ops: "PUT 3.=3:\n+\n+b",
+			want: "a\n\n\nb\n"},
+		{name: "still dropped: a non-blank first row restating the line above, with a blank row after it", path: "f.ts",
+			input: "const a = 1;\nconst b = 2;\n\nconst c = 3;\n", ops: "PUT 2.=2:\n+const a = 1;\n+const b = 20;\n+",
+			want:     "const a = 1;\nconst b = 20;\n\n\nconst c = 3;\n",
+			warnings: []string{`dropped body row 1 "const a = 1;", an exact restatement of line 1 just above`}},
+		{name: "still dropped: a non-blank last row restating the line below, with a blank row before it", path: "f.ts",
+			input: "const a = 1;\n\nconst b = 2;\nconst c = 3;\n", ops: "PUT 2.=3:\n+\n+const b = 20;\n+const c = 3;",
+			want:     "const a = 1;\n\nconst b = 20;\nconst c = 3;\n",
+			warnings: []string{`dropped body row 3 "const c = 3;", an exact restatement of line 4 just below`}},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// tsLoad is a TypeScript function whose if-block sits at lines 818-820,
+// the range of the chained edit the replay of issue 17 saw land wrong.
+var tsLoad = numbered(814) +
+	"export async function loadProfile(id: string): Promise<Profile> {\n" +
+	"  const res = await fetch(`/api/profiles/${id}`);\n" +
+	"  const body = await res.json();\n" +
+	"  if (!res.ok) {\n" +
+	"    throw new ProfileError(id, res.status, body.message);\n" +
+	"  }\n" +
+	"  return parseProfile(body);\n" +
+	"}\n"
+
+// Retention keeps a swallowed closer only when the body did not
+// re-author the construct it closes (edit-contract §8.4).
+func TestRepairRetentionNeedsAMissingCloser(t *testing.T) {
+	for _, tc := range []repairCase{
+		{name: "a body that opens try { around the whole if-block keeps nothing (PUT 818.=820:)", path: "profile.ts",
+			input: tsLoad,
+			ops: "PUT 818.=820:\n+  try {\n+    if (!res.ok) {\n" +
+				"+      throw new ProfileError(id, res.status, body.message);\n+    }",
+			want: strings.Replace(tsLoad, "  if (!res.ok) {\n    throw new ProfileError(id, res.status, body.message);\n  }\n",
+				"  try {\n    if (!res.ok) {\n      throw new ProfileError(id, res.status, body.message);\n    }\n", 1),
+			warnings: []string{`boundary repair on "PUT 818.=820:" (ops line 1): the result does not parse, and line 820 "  }", which the range covers, was not kept: the body carries line 818 "if (!res.ok) {" again with its own closer, so what is left open is something the body opened, which a later edit may close. If line 820 was meant to stay, insert it after the body with PUT <822: and the row "  }", using the new tag`}},
+		{name: "the same with the if-block's text changed is still re-authored only by its opener", path: "profile.ts",
+			input: tsLoad,
+			ops: "PUT 818.=820:\n+  try {\n+    if (!res.ok) {\n" +
+				"+      throw new ProfileError(id, res.status, `${body.message}`);\n+    }",
+			want: strings.Replace(tsLoad, "  if (!res.ok) {\n    throw new ProfileError(id, res.status, body.message);\n  }\n",
+				"  try {\n    if (!res.ok) {\n      throw new ProfileError(id, res.status, `${body.message}`);\n    }\n", 1),
+			warnings: []string{`line 820 "  }", which the range covers, was not kept`}},
+		{name: "a re-authored closer at the end of the file: the way back is PUT >$:", path: "f.ts",
+			input: "if (a) {\n  x();\n}\n", ops: "PUT 1.=3:\n+try {\n+  if (a) {\n+    x();\n+  }",
+			want:     "try {\n  if (a) {\n    x();\n  }\n",
+			warnings: []string{`insert it after the body with PUT >$: and the row "}"`}},
+		{name: "a result that parses needs no note", path: "f.ts",
+			input: "if (a) {\n  x();\n}\n", ops: "PUT 1.=3:\n+if (a) {\n+  y();\n+  }",
+			want: "if (a) {\n  y();\n  }\n"},
+		{name: "kept: a nested block added inside the opener the closer belongs to", path: "profile.ts",
+			input: tsLoad,
+			ops: "PUT 818.=820:\n+  if (!res.ok) {\n+    if (res.status === 404) {\n+      return null;\n+    }\n" +
+				"+    throw new ProfileError(id, res.status, body.message);",
+			want: strings.Replace(tsLoad, "  if (!res.ok) {\n    throw",
+				"  if (!res.ok) {\n    if (res.status === 404) {\n      return null;\n    }\n    throw", 1),
+			warnings: []string{`kept line 820 "  }" after the body`}},
+		{name: "kept: the opener rewritten and its closer swallowed", path: "profile.ts",
+			input: tsLoad,
+			ops:   "PUT 818.=820:\n+  if (!res.ok || !body) {\n+    throw new ProfileError(id, res.status, body?.message);",
+			want: strings.Replace(tsLoad, "  if (!res.ok) {\n    throw new ProfileError(id, res.status, body.message);\n",
+				"  if (!res.ok || !body) {\n    throw new ProfileError(id, res.status, body?.message);\n", 1),
+			warnings: []string{`kept line 820 "  }" after the body`}},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}
+
+func TestRowBrackets(t *testing.T) {
+	str := func(bs []bracket) string {
+		var b strings.Builder
+		for _, x := range bs {
+			b.WriteByte(x.b)
+		}
+		return b.String()
+	}
+	for row, want := range map[string]string{
+		"if (a) {":                   "(){",
+		"  }, [":                     "}[",
+		`x = "}" + '{' + ` + "`)`;":  "",
+		`s = "a\"}"; f(`:             "(",
+		"call(); // closes } later":  "()",
+		"const u = `${id}`; g([":     "([",
+		"r = a / b; h({":             "({",
+		"const unterminated = \"{ (": "",
+	} {
+		if got := str(rowBrackets(row)); got != want {
+			t.Errorf("rowBrackets(%q) = %q, want %q", row, got, want)
+		}
+	}
+}
+
+func TestReauthored(t *testing.T) {
+	lines := []string{"f {", "  if (a) {", "    x();", "  }", "}"}
+	tests := []struct {
+		name string
+		at   int
+		body []string
+		want bool
+	}{
+		{"the opener and its closer moved inside a new block", 4, []string{"  try {", "    if (a) {", "      x();", "    }"}, true},
+		{"the opener kept but left open", 4, []string{"  if (a) {", "    if (b) {", "      x();", "    }"}, false},
+		{"the opener rewritten", 4, []string{"  if (b) {", "    x();"}, false},
+		{"the closer closes what opened above the range", 5, []string{"  y();"}, false},
+		{"two rows read like the opener and one is closed: no evidence which one the closer belongs to", 4, []string{"  if (a) {", "    if (a) {", "      x();", "    }"}, true},
+	}
+	for _, tt := range tests {
+		from := 2
+		if tt.at == 5 {
+			from = 5
+		}
+		if got := reauthored(lines, from, tt.at, tt.body); got != tt.want {
+			t.Errorf("%s: reauthored = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
