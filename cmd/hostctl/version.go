@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
-	"runtime/debug"
+
+	"github.com/hostd-dev/hostd/buildinfo"
 )
 
 // protocolVersion is the wire contract this hostctl speaks (host.info's
@@ -14,56 +14,13 @@ import (
 // hostctl expects.
 const protocolVersion = 1
 
-// build is what a binary knows about how it was built.
-type build struct {
-	Version  string `json:"version"`          // the module version, or "dev" for a build from a checkout
-	Commit   string `json:"commit,omitempty"` // vcs.revision
-	Modified bool   `json:"modified"`         // vcs.modified: built with uncommitted changes
-	Go       string `json:"goVersion"`
-}
-
-func readBuild() build {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return build{Version: "dev", Go: runtime.Version()}
-	}
-	return buildFrom(bi)
-}
-
-func buildFrom(bi *debug.BuildInfo) build {
-	b := build{Version: "dev", Go: bi.GoVersion}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		b.Version = v
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			b.Commit = s.Value
-		case "vcs.modified":
-			b.Modified = s.Value == "true"
-		}
-	}
-	return b
-}
-
-func (b build) describe(name string) string {
-	commit := "commit unknown (built without version control information)"
-	if b.Commit != "" {
-		commit = "commit " + b.Commit
-		if b.Modified {
-			commit += " with uncommitted changes"
-		}
-	}
-	return fmt.Sprintf("%s %s, protocol %d, %s, %s", name, b.Version, protocolVersion, commit, b.Go)
-}
-
 // cmdVersion prints this hostctl's version, then the daemon's if one
 // answers. host.info carries the daemon's version and protocol; a daemon
 // built from a tagged or stamped module version names its commit there.
 func cmdVersion(ctx context.Context, a *app) error {
-	client := readBuild()
+	client := buildinfo.Read()
 	if !a.json {
-		fmt.Fprintf(a.io.out, "client  %s\n", client.describe("hostctl"))
+		fmt.Fprintf(a.io.out, "client  %s\n", client.Describe("hostctl", protocolVersion))
 	}
 	var in hostInfo
 	c, err := dial(ctx, a.socket, a.maxFrame, a.trust)

@@ -10,7 +10,9 @@ import (
 
 	"go.uber.org/zap/zapcore"
 
+	"github.com/hostd-dev/hostd/buildinfo"
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc"
 )
 
 // errUsage marks a command line or config file the daemon cannot start
@@ -62,7 +64,7 @@ func parseConfig(args []string, out io.Writer) (config.Config, error) {
 		return cfg, usageErrorf("%s; run hostd --help for the flags", dashes(err.Error()))
 	}
 	if *showVer {
-		fmt.Fprintln(out, describeBuild("hostd", readBuild()))
+		fmt.Fprintln(out, buildinfo.Read().Describe("hostd", rpc.ProtocolVersion))
 		return cfg, errHelp
 	}
 	if fs.NArg() > 0 {

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,21 +126,6 @@ func TestVersion(t *testing.T) {
 	want := "hostd dev, protocol " + strconv.Itoa(rpc.ProtocolVersion) + ", "
 	if code != 0 || errOut != "" || !strings.HasPrefix(out, want) || !strings.HasSuffix(out, ", "+runtime.Version()+"\n") {
 		t.Errorf("exit %d, stderr %q, stdout %q; want %q…%s", code, errOut, out, want, runtime.Version())
-	}
-}
-
-func TestVersionReadsTheBuildInfo(t *testing.T) {
-	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
-		{Key: "vcs.revision", Value: "21a51ef0c0ffee"}, {Key: "vcs.modified", Value: "true"},
-	}}
-	got := describeBuild("hostd", buildFrom(bi))
-	want := "hostd v1.2.3, protocol " + strconv.Itoa(rpc.ProtocolVersion) + ", commit 21a51ef0c0ffee with uncommitted changes, go1.26.8"
-	if got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
-	bi = &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}
-	if got := describeBuild("hostd", buildFrom(bi)); !strings.Contains(got, "hostd dev,") || !strings.Contains(got, "commit unknown") {
-		t.Errorf("a build without VCS information: %q", got)
 	}
 }
 

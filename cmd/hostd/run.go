@@ -7,12 +7,12 @@ import (
 	"io"
 	"net"
 	"os"
-	"runtime/debug"
 	"sync"
 
 	"go.uber.org/zap"
 
 	"github.com/hostd-dev/hostd/budget"
+	"github.com/hostd-dev/hostd/buildinfo"
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc"
@@ -162,7 +162,7 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, st
 		OnShutdown: onShutdown,
 		Budget:     mem,
 		Trace:      cfg.RPCTrace,
-		Commit:     readBuild().commitLabel(),
+		Commit:     buildinfo.Read().CommitLabel(),
 	})
 }
 
@@ -195,9 +195,4 @@ func blockResolvers(maxParseBytes int64) tools.BlockResolverFactory {
 
 // version is the module version this binary was built from, or "dev" for
 // a build from a checkout.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+func version() string { return buildinfo.Read().Version }

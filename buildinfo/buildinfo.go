@@ -1,0 +1,68 @@
+// Package buildinfo owns what a hostd binary knows about how it was built:
+// the module version, the commit and whether the checkout was modified,
+// and the Go version, read from the binary's embedded build information.
+// It is a leaf that imports nothing of hostd's, so hostctl can share it
+// without importing the server.
+package buildinfo
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+)
+
+// Info describes one build.
+type Info struct {
+	Version  string `json:"version"`          // the module version, or "dev" for a build from a checkout
+	Commit   string `json:"commit,omitempty"` // vcs.revision, empty when the build did not record it
+	Modified bool   `json:"modified"`         // vcs.modified: the checkout had uncommitted changes
+	Go       string `json:"goVersion"`
+}
+
+// Read returns this binary's build information.
+func Read() Info {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Info{Version: "dev", Go: runtime.Version()}
+	}
+	return From(bi)
+}
+
+// From reads bi, as debug.ReadBuildInfo returns it.
+func From(bi *debug.BuildInfo) Info {
+	b := Info{Version: "dev", Go: bi.GoVersion}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		b.Version = v
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			b.Commit = s.Value
+		case "vcs.modified":
+			b.Modified = s.Value == "true"
+		}
+	}
+	return b
+}
+
+// CommitLabel is the commit as host.info reports it: empty when unknown,
+// with +modified for a build with uncommitted changes.
+func (b Info) CommitLabel() string {
+	if b.Commit != "" && b.Modified {
+		return b.Commit + "+modified"
+	}
+	return b.Commit
+}
+
+// Describe is the one line --version prints for the program name, which
+// speaks wire protocol protocol.
+func (b Info) Describe(name string, protocol int) string {
+	commit := "commit unknown (built without version control information)"
+	if b.Commit != "" {
+		commit = "commit " + b.Commit
+		if b.Modified {
+			commit += " with uncommitted changes"
+		}
+	}
+	return fmt.Sprintf("%s %s, protocol %d, %s, %s", name, b.Version, protocol, commit, b.Go)
+}
