@@ -3,8 +3,10 @@ package rpc
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hostd-dev/hostd/config"
 )
@@ -20,11 +22,14 @@ func TestErrorsQuoteAShortPrefixOfClientStrings(t *testing.T) {
 	_, opt := withReview(t)
 	h := newHarness(t, opt)
 	c := h.raw()
+	// Each request moves tens of megabytes through the parser: on a busy
+	// machine that takes seconds, which is no failure here.
+	c.wait = 2 * time.Minute
 	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"workspace":%q,"sessionId":"s"}}`, t.TempDir()))
 	if r := c.recv(); r.Error != nil {
 		t.Fatal(r.Error.Message)
 	}
-	for _, tt := range []struct {
+	for i, tt := range []struct {
 		name, method, params, code string
 	}{
 		{"method", long, `{}`, "METHOD_NOT_FOUND"},
@@ -38,7 +43,8 @@ func TestErrorsQuoteAShortPrefixOfClientStrings(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c.t = t
-			id := "2"
+			id := strconv.Itoa(i + 2) // a late answer can never pass for the next one
+
 			if tt.name == "id" {
 				id = `"` + long + `"`
 			}

@@ -175,6 +175,8 @@ type rawConn struct {
 	t  *testing.T
 	nc net.Conn
 	r  *bufio.Reader
+	// wait bounds each recv; 10 s when zero.
+	wait time.Duration
 }
 
 func (h *harness) raw() *rawConn {
@@ -214,7 +216,11 @@ type rawResponse struct {
 // recv reads one framed response, failing after a deadline.
 func (c *rawConn) recv() rawResponse {
 	c.t.Helper()
-	c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	wait := c.wait
+	if wait == 0 {
+		wait = 10 * time.Second
+	}
+	c.nc.SetReadDeadline(time.Now().Add(wait))
 	n := -1
 	for {
 		line, err := c.r.ReadString('\n')

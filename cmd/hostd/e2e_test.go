@@ -140,8 +140,8 @@ func TestE2EToolsWriteReadReview(t *testing.T) {
 		Calls map[string]struct{ Count, Errors int } `json:"calls"`
 	}
 	mustCall(t, c, "debug.stats", nil, &st)
-	if got := st.Calls["tools.execute"]; got.Count != 3 || got.Errors != 0 {
-		t.Errorf("tools.execute figures: %+v (a failing tool is not a failed call)", got)
+	if got := st.Calls["tools.execute"]; got.Count != 3 || got.Errors != 1 {
+		t.Errorf("tools.execute figures: %+v; want 3 calls, the failed read counted among the errors", got)
 	}
 }
 
