@@ -18,11 +18,13 @@ type OutlineRow struct {
 	Line, Start, End, Depth int
 }
 
-// OutlineFunc lists the declarations of text, the normalized body of the
-// file at path, in line order; ctx bounds the parse. Its error's message
+// OutlineFunc lists the outline rows of lines from..to (to 0: the last
+// line) of text, the normalized body of the file at path, in line order:
+// the declarations in those lines and, inside a construct that holds them,
+// what it holds (blocks.OutlineLines); ctx bounds the parse. Its error's message
 // is what the model reads. cmd/hostd builds it from tools/blocks, so this
 // package stays free of the cgo grammars.
-type OutlineFunc func(ctx context.Context, path, text string) ([]OutlineRow, error)
+type OutlineFunc func(ctx context.Context, path, text string, from, to int) ([]OutlineRow, error)
 
 // modeOutline is read's outline mode.
 const modeOutline = "outline"
@@ -38,15 +40,18 @@ const maxOutlineRowChars = 240
 // displayed in full count as seen (edit-contract §4.3): the outline shows
 // a declaration's first line, never its body.
 func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
-	if a.Limit != nil {
-		return Failed(Errorf(CodeInvalidArgument, "mode \"outline\" takes no limit: it lists every declaration from offset (default 1) up to its row limit; drop limit, or drop mode to read lines"))
-	}
-	from := 1
+	from, to := 1, 0 // to 0: the end of the file
 	if a.Offset != nil {
 		if *a.Offset < 1 {
 			return Failed(Errorf(CodeInvalidArgument, "offset %d is not a line number: lines are numbered from 1; use offset 1 to outline from the top", *a.Offset))
 		}
 		from = *a.Offset
+	}
+	if a.Limit != nil {
+		if *a.Limit < 1 {
+			return Failed(Errorf(CodeInvalidArgument, "limit %d must be at least 1; omit it to outline to the end of the file", *a.Limit))
+		}
+		to = from + *a.Limit - 1
 	}
 	p, e := resolveArg(c, a.Path, workspace.Read)
 	if e != nil {
@@ -81,7 +86,7 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 	}
 	parse, stop := context.WithTimeout(ctx, c.Limits.ParseBudget())
 	defer stop()
-	decls, err := c.Outline(parse, p.Abs, w.Body)
+	decls, err := c.Outline(parse, p.Abs, w.Body, from, to)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Failed(Errorf(CodeToolFailed, "the read of %s was cancelled; nothing was recorded, call again", p.Display))
@@ -90,9 +95,6 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 	}
 
 	lines := workspace.Lines(w.Body)
-	for len(decls) > 0 && decls[0].Line < from {
-		decls = decls[1:]
-	}
 	o := renderOutline(lines, decls, c.Limits.DefaultReadLimit, c.Limits.MaxResultBytes)
 	retain := w.FileBytes <= c.Limits.MaxRetainedFileBytes
 	snap := session.Snapshot{
@@ -114,7 +116,7 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 		Tag:        tag,
 		Mode:       modeOutline,
 	}
-	r.Notice = outlineNotice(o, len(decls), w.TotalLines, decls)
+	r.Notice = outlineNotice(o, decls, a.Offset != nil || a.Limit != nil, from, to, w.TotalLines)
 	r.Content = tagHeader(p.Display, tag) + o.rows + "\n(" + r.Notice + ")"
 	return r
 }
@@ -129,8 +131,8 @@ type outlineRows struct {
 }
 
 // renderOutline renders one row per declaration, "N:text", followed by
-// "  …S-E" when the declaration spans more than its own line (S is its
-// first decorator or attribute when it has any). It stops after maxRows
+// "  …E" when it runs on to line E, or "  …S-E" when it starts at an
+// earlier line S (its first decorator or attribute). It stops after maxRows
 // rows or once the rows pass maxBytes.
 func renderOutline(lines []string, decls []OutlineRow, maxRows int, maxBytes int64) outlineRows {
 	var b strings.Builder
@@ -156,8 +158,11 @@ func renderOutline(lines []string, decls []OutlineRow, maxRows int, maxBytes int
 		} else {
 			o.seen = o.seen.Add(d.Line, d.Line)
 		}
-		if d.Start != d.Line || d.End != d.Line {
+		switch {
+		case d.Start != d.Line:
 			fmt.Fprintf(&b, "  …%d-%d", d.Start, d.End)
+		case d.End != d.Line:
+			fmt.Fprintf(&b, "  …%d", d.End)
 		}
 		o.shown++
 	}
@@ -167,17 +172,28 @@ func renderOutline(lines []string, decls []OutlineRow, maxRows int, maxBytes int
 
 // outlineNotice is the line under an outline: how much it shows and how
 // to go on.
-func outlineNotice(o outlineRows, total, totalLines int, decls []OutlineRow) string {
+func outlineNotice(o outlineRows, decls []OutlineRow, window bool, from, to, totalLines int) string {
+	what := fmt.Sprintf("%d lines", totalLines)
+	if window {
+		if to <= 0 || to > totalLines {
+			to = totalLines
+		}
+		what = fmt.Sprintf("lines %d-%d", from, to)
+	}
 	switch {
-	case total == 0:
-		return fmt.Sprintf("outline: no declarations from here in %d lines; read the file without mode", totalLines)
-	case o.shown < total:
-		next := decls[o.shown].Line
+	case len(decls) == 0:
+		return fmt.Sprintf("outline: no declarations or multi-line blocks in %s; read the lines without mode", what)
+	case o.shown < len(decls):
+		next := decls[o.shown].Start
 		why := "row limit"
 		if o.stoppedByte {
 			why = "output limit"
 		}
-		return fmt.Sprintf("outline: %d of %d declarations, stopped at the %s; outline on with offset=%d", o.shown, total, why, next)
+		on := fmt.Sprintf("offset=%d", next)
+		if to > 0 && to < totalLines {
+			on += fmt.Sprintf(" limit=%d", to-next+1)
+		}
+		return fmt.Sprintf("outline: %d of %d rows of %s, stopped at the %s; outline on with %s", o.shown, len(decls), what, why, on)
 	}
-	return fmt.Sprintf("outline: %d declarations in %d lines; read a block with offset=S limit=E-S+1, then edit", total, totalLines)
+	return fmt.Sprintf("outline: %d rows of %s", len(decls), what)
 }

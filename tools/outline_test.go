@@ -20,8 +20,8 @@ func withOutline(e *editEnv) {
 		Blocks: func(ctx context.Context, path, text string) (BlockResolver, error) {
 			return blocks.NewResolverContext(ctx, path, text, e.lim.MaxBlockParseBytes)
 		},
-		Outline: func(ctx context.Context, path, text string) ([]OutlineRow, error) {
-			ds, err := blocks.Outline(ctx, path, text, e.lim.MaxBlockParseBytes)
+		Outline: func(ctx context.Context, path, text string, from, to int) ([]OutlineRow, error) {
+			ds, err := blocks.OutlineLines(ctx, path, text, e.lim.MaxBlockParseBytes, from, to)
 			rows := make([]OutlineRow, len(ds))
 			for i, d := range ds {
 				rows[i] = OutlineRow{Line: d.Line, Start: d.Start, End: d.End, Depth: d.Depth}
@@ -93,13 +93,13 @@ func TestReadOutline(t *testing.T) {
 	}
 	plain := e.read(map[string]any{"path": "src/cart.ts", "limit": 1})
 	want := "[src/cart.ts#" + plain.Tag + "]\n" +
-		"3:export interface Opts {  …3-5\n" +
+		"3:export interface Opts {  …5\n" +
 		"4:  verbose?: boolean;\n" +
-		"7:export class Cart {  …7-17\n" +
+		"7:export class Cart {  …17\n" +
 		"8:  private items: string[] = [];\n" +
-		"10:  add(item: string): void {  …10-12\n" +
-		"14:  total(): number {  …14-16\n" +
-		"(outline: 6 declarations in 17 lines; read a block with offset=S limit=E-S+1, then edit)"
+		"10:  add(item: string): void {  …12\n" +
+		"14:  total(): number {  …16\n" +
+		"(outline: 6 rows of 17 lines)"
 	if r.Content != want {
 		t.Fatalf("content:\n%s\nwant:\n%s", r.Content, want)
 	}
@@ -132,12 +132,57 @@ func TestReadOutlineSeenSet(t *testing.T) {
 	wantFile(t, e, "cart.ts", strings.Replace(outlineTS, "push", "unshift", 1))
 }
 
+// TestReadOutlineOfABlock: the outline of a block's own span lists what
+// is inside it (its multi-line statements, nested declarations and switch
+// cases), and again only those rows become seen.
+func TestReadOutlineOfABlock(t *testing.T) {
+	e := newEditEnv(t)
+	withOutline(e)
+	src := `export function run(kind: string) {
+  const a = 1;
+  if (kind === 'x') {
+    return a;
+  }
+  switch (kind) {
+    case 'y':
+      return 2;
+    case 'z': return 3;
+  }
+  function helper() {
+    return 4;
+  }
+  return helper();
+}
+`
+	e.write("run.ts", src)
+	top := e.outline("run.ts")
+	if !strings.Contains(top.Content, "\n1:export function run(kind: string) {  …15\n(") {
+		t.Fatalf("file outline:\n%s", top.Content)
+	}
+	in := e.read(map[string]any{"path": "run.ts", "mode": "outline", "offset": 1, "limit": 15})
+	want := "[run.ts#" + top.Tag + "]\n" +
+		"3:  if (kind === 'x') {  …5\n" +
+		"6:  switch (kind) {  …10\n" +
+		"11:  function helper() {  …13\n" +
+		"(outline: 3 rows of lines 1-15)"
+	if in.Content != want || in.Tag != top.Tag || in.Offset != 1 {
+		t.Fatalf("block outline:\n%s\nwant:\n%s", in.Content, want)
+	}
+	cases := e.read(map[string]any{"path": "run.ts", "mode": "outline", "offset": 6, "limit": 5})
+	if !strings.Contains(cases.Content, "]\n7:    case 'y':  …8\n(") {
+		t.Fatalf("switch outline:\n%s", cases.Content)
+	}
+	if got := fmt.Sprint(e.seenLines("run.ts").Ranges()); got != "[{1 1} {3 3} {6 7} {11 11}]" {
+		t.Fatalf("seen %s, want the rows 1, 3, 6, 7, 11", got)
+	}
+}
+
 func TestReadOutlinePython(t *testing.T) {
 	e := newEditEnv(t)
 	withOutline(e)
 	e.write("m.py", "import os\n\n\nclass A:\n    @property\n    def x(self):\n        return 1\n\n\ndef main():\n    pass\n")
 	r := e.outline("m.py")
-	want := "4:class A:  …4-7\n6:    def x(self):  …5-7\n10:def main():  …10-11\n"
+	want := "4:class A:  …7\n6:    def x(self):  …5-7\n10:def main():  …11\n"
 	if !strings.Contains(r.Content+"\n", "]\n"+want) {
 		t.Fatalf("content:\n%s\nwant rows:\n%s", r.Content, want)
 	}
@@ -153,7 +198,7 @@ func TestReadOutlineMarkdown(t *testing.T) {
 	withOutline(e)
 	e.write("README.md", "# Tool\n\nIntro.\n\n## Install\n\nRun.\n\n## Use\n\nCall.\n")
 	r := e.outline("README.md")
-	want := "\n1:# Tool  …1-11\n5:## Install  …5-7\n9:## Use  …9-11\n"
+	want := "\n1:# Tool  …11\n5:## Install  …7\n9:## Use  …11\n"
 	if !strings.Contains(r.Content, want) {
 		t.Fatalf("content:\n%s\nwant rows:%s", r.Content, want)
 	}
@@ -170,7 +215,7 @@ func TestReadOutlineCRLFAndBOM(t *testing.T) {
 	if strings.ContainsAny(r.Content, "\r\ufeff") {
 		t.Fatalf("content holds a CR or the BOM: %q", r.Content)
 	}
-	if !strings.Contains(r.Content, "\n3:export interface Opts {  …3-5\n") {
+	if !strings.Contains(r.Content, "\n3:export interface Opts {  …5\n") {
 		t.Fatalf("content:\n%s", r.Content)
 	}
 	plain := e.read(map[string]any{"path": "cart.ts", "offset": 10, "limit": 3})
@@ -208,7 +253,7 @@ func TestReadOutlineBounded(t *testing.T) {
 		t.Fatalf("clipped row has %d bytes", len(rows[1]))
 	}
 	last := rows[len(rows)-1]
-	if last != "(outline: 50 of 5001 declarations, stopped at the row limit; outline on with offset=149)" {
+	if last != "(outline: 50 of 5001 rows of 15001 lines, stopped at the row limit; outline on with offset=149)" {
 		t.Fatalf("notice %q", last)
 	}
 	seen := e.seenLines("big.ts")
@@ -239,7 +284,7 @@ func TestReadOutlineRefusals(t *testing.T) {
 		{map[string]any{"path": "notes.txt", "mode": "outline"}, `no outline for ".txt" files`},
 		{map[string]any{"path": "big.ts", "mode": "outline"}, "over the 1024 bytes an outline parses"},
 		{map[string]any{"path": "broken.ts", "mode": "outline"}, "does not parse cleanly"},
-		{map[string]any{"path": "big.ts", "mode": "outline", "limit": 5}, "takes no limit"},
+		{map[string]any{"path": "broken.ts", "mode": "outline", "limit": 0}, "limit 0 must be at least 1"},
 		{map[string]any{"path": "big.ts", "mode": "tree"}, `mode "tree" is not a read mode`},
 	}
 	for _, c := range cases {
@@ -248,7 +293,7 @@ func TestReadOutlineRefusals(t *testing.T) {
 			t.Errorf("%v: %+v", c.args, r.Result)
 			continue
 		}
-		if !strings.Contains(r.Error.Message, "without mode") && !strings.Contains(r.Error.Message, "omit mode") && !strings.Contains(r.Error.Message, "drop") {
+		if !strings.Contains(r.Error.Message, "without mode") && !strings.Contains(r.Error.Message, "omit") && !strings.Contains(r.Error.Message, "drop") {
 			t.Errorf("%v: the message %q names no next step", c.args, r.Error.Message)
 		}
 	}

@@ -197,8 +197,8 @@ func blockResolvers(maxParseBytes int64) tools.BlockResolverFactory {
 // outlines lists declarations for read's outline mode with the same
 // grammars and parse limit as block ops.
 func outlines(maxParseBytes int64) tools.OutlineFunc {
-	return func(ctx context.Context, path, text string) ([]tools.OutlineRow, error) {
-		decls, err := blocks.Outline(ctx, path, text, maxParseBytes)
+	return func(ctx context.Context, path, text string, from, to int) ([]tools.OutlineRow, error) {
+		decls, err := blocks.OutlineLines(ctx, path, text, maxParseBytes, from, to)
 		if err != nil {
 			return nil, err
 		}

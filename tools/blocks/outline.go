@@ -57,12 +57,30 @@ const maxContainerNesting = 32
 // ErrParseTime or ErrUnsupported, whose message names plain read as the
 // way on.
 func Outline(ctx context.Context, path, text string, maxParseBytes int64) ([]Decl, error) {
+	return OutlineLines(ctx, path, text, maxParseBytes, 1, 0)
+}
+
+// OutlineLines is the outline of lines from..to (1-based, inclusive; to
+// past the end means the last line; from 1 and to 0 mean the whole file,
+// as Outline): the rows of Outline that lie in
+// those lines, and, for a construct that holds them or crosses their
+// edge, the rows inside it. So the outline of a block's own span lists
+// what is inside the block: its members, the constructs of its body that
+// span several lines (an if, a loop, a switch case, a call with a
+// callback) and its nested declarations. The outline of the lines after
+// a row continues a listing that stopped at that row.
+func OutlineLines(ctx context.Context, path, text string, maxParseBytes int64, from, to int) ([]Decl, error) {
 	r, err := NewResolverContext(ctx, path, text, maxParseBytes)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return r.outline()
+	whole := from <= 1 && to <= 0
+	from = max(from, 1)
+	if to <= 0 || to > r.numLines {
+		to = r.numLines
+	}
+	return r.outline(window{from: from - 1, to: to - 1, whole: whole})
 }
 
 // OutlineError is an outline that could not be made. Its message is what
@@ -80,7 +98,7 @@ func (e *OutlineError) Unwrap() error { return e.Kind }
 // plainRead is the way on every outline error names.
 const plainRead = "read the file without mode (offset and limit pick the lines)"
 
-func (r *Resolver) outline() ([]Decl, error) {
+func (r *Resolver) outline(w window) ([]Decl, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -104,11 +122,13 @@ func (r *Resolver) outline() ([]Decl, error) {
 			if s, ue, ok := r.section(h.row); ok && ue == nil {
 				end = s.end
 			}
-			out = append(out, Decl{Line: h.row + 1, Start: h.row + 1, End: end + 1, Depth: h.level - 1})
+			if h.row >= w.from && h.row <= w.to && w.holds(h.row, min(end, w.to)) {
+				out = append(out, Decl{Line: h.row + 1, Start: h.row + 1, End: end + 1, Depth: h.level - 1})
+			}
 		}
 		return out, nil
 	}
-	r.outlineChildren(r.root, 0, 0, &out)
+	r.outlineIn(r.root, w, true, false, 0, 0, &out)
 	return out, nil
 }
 
@@ -131,10 +151,32 @@ func (r *Resolver) kindName() string {
 	return fmt.Sprintf("%q files", kind)
 }
 
-// outlineChildren lists the declarations among n's children at depth, and
-// walks through containers (bodies, documents) to the declarations in
-// them. nest counts containers walked through since the last declaration.
-func (r *Resolver) outlineChildren(n *sitter.Node, depth, nest int, out *[]Decl) {
+// window is the inclusive 0-based rows an outline covers. whole marks the
+// whole file, whose outline lists a declaration that spans every line
+// rather than what is inside it.
+type window struct {
+	from, to int
+	whole    bool
+}
+
+// holds reports whether a construct spanning rows start..end is listed as
+// a row of the window (inside it), as opposed to walked through (it holds
+// the window, or crosses one of its edges). A construct that spans
+// exactly the window is walked through: the outline of a block's own
+// lines lists what is inside the block.
+func (w window) holds(start, end int) bool {
+	return start >= w.from && end <= w.to && (w.whole || start != w.from || end != w.to)
+}
+
+// outlineIn lists the rows among n's children that lie in w, and walks
+// through the children that hold or cross w to the rows inside them.
+// body says n is a body (a file, a class body, a block of statements):
+// there a construct that spans several lines is a row even when it
+// declares nothing (an if, a loop, a call with a callback). nest counts
+// the nodes walked through, against maxContainerNesting. inFunc says a
+// function-like declaration was walked through: inside one, a declaration
+// on one line is a local variable, read with the function, not a row.
+func (r *Resolver) outlineIn(n *sitter.Node, w window, body, inFunc bool, depth, nest int, out *[]Decl) {
 	attachedFrom := -1 // first row of a run of attached nodes waiting for their declaration
 	eachChild(n, func(c *sitter.Node) bool {
 		if !c.IsNamed() || isComment(c) {
@@ -151,33 +193,42 @@ func (r *Resolver) outlineChildren(n *sitter.Node, depth, nest int, out *[]Decl)
 			start = attachedFrom
 		}
 		attachedFrom = -1
-		if decl := r.declIn(c); decl != nil {
-			*out = append(*out, Decl{Line: r.ownRow(decl) + 1, Start: start + 1, End: max(r.lastRow(c), start) + 1, Depth: depth})
-			if depth+1 < MaxOutlineDepth && !functionLike(decl.Type()) {
-				eachChild(decl, func(b *sitter.Node) bool {
-					r.outlineMembers(b, depth+1, 0, out)
-					return true
-				})
+		end := max(r.lastRow(c), start)
+		if end < w.from || start > w.to {
+			return true
+		}
+		if !w.holds(start, end) {
+			if nest < maxContainerNesting {
+				r.outlineIn(c, w, isContainer(c.Type()), inFunc || functionLike(c.Type()), depth, nest+1, out)
 			}
 			return true
 		}
-		if nest < maxContainerNesting && isContainer(c.Type()) {
-			r.outlineChildren(c, depth, nest+1, out)
+		decl := r.declIn(c)
+		switch {
+		case decl != nil && inFunc && end == start:
+			// A local variable on one line: read with its function.
+		case decl != nil:
+			*out = append(*out, Decl{Line: r.ownRow(decl) + 1, Start: start + 1, End: end + 1, Depth: depth})
+			if depth+1 < MaxOutlineDepth && !functionLike(decl.Type()) {
+				eachChild(decl, func(b *sitter.Node) bool {
+					if b.IsNamed() && isContainer(b.Type()) && nest < maxContainerNesting {
+						r.outlineIn(b, w, true, inFunc, depth+1, nest+1, out)
+					}
+					return true
+				})
+			}
+		case isContainer(c.Type()):
+			// A body holds rows; it is never one (a JSON document's object).
+			if nest < maxContainerNesting {
+				r.outlineIn(c, w, true, inFunc, depth, nest+1, out)
+			}
+		case body && end > start:
+			*out = append(*out, Decl{Line: r.startRow(c) + 1, Start: start + 1, End: end + 1, Depth: depth})
+		case nest < maxContainerNesting:
+			r.outlineIn(c, w, isContainer(c.Type()), inFunc, depth, nest+1, out)
 		}
 		return true
 	})
-}
-
-// outlineMembers walks a declaration's child b for members: b itself when
-// it is a body (a class body, a declaration list), or the value of a pair
-// when that is a mapping.
-func (r *Resolver) outlineMembers(b *sitter.Node, depth, nest int, out *[]Decl) {
-	if !b.IsNamed() || nest >= maxContainerNesting {
-		return
-	}
-	if isContainer(b.Type()) {
-		r.outlineChildren(b, depth, nest+1, out)
-	}
 }
 
 // declIn returns the declaration n is or wraps (export, decorated and
@@ -308,6 +359,7 @@ var containers = map[string]bool{
 	"declaration_list": true, "field_declaration_list": true, "enum_variant_list": true,
 	"statement_block": true, "block": true,
 	"document": true, "object": true, "stream": true, "block_node": true, "block_mapping": true,
+	"switch_body": true,
 }
 
 func isContainer(t string) bool { return containers[t] }

@@ -262,3 +262,34 @@ func TestOutlineErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestOutlineLines: the outline of a block's own span lists what is
+// inside it; one-line locals are read with their function, not listed.
+func TestOutlineLines(t *testing.T) {
+	py := `def handle(req):
+    user = req.user
+    if user is None:
+        raise Missing()
+    for item in req.items:
+        check(item)
+    def log(msg):
+        print(msg)
+    return user
+`
+	ds, err := OutlineLines(context.Background(), "h.py", py, defaultLimit, 1, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(ds); got != "[{3 3 4 0} {5 5 6 0} {7 7 8 0}]" {
+		t.Fatalf("outline of the function's lines: %s", got)
+	}
+	// The whole file's outline lists the function itself.
+	if got := rowsOf(t, "h.py", py); got != "0 1 1-9\n" {
+		t.Fatalf("file outline %q", got)
+	}
+	// A window that crosses a construct's edge lists what lies inside.
+	ds, err = OutlineLines(context.Background(), "h.py", py, defaultLimit, 4, 0)
+	if err != nil || fmt.Sprint(ds) != "[{5 5 6 0} {7 7 8 0}]" {
+		t.Fatalf("outline from line 4: %v %v", ds, err)
+	}
+}
