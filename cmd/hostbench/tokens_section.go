@@ -54,10 +54,21 @@ func tokenSection(ctx context.Context, o options) *Section {
 	read.Add("hostd read `content` ([PATH#TAG] header, N:text rows)", strconv.Itoa(enc.Count(real.readContent)))
 	read.Add("`cat -n` of the file (what str_replace tools typically show), for scale", strconv.Itoa(enc.Count(catN(workspace.Lines(c.Text)))))
 	s.Tables = append(s.Tables, read)
+	var formNote []string
+	if comp, err := runCompactEdits(ctx, c, real); err != nil {
+		s.Notes = append(s.Notes, "the compact-result run failed: "+err.Error())
+		s.Goals = append(s.Goals, skippedGoal("compact round trip vs str_replace \"ok\", one call per edit", "<= 0.75x", err.Error()))
+	} else {
+		ft, fg, fnote := resultFormTable(arms, comp, enc)
+		s.Tables = append(s.Tables, ft)
+		s.Goals = append(s.Goals, fg)
+		formNote = append(formNote, fnote)
+	}
 	ot, og, onotes := outlineTable(ctx, o.corpus, enc, c.Text)
 	s.Tables = append(s.Tables, ot)
 	s.Goals = append(s.Goals, og)
 	s.Notes = append(s.Notes, arms.notes...)
+	s.Notes = append(s.Notes, formNote...)
 	s.Notes = append(s.Notes, onotes...)
 	return s
 }
