@@ -303,3 +303,38 @@ func TestReadOutlineRefusals(t *testing.T) {
 		t.Fatalf("%+v", r.Result)
 	}
 }
+
+// TestReadOutlineConcurrent: outline reads and block reads of one file
+// from many goroutines of one session record into one version, whose seen
+// set ends as the union of what they displayed (run with -race).
+func TestReadOutlineConcurrent(t *testing.T) {
+	e := newEditEnv(t)
+	withOutline(e)
+	e.write("cart.ts", outlineTS)
+	done := make(chan string, 16)
+	for i := 0; i < 16; i++ {
+		go func() {
+			args := map[string]any{"path": "cart.ts", "mode": "outline"}
+			if i%2 == 1 {
+				args = map[string]any{"path": "cart.ts", "offset": 10, "limit": 3}
+			}
+			raw, _ := json.Marshal(args)
+			out, err := e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: "read", Args: raw})
+			if err != nil || !out.Base().OK {
+				done <- "failed"
+				return
+			}
+			done <- out.(*ReadResult).Tag
+		}()
+	}
+	tags := map[string]bool{}
+	for i := 0; i < 16; i++ {
+		tags[<-done] = true
+	}
+	if len(tags) != 1 || tags["failed"] {
+		t.Fatalf("tags %v", tags)
+	}
+	if got := fmt.Sprint(e.seenLines("cart.ts").Ranges()); got != "[{3 4} {7 8} {10 12} {14 14}]" {
+		t.Fatalf("seen %s", got)
+	}
+}

@@ -178,6 +178,42 @@ Call it.
 // at its own line is exactly the block N* resolves there, so the outline
 // and block ops never disagree about where a declaration ends.
 func TestOutlineSpansAreBlockSpans(t *testing.T) {
+	t.Run("decorated, nested and inside a block", func(t *testing.T) {
+		text := `@Component({
+  a: 1,
+})
+export class A {
+  @Input()
+  set v(x: number) {
+    if (x) {
+      this.x = x;
+    }
+    for (const y of ys) {
+      use(y);
+    }
+  }
+}
+`
+		r := mustResolver(t, "a.ts", text)
+		var all []Decl
+		for _, w := range [][2]int{{1, 0}, {6, 13}} {
+			ds, err := OutlineLines(context.Background(), "a.ts", text, defaultLimit, w[0], w[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, ds...)
+		}
+		if len(all) != 4 {
+			t.Fatalf("rows %+v", all)
+		}
+		for _, d := range all {
+			s, e, err := r.Resolve(d.Start)
+			if err != nil || s != d.Start || e != d.End {
+				t.Errorf("row %+v: block op at %d resolves %d-%d (%v)", d, d.Start, s, e, err)
+			}
+		}
+	})
+
 	text := `export class A {
   m() {
     return 1;
@@ -291,5 +327,20 @@ func TestOutlineLines(t *testing.T) {
 	ds, err = OutlineLines(context.Background(), "h.py", py, defaultLimit, 4, 0)
 	if err != nil || fmt.Sprint(ds) != "[{5 5 6 0} {7 7 8 0}]" {
 		t.Fatalf("outline from line 4: %v %v", ds, err)
+	}
+}
+
+// BenchmarkOutline5000 is the outline of the block benchmarks' 5,000-line
+// file; compare it with BenchmarkBlockOp5000 (one parse and one block op)
+// in the same run: the walk should add little to the parse.
+func BenchmarkOutline5000(b *testing.B) {
+	text, _ := benchSource(b)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for b.Loop() {
+		ds, err := Outline(context.Background(), "bench.ts", text, defaultLimit)
+		if err != nil || len(ds) == 0 {
+			b.Fatalf("outline: %d rows, %v", len(ds), err)
+		}
 	}
 }
