@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/linewindow"
 	"github.com/hostd-dev/hostd/workspace"
@@ -51,7 +52,7 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 		if *a.Limit < 1 {
 			return Failed(Errorf(CodeInvalidArgument, "limit %d must be at least 1; omit it to outline to the end of the file", *a.Limit))
 		}
-		to = from + *a.Limit - 1
+		to = from + min(*a.Limit, 1<<30) - 1
 	}
 	p, e := resolveArg(c, a.Path, workspace.Read)
 	if e != nil {
@@ -84,7 +85,11 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 	case !w.Retained:
 		return Failed(Errorf(CodeInvalidArgument, "%s grew past the %d bytes an outline parses while it was read; read it without mode, with offset and limit", p.Display, maxParse))
 	}
-	parse, stop := context.WithTimeout(ctx, c.Limits.ParseBudget())
+	budget := c.Limits.ParseBudget()
+	if budget <= 0 {
+		budget = config.DefaultLimits().ParseBudget()
+	}
+	parse, stop := context.WithTimeout(ctx, budget)
 	defer stop()
 	decls, err := c.Outline(parse, p.Abs, w.Body, from, to)
 	if err != nil {
@@ -181,6 +186,10 @@ func outlineNotice(o outlineRows, decls []OutlineRow, window bool, from, to, tot
 		what = fmt.Sprintf("lines %d-%d", from, to)
 	}
 	switch {
+	case totalLines == 0:
+		return "the file is empty: 0 lines"
+	case from > totalLines:
+		return fmt.Sprintf("offset %d is past the end: the file has %d lines; outline with an offset from 1 to %d", from, totalLines, totalLines)
 	case len(decls) == 0:
 		return fmt.Sprintf("outline: no declarations or multi-line blocks in %s; read the lines without mode", what)
 	case o.shown < len(decls):

@@ -297,6 +297,14 @@ func TestReadOutlineRefusals(t *testing.T) {
 			t.Errorf("%v: the message %q names no next step", c.args, r.Error.Message)
 		}
 	}
+	e.write("empty.ts", "")
+	if r := e.read(map[string]any{"path": "empty.ts", "mode": "outline"}); !r.OK || r.Notice != "the file is empty: 0 lines" || r.Content != "[empty.ts#"+r.Tag+"]\n(the file is empty: 0 lines)" {
+		t.Errorf("empty file: %+v", r)
+	}
+	e.write("one.ts", "const a = 1;\n")
+	if r := e.read(map[string]any{"path": "one.ts", "mode": "outline", "offset": 9}); !r.OK || r.Notice != "offset 9 is past the end: the file has 1 lines; outline with an offset from 1 to 1" {
+		t.Errorf("past the end: %+v", r)
+	}
 	// Without grammars (a build that wires none), outline says so.
 	e.x = NewExecutor(Options{Sessions: e.m, Limits: lim, Tools: Builtin()})
 	if r := e.read(map[string]any{"path": "broken.ts", "mode": "outline"}); r.OK || !strings.Contains(r.Error.Message, "no grammars") {
