@@ -148,10 +148,10 @@ func TestReadOutlineOfABlock(t *testing.T) {
       return 2;
     case 'z': return 3;
   }
-  function helper() {
+  function inner() {
     return 4;
   }
-  return helper();
+  return inner();
 }
 `
 	e.write("run.ts", src)
@@ -163,7 +163,7 @@ func TestReadOutlineOfABlock(t *testing.T) {
 	want := "[run.ts#" + top.Tag + "]\n" +
 		"3:  if (kind === 'x') {  …5\n" +
 		"6:  switch (kind) {  …10\n" +
-		"11:  function helper() {  …13\n" +
+		"11:  function inner() {  …13\n" +
 		"(outline: 3 rows of lines 1-15)"
 	if in.Content != want || in.Tag != top.Tag || in.Offset != 1 {
 		t.Fatalf("block outline:\n%s\nwant:\n%s", in.Content, want)

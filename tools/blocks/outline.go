@@ -365,7 +365,7 @@ var containers = map[string]bool{
 func isContainer(t string) bool { return containers[t] }
 
 // functionLike declarations hold statements, not members: their bodies
-// are never listed (a local helper is read with its function).
+// are never listed (a local function is read with the one it is in).
 func functionLike(t string) bool {
 	return strings.Contains(t, "function") || strings.Contains(t, "method") ||
 		strings.Contains(t, "constructor") || strings.Contains(t, "lambda")

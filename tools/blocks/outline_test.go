@@ -29,7 +29,7 @@ func TestOutline(t *testing.T) {
 	}{
 		{"typescript: top level, members, decorators, exports", "a.ts", `import { x } from 'y';
 
-// a helper
+// a utility
 export function foo(a: string): number {
   const local = 1;
   return local;
