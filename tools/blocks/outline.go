@@ -62,9 +62,8 @@ func Outline(ctx context.Context, path, text string, maxParseBytes int64) ([]Dec
 
 // OutlineLines is the outline of lines from..to (1-based, inclusive; to
 // past the end means the last line; from 1 and to 0 mean the whole file,
-// as Outline): the rows of Outline that lie in
-// those lines, and, for a construct that holds them or crosses their
-// edge, the rows inside it. So the outline of a block's own span lists
+// as Outline): the rows of Outline that lie in those lines and, for a
+// construct that holds them or crosses their edge, the rows inside it. So the outline of a block's own span lists
 // what is inside the block: its members, the constructs of its body that
 // span several lines (an if, a loop, a switch case, a call with a
 // callback) and its nested declarations. The outline of the lines after
