@@ -223,7 +223,10 @@ func (r *Resolver) outlineIn(n *sitter.Node, w window, body, inFunc bool, depth,
 			}
 		case body && end > start:
 			*out = append(*out, Decl{Line: r.startRow(c) + 1, Start: start + 1, End: end + 1, Depth: depth})
-		case nest < maxContainerNesting:
+		case end > start && nest < maxContainerNesting:
+			// A multi-line construct that is no row (an else clause, a
+			// multi-line parameter list): rows may be inside it. A
+			// one-line one holds nothing worth a row, so it is not walked.
 			r.outlineIn(c, w, isContainer(c.Type()), inFunc, depth, nest+1, out)
 		}
 		return true
