@@ -60,6 +60,7 @@ var sentinels = []sentinel{
 	{session.ErrLimit, CodeSessionLimit},
 	{session.ErrConflict, CodeInvalidParams},
 	{session.ErrBadID, CodeInvalidParams},
+	{session.ErrBadPref, CodeInvalidParams},
 	{workspace.ErrInvalid, CodeWorkspaceInvalid},
 	{tools.ErrUnknownTool, CodeUnknownTool},
 	{budget.ErrOverBudget, CodeOverloaded},

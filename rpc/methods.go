@@ -99,19 +99,27 @@ type ExternalRoot struct {
 
 // SessionCreateParams are the params of session.create.
 type SessionCreateParams struct {
-	Workspace     string         `json:"workspace" doc:"absolute path of the workspace root directory"`
-	Scratch       string         `json:"scratch,omitempty" doc:"absolute path of a writable scratch directory"`
-	ExternalRoots []ExternalRoot `json:"externalRoots,omitempty"`
-	SessionID     string         `json:"sessionId,omitempty" doc:"re-attach under this id (letters, digits, - _ . :); generated when absent"`
+	Workspace     string             `json:"workspace" doc:"absolute path of the workspace root directory"`
+	Scratch       string             `json:"scratch,omitempty" doc:"absolute path of a writable scratch directory"`
+	ExternalRoots []ExternalRoot     `json:"externalRoots,omitempty"`
+	SessionID     string             `json:"sessionId,omitempty" doc:"re-attach under this id (letters, digits, - _ . :); generated when absent"`
+	EditResult    session.ResultForm `json:"editResult,omitempty" doc:"\"full\" (default) or \"compact\": the form of this session's edit results when a call does not choose one; a session re-attached by id keeps its own"`
 }
 
 // SessionRef is a session and its canonical workspace root.
 type SessionRef struct {
 	SessionID string `json:"sessionId"`
 	Workspace string `json:"workspace" doc:"canonical workspace root: absolute, symlinks resolved"`
+	// EditResult is reported only for a compact session, so the common
+	// answer is unchanged.
+	EditResult string `json:"editResult,omitempty" doc:"\"compact\" when the session's edit results are compact by default"`
 }
 
 func (s *Server) sessionCreate(_ context.Context, p SessionCreateParams) (SessionRef, error) {
+	form, err := session.ParseResultForm(string(p.EditResult))
+	if err != nil {
+		return SessionRef{}, err
+	}
 	ext := make([]workspace.External, len(p.ExternalRoots))
 	for i, e := range p.ExternalRoots {
 		ext[i] = workspace.External{Path: e.Path, Writable: e.Writable}
@@ -120,11 +128,15 @@ func (s *Server) sessionCreate(_ context.Context, p SessionCreateParams) (Sessio
 	if err != nil {
 		return SessionRef{}, err
 	}
-	sess, err := s.opts.Sessions.Create(p.SessionID, ws)
+	sess, err := s.opts.Sessions.CreateWith(p.SessionID, ws, session.Prefs{EditResult: form})
 	if err != nil {
 		return SessionRef{}, err
 	}
-	return SessionRef{SessionID: sess.ID, Workspace: sess.State().Workspace.Root()}, nil
+	ref := SessionRef{SessionID: sess.ID, Workspace: sess.State().Workspace.Root()}
+	if sess.Prefs.EditResult == session.FormCompact {
+		ref.EditResult = string(session.FormCompact)
+	}
+	return ref, nil
 }
 
 // SessionIDParams name one session.

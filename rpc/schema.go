@@ -24,6 +24,8 @@ func override(t reflect.Type) (schema, bool) {
 		}, true
 	case reflect.TypeFor[session.Range]():
 		return rangeSchema(), true
+	case reflect.TypeFor[session.ResultForm]():
+		return schema{"type": "string", "enum": []any{string(session.FormFull), string(session.FormCompact)}}, true
 	case reflect.TypeFor[tools.Outcome]():
 		// Every tool result shares tools.Result and adds its own fields
 		// (wire-contract §4), so the shared part is described and the rest open.

@@ -41,6 +41,8 @@ type Session struct {
 	// Guard is the repeat guard; it outlives workspace switches because a
 	// prompt that keeps failing keeps failing.
 	Guard *Guard
+	// Prefs are fixed at creation and never change, so they need no lock.
+	Prefs Prefs
 
 	mutate sync.Mutex
 
@@ -102,6 +104,10 @@ const maxIDLen = 128
 // supplied id that is already live is returned as it is when it has the
 // same workspace root, and ErrConflict otherwise.
 func (m *Manager) Create(id string, ws *workspace.Workspace) (*Session, error) {
+	return m.create(id, ws, Prefs{EditResult: FormFull})
+}
+
+func (m *Manager) create(id string, ws *workspace.Workspace, p Prefs) (*Session, error) {
 	if id == "" {
 		id = newID()
 	} else if err := validID(id); err != nil {
@@ -118,7 +124,7 @@ func (m *Manager) Create(id string, ws *workspace.Workspace) (*Session, error) {
 	if len(m.sessions) >= m.lim.MaxSessions {
 		return nil, fmt.Errorf("%w: the daemon holds %d sessions; delete one with session.delete", ErrLimit, m.lim.MaxSessions)
 	}
-	s := &Session{ID: id, CreatedAt: time.Now(), Guard: NewGuard(m.lim.RepeatGuardAttempts), state: newState(ws, m.lim, m.pool)}
+	s := &Session{ID: id, CreatedAt: time.Now(), Guard: NewGuard(m.lim.RepeatGuardAttempts), Prefs: p, state: newState(ws, m.lim, m.pool)}
 	m.sessions[id] = s
 	return s, nil
 }

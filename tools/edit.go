@@ -24,6 +24,9 @@ type editArgs struct {
 	Path string `json:"path"`
 	Tag  string `json:"tag"`
 	Ops  string `json:"ops"`
+	// Result is "full" or "compact" (edit_compact.go); absent: the
+	// session's form, set at session.create.
+	Result string `json:"result"`
 }
 
 // EditResult is the edit tool's result (wire-contract §4 edit).
@@ -35,6 +38,8 @@ type EditResult struct {
 	Diff        string                `json:"diff,omitempty"`
 	Removed     bool                  `json:"removed,omitempty"`
 	MovedTo     string                `json:"movedTo,omitempty"`
+	// Regions are the changed regions of a compact result.
+	Regions []RegionSpan `json:"regions,omitempty"`
 }
 
 // Run implements Tool.
@@ -43,9 +48,17 @@ func (Edit) Run(ctx context.Context, c *Call) Outcome {
 	if e := DecodeArgs(c.Args, &a); e != nil {
 		return Failed(e)
 	}
+	form := c.Session.Prefs.EditResult
+	if a.Result != "" {
+		f, err := session.ParseResultForm(a.Result)
+		if err != nil {
+			return Failed(Errorf(CodeInvalidArgument, "result %q is not a result form: use \"compact\" for the new tag and the changed spans, or \"full\" (or omit it) for the changed lines", a.Result))
+		}
+		form = f
+	}
 	unlock := c.Session.LockMutations()
 	defer unlock()
-	ed := &editor{c: c, args: a}
+	ed := &editor{c: c, args: a, form: form}
 	res := ed.run(ctx)
 	guardKey := ed.guardPath()
 	if res.Error == nil {
@@ -63,6 +76,12 @@ func (Edit) Run(ctx context.Context, c *Call) Outcome {
 type editor struct {
 	c    *Call
 	args editArgs
+	form session.ResultForm // how a success is rendered
+
+	// authored is the IR as the ops said it, before boundary repair
+	// changed it; nil when repair changed nothing. A compact result
+	// re-displays the rows where the two differ.
+	authored *hashline.IR
 
 	patch *hashline.Patch
 	path  workspace.Path // the file edited, after path recovery

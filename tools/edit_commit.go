@@ -75,7 +75,11 @@ func (ed *editor) commit(p *plan) *EditResult {
 	}
 	res.Path, res.Tag = target.Display, tag
 	res.Diff = boundedDiff(windowDiff("a/"+ed.path.Display, "b/"+target.Display, ed.live, newLines, trailing, trailing), ed.c.Limits.MaxResultBytes)
-	res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "", ed.c.Limits.MaxResultBytes)
+	if ed.form == session.FormCompact {
+		ed.renderCompact(res, target, tag, newLines, landedLines, changed)
+	} else {
+		res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "", ed.c.Limits.MaxResultBytes)
+	}
 	res.Warnings = ed.warnings
 	return res
 }

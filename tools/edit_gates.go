@@ -116,11 +116,16 @@ func (ed *editor) resolve(ir hashline.IR, text string, lines []string) (hashline
 	if ed.c.Syntax != nil {
 		syn = ed.c.Syntax(ed.parse, ed.path.Abs, text)
 	}
+	sent := ir
 	ir, warnings, err := hashline.Repair(lines, ir, syn)
 	if err != nil {
 		return hashline.IR{}, languageError(err)
 	}
 	ed.warnings = append(ed.warnings, warnings...)
+	ed.authored = nil
+	if len(warnings) > 0 { // every repair names itself in a warning
+		ed.authored = &sent
+	}
 	return ir, nil
 }
 

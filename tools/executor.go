@@ -52,6 +52,9 @@ type Call struct {
 	// Syntax checks whole texts for boundary repair; nil: no grammars,
 	// so only exact restatements are repaired.
 	Syntax SyntaxFactory
+	// Outline lists a text's declarations for read's outline mode; nil:
+	// no grammars, so outlines are unavailable.
+	Outline OutlineFunc
 	// ToolName is the tool being run, as review records it.
 	ToolName string
 	// Files are the daemon's per-file locks (lockFiles).
@@ -121,6 +124,7 @@ type Options struct {
 	Review   *review.Store
 	Blocks   BlockResolverFactory
 	Syntax   SyntaxFactory
+	Outline  OutlineFunc
 	Tools    []Tool // usually Builtin()
 	// Files are the daemon-wide per-file locks; nil: the executor makes
 	// its own. Rollback must share them (Executor.Files).
@@ -182,6 +186,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 		Review:     e.opt.Review,
 		Blocks:     e.opt.Blocks,
 		Syntax:     e.opt.Syntax,
+		Outline:    e.opt.Outline,
 		ToolName:   req.Tool,
 		Files:      e.opt.Files,
 		Budget:     e.opt.Budget,

@@ -26,6 +26,9 @@ type readArgs struct {
 	Path   string `json:"path"`
 	Offset *int   `json:"offset"`
 	Limit  *int   `json:"limit"`
+	// Mode "outline" lists the file's declarations instead of its lines
+	// (outline.go); absent or "" reads lines.
+	Mode string `json:"mode"`
 }
 
 // ReadResult is read's result (wire-contract §4 read).
@@ -40,6 +43,9 @@ type ReadResult struct {
 	FileBytes  int64  `json:"fileBytes"`
 	Notice     string `json:"notice,omitempty"`
 	Tag        string `json:"tag"`
+	// Mode is "outline" for an outline read (LineCount then counts its
+	// rows); absent for a read of lines.
+	Mode string `json:"mode,omitempty"`
 }
 
 // Run implements Tool.
@@ -47,6 +53,13 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 	var a readArgs
 	if e := DecodeArgs(c.Args, &a); e != nil {
 		return Failed(e)
+	}
+	switch a.Mode {
+	case "":
+	case modeOutline:
+		return readOutline(ctx, c, a)
+	default:
+		return Failed(Errorf(CodeInvalidArgument, "mode %q is not a read mode: use \"outline\" for the file's declarations, or omit mode to read lines", a.Mode))
 	}
 	offset, limit := 1, c.Limits.DefaultReadLimit
 	if a.Offset != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
+	"github.com/hostd-dev/hostd/tools/blocks"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -53,7 +54,22 @@ func tokenSection(ctx context.Context, o options) *Section {
 	read.Add("hostd read `content` ([PATH#TAG] header, N:text rows)", strconv.Itoa(enc.Count(real.readContent)))
 	read.Add("`cat -n` of the file (what str_replace tools typically show), for scale", strconv.Itoa(enc.Count(catN(workspace.Lines(c.Text)))))
 	s.Tables = append(s.Tables, read)
+	var formNote []string
+	if comp, err := runCompactEdits(ctx, c, real); err != nil {
+		s.Notes = append(s.Notes, "the compact-result run failed: "+err.Error())
+		s.Goals = append(s.Goals, skippedGoal("compact round trip vs str_replace \"ok\", one call per edit", "<= 0.75x", err.Error()))
+	} else {
+		ft, fg, fnote := resultFormTable(arms, comp, enc)
+		s.Tables = append(s.Tables, ft)
+		s.Goals = append(s.Goals, fg)
+		formNote = append(formNote, fnote)
+	}
+	ot, og, onotes := outlineTable(ctx, o.corpus, enc, c.Text)
+	s.Tables = append(s.Tables, ot)
+	s.Goals = append(s.Goals, og)
 	s.Notes = append(s.Notes, arms.notes...)
+	s.Notes = append(s.Notes, formNote...)
+	s.Notes = append(s.Notes, onotes...)
 	return s
 }
 
@@ -165,12 +181,15 @@ type toolRig struct {
 	x    *tools.Executor
 }
 
-func newToolRig(text string) (*toolRig, error) {
+func newToolRig(text string) (*toolRig, error) { return newToolRigAt(benchPath, text) }
+
+// newToolRigAt is a rig whose workspace holds text at rel.
+func newToolRigAt(rel, text string) (*toolRig, error) {
 	root, err := os.MkdirTemp("", "hostbench-tokens-")
 	if err != nil {
 		return nil, err
 	}
-	p := filepath.Join(root, filepath.FromSlash(benchPath))
+	p := filepath.Join(root, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		os.RemoveAll(root)
 		return nil, err
@@ -191,7 +210,7 @@ func newToolRig(text string) (*toolRig, error) {
 		os.RemoveAll(root)
 		return nil, err
 	}
-	x := tools.NewExecutor(tools.Options{Sessions: m, Limits: lim, Tools: []tools.Tool{tools.Read{}, tools.Edit{}}})
+	x := tools.NewExecutor(tools.Options{Sessions: m, Limits: lim, Tools: []tools.Tool{tools.Read{}, tools.Edit{}}, Outline: outlineRows(lim.MaxBlockParseBytes)})
 	return &toolRig{root: root, m: m, s: s, x: x}, nil
 }
 
@@ -212,9 +231,24 @@ func (r *toolRig) call(ctx context.Context, tool, args string) (tools.Outcome, e
 	return out, nil
 }
 
-func (r *toolRig) file() string {
-	data, _ := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(benchPath)))
+func (r *toolRig) file() string { return r.fileAt(benchPath) }
+
+func (r *toolRig) fileAt(rel string) string {
+	data, _ := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(rel)))
 	return string(data)
+}
+
+// outlineRows serves read's outline mode from tools/blocks, as cmd/hostd
+// wires it.
+func outlineRows(maxParseBytes int64) tools.OutlineFunc {
+	return func(ctx context.Context, path, text string, from, to int) ([]tools.OutlineRow, error) {
+		ds, err := blocks.OutlineLines(ctx, path, text, maxParseBytes, from, to)
+		rows := make([]tools.OutlineRow, len(ds))
+		for i, d := range ds {
+			rows[i] = tools.OutlineRow{Line: d.Line, Start: d.Start, End: d.End, Depth: d.Depth}
+		}
+		return rows, err
+	}
 }
 
 // editCount is one replacement's tokens in the round-trip arms.

@@ -148,6 +148,7 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, st
 		Review:   store,
 		Blocks:   blockResolvers(cfg.Limits.MaxBlockParseBytes),
 		Syntax:   syntaxCheckers(cfg.Limits.MaxBlockParseBytes),
+		Outline:  outlines(cfg.Limits.MaxBlockParseBytes),
 		Tools:    builtinTools(),
 		Budget:   mem,
 	})
@@ -190,6 +191,22 @@ func syntaxCheckers(maxParseBytes int64) tools.SyntaxFactory {
 func blockResolvers(maxParseBytes int64) tools.BlockResolverFactory {
 	return func(ctx context.Context, path, text string) (tools.BlockResolver, error) {
 		return blocks.NewResolverContext(ctx, path, text, maxParseBytes)
+	}
+}
+
+// outlines lists declarations for read's outline mode with the same
+// grammars and parse limit as block ops.
+func outlines(maxParseBytes int64) tools.OutlineFunc {
+	return func(ctx context.Context, path, text string, from, to int) ([]tools.OutlineRow, error) {
+		decls, err := blocks.OutlineLines(ctx, path, text, maxParseBytes, from, to)
+		if err != nil {
+			return nil, err
+		}
+		rows := make([]tools.OutlineRow, len(decls))
+		for i, d := range decls {
+			rows[i] = tools.OutlineRow{Line: d.Line, Start: d.Start, End: d.End, Depth: d.Depth}
+		}
+		return rows, nil
 	}
 }
 

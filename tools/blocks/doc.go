@@ -86,6 +86,15 @@
 // number of enclosing constructs for the alternative, so deeply nested or
 // very wide files stay linear.
 //
+// # Outline
+//
+// Outline and OutlineLines list a text's declarations for read's outline
+// mode (outline.go), from the same parse with the same limits: what a
+// declaration is comes from the grammars' node names, what attaches to it
+// and where it ends from the rules above, so the span of a row that runs
+// over several lines is the span a block op anchored at its first line
+// resolves to.
+//
 // # Texts a grammar cannot take
 //
 // The grammars are C code in the daemon's process, and an input that

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/tools"
+)
+
+// This file measures the edit tool's compact result (wire-contract
+// session.create editResult) on the token benchmark, beside the full
+// result and beside str_replace tools that answer "ok" (Codex's
+// apply_patch) or a numbered snippet.
+
+// okResult is what an "ok"-result str_replace tool answers a success.
+const okResult = "ok"
+
+// compactEdits is what the real tools returned with compact results.
+type compactEdits struct {
+	contents    []string // each per-edit result's content, session form
+	perCallArgs []string // each per-edit request carrying result "compact"
+	batchResult string   // the one call of the applicable ops
+}
+
+// runCompactEdits repeats the edit-by-edit run and the one call in a
+// session created compact, and checks each leaves the file the full run
+// left.
+func runCompactEdits(ctx context.Context, c tokenCorpus, real realEdits) (compactEdits, error) {
+	var out compactEdits
+	x, err := newToolRig(c.Text)
+	if err != nil {
+		return out, err
+	}
+	defer x.close()
+	if err := x.compactSession(); err != nil {
+		return out, err
+	}
+	read, err := x.call(ctx, "read", jsonArgs("path", benchPath))
+	if err != nil {
+		return out, err
+	}
+	tag := read.(*tools.ReadResult).Tag
+	for _, e := range c.Edits {
+		ops := putOp(e.SeqStart, e.SeqEnd, e.Replacement)
+		res, err := x.call(ctx, "edit", hostdEditArgs(benchPath, tag, ops))
+		if err != nil {
+			return out, fmt.Errorf("compact edit %d: %w", e.I, err)
+		}
+		out.contents = append(out.contents, res.Base().Content)
+		out.perCallArgs = append(out.perCallArgs, jsonArgs("path", benchPath, "tag", tag, "ops", ops, "result", "compact"))
+		tag = res.(*tools.EditResult).Tag
+	}
+	if x.file() != real.final {
+		return out, fmt.Errorf("the compact edit-by-edit run left a different file")
+	}
+
+	y, err := newToolRig(c.Text)
+	if err != nil {
+		return out, err
+	}
+	defer y.close()
+	if err := y.compactSession(); err != nil {
+		return out, err
+	}
+	read, err = y.call(ctx, "read", jsonArgs("path", benchPath))
+	if err != nil {
+		return out, err
+	}
+	res, err := y.call(ctx, "edit", hostdEditArgs(benchPath, read.(*tools.ReadResult).Tag, real.batchOps))
+	if err != nil {
+		return out, fmt.Errorf("compact one call: %w", err)
+	}
+	if y.file() != real.batchFinal {
+		return out, fmt.Errorf("the compact one call left a different file")
+	}
+	out.batchResult = res.Base().Content
+	return out, nil
+}
+
+// compactSession replaces the rig's session with one created compact, as
+// session.create with editResult "compact" makes it.
+func (r *toolRig) compactSession() error {
+	s, err := r.m.CreateWith("compact", r.s.State().Workspace, session.Prefs{EditResult: session.FormCompact})
+	if err != nil {
+		return err
+	}
+	r.s = s
+	return nil
+}
+
+// resultFormTable compares the round trip of each result form with the
+// two str_replace arms.
+func resultFormTable(a armCounts, comp compactEdits, enc cl100k) (Table, Goal, string) {
+	t := Table{Title: "Edit result forms: round trip (request + result) against str_replace answering \"ok\" or a snippet",
+		Header: []string{"arm", "request", "result", "total", "vs str_replace \"ok\"", "vs str_replace snippet"}}
+	var hq, hr, sq, ss, cr, cq int
+	for i, p := range a.per {
+		hq, hr, sq, ss = hq+p.hostReq, hr+p.hostRes, sq+p.strReq, ss+p.strRes
+		cr += enc.Count(comp.contents[i])
+		cq += enc.Count(comp.perCallArgs[i])
+	}
+	ok := sq + len(a.per)*enc.Count(okResult)
+	snippet := sq + ss
+	row := func(name string, req, res int) {
+		t.Add(name, strconv.Itoa(req), strconv.Itoa(res), strconv.Itoa(req+res),
+			fmtRatio(float64(req+res)/float64(ok)), fmtRatio(float64(req+res)/float64(snippet)))
+	}
+	row("str_replace, \"ok\" result, one call per edit", sq, ok-sq)
+	row("str_replace, numbered snippet result, one call per edit", sq, ss)
+	row("hostd edit, full result, one call per edit", hq, hr)
+	row("hostd edit, compact result (session editResult), one call per edit", hq, cr)
+	row("hostd edit, compact result (result arg in every call), one call per edit", cq, cr)
+	row("hostd edit, full result, one call of the applicable ops", a.hostBatch, a.hostBatchRes)
+	row("hostd edit, compact result, one call of the applicable ops", a.hostBatch, enc.Count(comp.batchResult))
+	room := 0.75*float64(ok) - float64(hq)
+	note := fmt.Sprintf("Compact result: the %d one-call-per-edit requests alone cost %d tokens, %s of the \"ok\" arm's %d, so 0.75x leaves %.0f tokens for %d results (%.1f each); "+
+		"the new tag alone (\"#\" and 4 hex digits) costs 3-5 tokens, and each result here is the tag plus its span (%.1f tokens on average). "+
+		"The session form adds nothing to the requests; a result argument in every call adds %d tokens in all.",
+		len(a.per), hq, fmtRatio(float64(hq)/float64(ok)), ok, room, len(a.per), room/float64(len(a.per)), float64(cr)/float64(len(a.per)), cq-hq)
+	return t, atMost("compact round trip vs str_replace \"ok\", one call per edit", float64(hq+cr)/float64(ok), 0.75, "x"), note
+}
