@@ -148,35 +148,38 @@ func (f *Face) rootsChanged(_ context.Context, req *mcp.RootsListChangedRequest)
 // handler runs one tool through tools.execute.
 func (f *Face) handler(tool string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		b := f.bind(req.Session)
-		id, err := b.ensure(ctx, f.daemon, f.roots, req.Session)
-		if err != nil {
-			return failure(err), nil
-		}
-		params := executeParams{SessionID: id, Tool: tool, Args: req.Params.Arguments}
+		params := executeParams{Tool: tool, Args: req.Params.Arguments}
 		if len(params.Args) == 0 || string(params.Args) == "null" {
 			params.Args = json.RawMessage("{}")
 		}
 		params.PromptID, _ = req.Params.Meta[MetaPromptID].(string)
 		params.ToolCallID, _ = req.Params.Meta[MetaToolCallID].(string)
-		var res map[string]json.RawMessage
-		err = f.daemon.Call(ctx, "tools.execute", params, &res)
-		if notFound(err) {
-			// Someone deleted the session (hostctl session delete): make
-			// it again under the same id, so its review history stays
-			// one, and run the call once more.
-			b.lost(id)
-			if params.SessionID, err = b.ensure(ctx, f.daemon, f.roots, req.Session); err == nil {
-				err = f.daemon.Call(ctx, "tools.execute", params, &res)
-			}
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
+		res, err := f.execute(ctx, f.bind(req.Session), rootsOf(req), &params)
+		switch {
+		case errors.Is(err, errAskRoots):
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsRequest: &mcp.ListRootsParams{}}}, nil
+		case err != nil && ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
 			return failure(err), nil
 		}
 		return toolResult(res, params.SessionID)
+	}
+}
+
+// execute runs params in the binding's hostd session, making the session
+// first when needed, and again when the daemon lost it (hostctl session
+// delete): under the same id, so its review history stays one.
+func (f *Face) execute(ctx context.Context, b *binding, roots clientRoots, params *executeParams) (res map[string]json.RawMessage, err error) {
+	for attempt := 0; ; attempt++ {
+		if params.SessionID, err = b.ensure(ctx, f.daemon, f.roots, roots); err != nil {
+			return nil, err
+		}
+		err = f.daemon.Call(ctx, "tools.execute", params, &res)
+		if attempt > 0 || !notFound(err) {
+			return res, err
+		}
+		b.lost(params.SessionID)
 	}
 }
 

@@ -47,7 +47,7 @@ func (b *binding) markStale() {
 // ensure returns the hostd session's id, creating the session on first
 // use, after the daemon lost it, and again (same id, so one review
 // history) when the client's roots changed.
-func (b *binding) ensure(ctx context.Context, d Daemon, fixed []string, ss *mcp.ServerSession) (string, error) {
+func (b *binding) ensure(ctx context.Context, d Daemon, fixed []string, client clientRoots) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.gone {
@@ -57,9 +57,13 @@ func (b *binding) ensure(ctx context.Context, d Daemon, fixed []string, ss *mcp.
 		return b.id, nil
 	}
 	roots := fixed
-	if len(roots) == 0 {
+	switch {
+	case len(roots) > 0:
+	case !b.live && !b.stale && b.roots != nil:
+		roots = b.roots // lost by the daemon: made again as it was
+	default:
 		var err error
-		if roots, err = clientRoots(ctx, ss); err != nil {
+		if roots, err = client.paths(ctx); err != nil {
 			return "", err
 		}
 	}
@@ -76,7 +80,7 @@ func (b *binding) ensure(ctx context.Context, d Daemon, fixed []string, ss *mcp.
 		b.live = false
 	}
 	if b.id == "" {
-		b.id = newSessionID(ss)
+		b.id = newSessionID(client.session)
 	}
 	if err := d.Call(ctx, "session.create", createParams(b.id, roots), nil); err != nil {
 		return "", err
@@ -131,16 +135,51 @@ func createParams(id string, roots []string) any {
 	return p
 }
 
-// clientRoots asks the MCP client for its roots (file:// URIs) as paths.
-func clientRoots(ctx context.Context, ss *mcp.ServerSession) ([]string, error) {
-	res, err := ss.ListRoots(ctx, nil)
-	if err != nil {
-		// The SDK does not tell a server whether the client declared
-		// the roots capability; a client without it refuses the request.
-		return nil, &rootsError{fmt.Sprintf("hostd was started without a workspace and the MCP client gave no roots (%v): start it as `hostd mcp --workspace DIR`", err)}
+// errAskRoots: the client's roots are needed and the client takes the
+// request for them only as an input request of the tool call's result
+// (protocol 2026-07-28, multi round-trip requests).
+var errAskRoots = errors.New("ask the client for its roots")
+
+// rootsRequest is the id of the roots/list input request.
+const rootsRequest = "roots"
+
+// clientRoots are the roots of the MCP client behind one tool call: the
+// list it sent with the call (listed, when have is true) or the one it
+// will send when asked.
+type clientRoots struct {
+	session *mcp.ServerSession
+	listed  []*mcp.Root
+	have    bool
+}
+
+// rootsOf takes the roots a retried call carries.
+func rootsOf(req *mcp.CallToolRequest) clientRoots {
+	c := clientRoots{session: req.Session}
+	if r, ok := req.Params.InputResponses[rootsRequest].(*mcp.ListRootsResult); ok {
+		c.listed, c.have = r.Roots, true
+	}
+	return c
+}
+
+// paths are the client's roots as absolute paths. A client of protocol
+// 2026-07-28 or later gets the request as an input request of the tool
+// call (errAskRoots); an older one is sent roots/list.
+func (c clientRoots) paths(ctx context.Context) ([]string, error) {
+	if !c.have {
+		if p := c.session.InitializeParams(); p == nil || p.ProtocolVersion >= "2026-07-28" {
+			return nil, errAskRoots
+		}
+		res, err := c.session.ListRoots(ctx, nil)
+		if err != nil {
+			// The SDK does not tell a server whether the client declared
+			// the roots capability; a client without it refuses the
+			// request.
+			return nil, &rootsError{fmt.Sprintf("hostd was started without a workspace and the MCP client gave no roots (%v): start it as `hostd mcp --workspace DIR`", err)}
+		}
+		c.listed = res.Roots
 	}
 	var paths []string
-	for _, r := range res.Roots {
+	for _, r := range c.listed {
 		p, err := rootPath(r.URI)
 		if err != nil {
 			return nil, &rootsError{err.Error()}
@@ -168,9 +207,18 @@ func rootPath(uri string) (string, error) {
 // newSessionID names the hostd session after the MCP client, so
 // `hostctl sessions` tells them apart: mcp-CLIENT-RANDOM.
 func newSessionID(ss *mcp.ServerSession) string {
-	name := "client"
-	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+	var name string
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
 		name = p.ClientInfo.Name
+	}
+	return sessionIDFor(name)
+}
+
+// sessionIDFor is a fresh session id for a client of that name, spelt
+// with the characters session.create takes.
+func sessionIDFor(name string) string {
+	if name == "" {
+		name = "client"
 	}
 	name = strings.Map(func(r rune) rune {
 		switch {
