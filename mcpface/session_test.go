@@ -85,9 +85,13 @@ func TestRootsChangedMovesTheSession(t *testing.T) {
 // the fix; no session is made.
 func TestUnusableRootsAreAClearError(t *testing.T) {
 	for name, c := range map[string]*mcp.Client{
-		"none":   rootsClient(),
-		"remote": func() *mcp.Client { c := rootsClient(); c.AddRoots(&mcp.Root{URI: "https://example.com/repo"}); return c }(),
-		"host":   func() *mcp.Client { c := rootsClient(); c.AddRoots(&mcp.Root{URI: "file://server/share"}); return c }(),
+		"none": rootsClient(),
+		"remote": func() *mcp.Client {
+			c := rootsClient()
+			c.AddRoots(&mcp.Root{URI: "https://example.com/repo"})
+			return c
+		}(),
+		"host": func() *mcp.Client { c := rootsClient(); c.AddRoots(&mcp.Root{URI: "file://server/share"}); return c }(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			d := daemon(t)
