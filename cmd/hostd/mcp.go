@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,6 +28,7 @@ import (
 type mcpFlags struct {
 	cfg   config.Config
 	roots []string // --workspace, in order; empty: the client's roots
+	http  string   // --http: serve streamable HTTP on this loopback address instead of stdio
 }
 
 // rootsFlag collects a repeatable --workspace.
@@ -46,9 +50,10 @@ func parseMCPFlags(args []string, out io.Writer) (mcpFlags, error) {
 	fs.Var(&roots, "workspace", "the session's workspace `dir`; repeat it to approve more (writable) roots; without it, the MCP client's roots")
 	socket := fs.String("socket", f.cfg.Socket, "the shared daemon's socket `path` (started there if none listens)")
 	file := fs.String("config", "", "settings and limits for a daemon this command starts, from this JSON `file`")
+	httpAddr := fs.String("http", "", "serve MCP's streamable HTTP transport on this loopback `address` (127.0.0.1:PORT) instead of stdin/stdout; only connections of your own uid are served")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(out, "Usage: hostd mcp [--workspace DIR]... [--socket PATH] [--config FILE]\n\n"+
+			fmt.Fprintf(out, "Usage: hostd mcp [--workspace DIR]... [--socket PATH] [--config FILE] [--http 127.0.0.1:PORT]\n\n"+
 				"Serves hostd's tools (read, grep, write, edit) over the Model Context Protocol on\n"+
 				"stdin/stdout. Tools run in the shared daemon, so `hostctl sessions` and `hostctl review`\n"+
 				"see the MCP session and its changes.\n\nFlags:\n")
@@ -76,6 +81,13 @@ func parseMCPFlags(args []string, out io.Writer) (mcpFlags, error) {
 	})
 	if f.cfg.Socket == "" {
 		return f, usageErrorf("no socket path: give --socket PATH")
+	}
+	if *httpAddr != "" {
+		host, _, err := net.SplitHostPort(*httpAddr)
+		if err != nil || (host != "127.0.0.1" && host != "localhost") {
+			return f, usageErrorf("--http %q: give a loopback address, 127.0.0.1:PORT (the tools act as you: nothing off this machine may reach them)", *httpAddr)
+		}
+		f.http = net.JoinHostPort("127.0.0.1", (*httpAddr)[len(host)+1:])
 	}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
@@ -111,8 +123,6 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(std.err, "hostd %s serving MCP on stdin/stdout (pid %d); tools run in the shared daemon on %s\n", version(), os.Getpid(), f.cfg.Socket)
-
 	serve, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() {
@@ -122,7 +132,12 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 		case <-serve.Done():
 		}
 	}()
-	err = face.Run(serve, &mcp.IOTransport{Reader: std.in, Writer: std.out})
+	if f.http != "" {
+		err = serveMCPHTTP(serve, face, f.http, f.cfg.Socket, std.err)
+	} else {
+		fmt.Fprintf(std.err, "hostd %s serving MCP on stdin/stdout (pid %d); tools run in the shared daemon on %s\n", version(), os.Getpid(), f.cfg.Socket)
+		err = face.Run(serve, &mcp.IOTransport{Reader: std.in, Writer: std.out})
+	}
 	select {
 	case <-daemon.Done():
 		if ctx.Err() == nil {
@@ -131,8 +146,61 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 		}
 	default:
 	}
-	if ctx.Err() != nil || errors.Is(err, io.EOF) {
+	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, http.ErrServerClosed) {
 		return nil // a signal, or the client closed stdin
 	}
 	return err
+}
+
+// mcpHTTPIdle ends an HTTP MCP session, and its hostd session, after
+// this long without a request.
+const mcpHTTPIdle = time.Hour
+
+// serveMCPHTTP serves the face over streamable HTTP on addr until ctx
+// ends. A TCP port on loopback is open to every user of the machine, so
+// each connection is served only when its owner is this process's uid
+// (the check the Unix socket makes with SO_PEERCRED).
+func serveMCPHTTP(ctx context.Context, face *mcpface.Face, addr, socket string, stderr io.Writer) error {
+	l, err := net.Listen("tcp4", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	srv := &http.Server{
+		Handler:           face.HTTPHandler(mcpHTTPIdle),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shut)
+		face.Close(shut)
+	}()
+	fmt.Fprintf(stderr, "hostd %s serving MCP over streamable HTTP at http://%s/mcp (pid %d); tools run in the shared daemon on %s\n", version(), l.Addr(), os.Getpid(), socket)
+	return srv.Serve(&ownerListener{Listener: l, log: stderr})
+}
+
+// ownerListener accepts only connections whose client socket belongs to
+// this process's uid; others are closed unanswered, and said so on log.
+type ownerListener struct {
+	net.Listener
+	log io.Writer
+}
+
+func (l *ownerListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		uid, err := loopbackPeerUID(c)
+		if err == nil && uid == os.Getuid() {
+			return c, nil
+		}
+		if err == nil {
+			err = fmt.Errorf("its client runs as uid %d, not as you (uid %d)", uid, os.Getuid())
+		}
+		fmt.Fprintf(l.log, "hostd mcp: refused a connection from %v: %v\n", c.RemoteAddr(), err)
+		c.Close()
+	}
 }

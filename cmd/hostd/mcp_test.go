@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -174,10 +176,60 @@ func TestMCPCommandLines(t *testing.T) {
 		{[]string{"mcp", "--workspace", file}, "is not an existing directory"},
 		{[]string{"mcp", "extra"}, `unexpected argument "extra"`},
 		{[]string{"mcp", "--stdio"}, "unknown flag --stdio; run hostd mcp --help"},
+		{[]string{"mcp", "--http", "0.0.0.0:8080"}, `--http "0.0.0.0:8080": give a loopback address, 127.0.0.1:PORT`},
+		{[]string{"mcp", "--http", "8080"}, "give a loopback address"},
 	} {
 		code, out, errOut := runHostd(t, c.args...)
 		if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errOut, c.want)
 		}
+	}
+}
+
+// `hostd mcp --http 127.0.0.1:0` serves streamable HTTP on loopback; a
+// client of this user runs tools there, in the shared daemon's session.
+func TestE2EMCPOverHTTP(t *testing.T) {
+	runtime := shortDir(t)
+	socket := filepath.Join(runtime, "s.sock")
+	d := startDaemon(t, socket)
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a\n"), 0o644)
+	p := &stdioClient{exited: make(chan error, 1)}
+	p.cmd = exec.Command(hostdBinary(t), "mcp", "--http", "127.0.0.1:0", "--socket", socket, "--workspace", ws)
+	p.cmd.Stderr = p
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.exited <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(15 * time.Second):
+			p.cmd.Process.Kill()
+		}
+	})
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`)
+	deadline := time.Now().Add(30 * time.Second)
+	for url.FindString(p.errText()) == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no URL on stderr:\n%s", p.errText())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "http-e2e", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url.FindString(p.errText())}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "a.txt"}})
+	if err != nil || res.IsError || !strings.HasSuffix(res.Content[0].(*mcp.TextContent).Text, "\n1:a") {
+		t.Fatalf("read: %v %+v", err, res)
+	}
+	var list struct{ Sessions []struct{ SessionID string } }
+	mustCall(t, d.client(), "session.list", nil, &list)
+	if len(list.Sessions) != 1 || !strings.HasPrefix(list.Sessions[0].SessionID, "mcp-http-e2e-") {
+		t.Errorf("session.list %+v", list.Sessions)
 	}
 }
