@@ -86,3 +86,28 @@ func TestHTTPRefusesBrowsersAndRebinding(t *testing.T) {
 		}
 	}
 }
+
+// An HTTP MCP session left idle past the bound ends, and its hostd
+// session with it.
+func TestHTTPIdleSessionEnds(t *testing.T) {
+	d := daemon(t)
+	srv := httptest.NewServer(newFace(t, d, project(t)).HTTPHandler(200 * time.Millisecond))
+	defer srv.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "idle", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	id := sessionOf(t, call(t, cs, "read", map[string]any{"path": "main.go"}))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, ok := sessions(t, d)[id]; !ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("hostd session still live after its MCP session idled out")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
