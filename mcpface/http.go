@@ -12,9 +12,9 @@ import (
 // the client ends the MCP session or leaves it idle for idle. Requests
 // whose Host is not a loopback name (DNS rebinding) and cross-origin
 // browser requests are refused; who may connect at all is the
-// listener's business.
-func (f *Face) HTTPHandler(idle time.Duration) http.Handler {
+// listener's business. A request body over maxBody bytes is refused.
+func (f *Face) HTTPHandler(idle time.Duration, maxBody int64) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.server },
 		&mcp.StreamableHTTPOptions{SessionTimeout: idle})
-	return http.NewCrossOriginProtection().Handler(h)
+	return http.NewCrossOriginProtection().Handler(http.MaxBytesHandler(h, maxBody))
 }

@@ -16,7 +16,7 @@ import (
 func TestHTTPSessionsAreHostdSessions(t *testing.T) {
 	d := daemon(t)
 	f := newFace(t, d, project(t))
-	srv := httptest.NewServer(f.HTTPHandler(time.Hour))
+	srv := httptest.NewServer(f.HTTPHandler(time.Hour, 1<<20))
 	defer srv.Close()
 
 	var ids []string
@@ -60,7 +60,7 @@ func TestHTTPSessionsAreHostdSessions(t *testing.T) {
 // refused before they reach a session.
 func TestHTTPRefusesBrowsersAndRebinding(t *testing.T) {
 	f := newFace(t, daemon(t), project(t))
-	srv := httptest.NewServer(f.HTTPHandler(time.Hour))
+	srv := httptest.NewServer(f.HTTPHandler(time.Hour, 1<<20))
 	defer srv.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	for name, set := range map[string]func(*http.Request){
@@ -91,7 +91,7 @@ func TestHTTPRefusesBrowsersAndRebinding(t *testing.T) {
 // session with it.
 func TestHTTPIdleSessionEnds(t *testing.T) {
 	d := daemon(t)
-	srv := httptest.NewServer(newFace(t, d, project(t)).HTTPHandler(200 * time.Millisecond))
+	srv := httptest.NewServer(newFace(t, d, project(t)).HTTPHandler(200*time.Millisecond, 1<<20))
 	defer srv.Close()
 	client := mcp.NewClient(&mcp.Implementation{Name: "idle", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)

@@ -133,10 +133,12 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 		}
 	}()
 	if f.http != "" {
-		err = serveMCPHTTP(serve, face, f.http, f.cfg.Socket, std.err)
+		err = serveMCPHTTP(serve, face, f.http, f.cfg, std.err)
 	} else {
 		fmt.Fprintf(std.err, "hostd %s serving MCP on stdin/stdout (pid %d); tools run in the shared daemon on %s\n", version(), os.Getpid(), f.cfg.Socket)
-		err = face.Run(serve, &mcp.IOTransport{Reader: std.in, Writer: std.out})
+		// A message may be as large as a JSON-RPC frame (a write of
+		// maxWriteBytes, escaped), not only the SDK's default 16 MiB.
+		err = face.Run(serve, &mcp.IOTransport{Reader: std.in, Writer: std.out, MaxLineLength: int(f.cfg.Limits.MaxFrameBytes)})
 	}
 	select {
 	case <-daemon.Done():
@@ -160,13 +162,13 @@ const mcpHTTPIdle = time.Hour
 // ends. A TCP port on loopback is open to every user of the machine, so
 // each connection is served only when its owner is this process's uid
 // (the check the Unix socket makes with SO_PEERCRED).
-func serveMCPHTTP(ctx context.Context, face *mcpface.Face, addr, socket string, stderr io.Writer) error {
+func serveMCPHTTP(ctx context.Context, face *mcpface.Face, addr string, cfg config.Config, stderr io.Writer) error {
 	l, err := net.Listen("tcp4", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	srv := &http.Server{
-		Handler:           face.HTTPHandler(mcpHTTPIdle),
+		Handler:           face.HTTPHandler(mcpHTTPIdle, cfg.Limits.MaxFrameBytes),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	go func() {
@@ -176,7 +178,7 @@ func serveMCPHTTP(ctx context.Context, face *mcpface.Face, addr, socket string, 
 		srv.Shutdown(shut)
 		face.Close(shut)
 	}()
-	fmt.Fprintf(stderr, "hostd %s serving MCP over streamable HTTP at http://%s/mcp (pid %d); tools run in the shared daemon on %s\n", version(), l.Addr(), os.Getpid(), socket)
+	fmt.Fprintf(stderr, "hostd %s serving MCP over streamable HTTP at http://%s/mcp (pid %d); tools run in the shared daemon on %s\n", version(), l.Addr(), os.Getpid(), cfg.Socket)
 	return srv.Serve(&ownerListener{Listener: l, log: stderr})
 }
 

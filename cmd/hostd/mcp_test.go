@@ -138,6 +138,12 @@ func TestE2EMCPClientHangingUpEndsTheSession(t *testing.T) {
 	socket := filepath.Join(runtime, "s.sock")
 	d := startDaemon(t, socket)
 	p := startMCP(t, nil, "--socket", socket, "--workspace", t.TempDir())
+	// A write larger than the SDK's default 16 MiB message goes through,
+	// as it does over JSON-RPC.
+	big := strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef012345678\n", 300000)
+	if out, res := p.callTool(t, "write", map[string]any{"path": "big.txt", "content": big}); res.IsError {
+		t.Fatalf("write of %d bytes: %s", len(big), out)
+	}
 	_, res := p.callTool(t, "write", map[string]any{"path": "n.txt", "content": "n\n"})
 	id, _ := res.Meta[mcpface.MetaSessionID].(string)
 	c := d.client()
@@ -156,7 +162,7 @@ func TestE2EMCPClientHangingUpEndsTheSession(t *testing.T) {
 	}
 	var rv struct{ Entries []struct{ Path string } }
 	mustCall(t, c, "review.list", map[string]string{"sessionId": id}, &rv)
-	if len(rv.Entries) != 1 {
+	if len(rv.Entries) != 2 {
 		t.Errorf("review.list %+v", rv.Entries)
 	}
 }
