@@ -44,15 +44,21 @@ type Options struct {
 	Roots []string
 	// Version is reported to MCP clients as the server's version.
 	Version string
+	// MaxFrameBytes is the daemon's frame cap (limits.maxFrameBytes): a
+	// call whose arguments would not fit in one frame is refused here,
+	// since the daemon closes a connection that sends a larger one.
+	// 0: no check.
+	MaxFrameBytes int64
 }
 
 // Face serves hostd's tools to MCP clients. Each MCP session gets its
 // own hostd session on first use, deleted when the MCP session ends (its
 // review records stay with the daemon).
 type Face struct {
-	daemon Daemon
-	roots  []string
-	server *mcp.Server
+	daemon   Daemon
+	roots    []string
+	server   *mcp.Server
+	maxFrame int64
 
 	// mu guards sessions; a binding's own lock is taken after it, never
 	// while holding it.
@@ -73,7 +79,7 @@ func New(ctx context.Context, opts Options) (*Face, error) {
 	if err := opts.Daemon.Call(ctx, "tools.definitions", struct{}{}, &defs); err != nil {
 		return nil, fmt.Errorf("ask hostd for its tools: %w", err)
 	}
-	f := &Face{daemon: opts.Daemon, roots: opts.Roots, sessions: map[*mcp.ServerSession]*binding{}}
+	f := &Face{daemon: opts.Daemon, roots: opts.Roots, maxFrame: opts.MaxFrameBytes, sessions: map[*mcp.ServerSession]*binding{}}
 	f.server = mcp.NewServer(&mcp.Implementation{Name: "hostd", Version: opts.Version}, &mcp.ServerOptions{
 		// Tools only: no logging capability, and the tool list never
 		// changes while the daemon runs.
@@ -152,6 +158,9 @@ func (f *Face) handler(tool string) mcp.ToolHandler {
 		if len(params.Args) == 0 || string(params.Args) == "null" {
 			params.Args = json.RawMessage("{}")
 		}
+		if f.maxFrame > 0 && int64(len(params.Args)) > f.maxFrame-envelopeBytes {
+			return failure(&CallError{Name: "FILE_TOO_LARGE", Message: fmt.Sprintf("the arguments are %d bytes; one call to hostd carries at most %d: write a large file in parts (write, then edit to add the rest)", len(params.Args), f.maxFrame-envelopeBytes)}), nil
+		}
 		params.PromptID, _ = req.Params.Meta[MetaPromptID].(string)
 		params.ToolCallID, _ = req.Params.Meta[MetaToolCallID].(string)
 		res, err := f.execute(ctx, f.bind(req.Session), rootsOf(req), &params)
@@ -182,6 +191,10 @@ func (f *Face) execute(ctx context.Context, b *binding, roots clientRoots, param
 		b.lost(params.SessionID)
 	}
 }
+
+// envelopeBytes is room for tools.execute's frame around the arguments:
+// its header, method, session and call ids.
+const envelopeBytes = 64 << 10
 
 // executeParams are tools.execute's params.
 type executeParams struct {

@@ -289,3 +289,25 @@ func TestDeletedRootsSessionIsMadeAgainOnItsRoots(t *testing.T) {
 		t.Fatalf("after the delete: isError=%v %q, sessions %v", res.IsError, text(t, res), sessions(t, d))
 	}
 }
+
+// Arguments too large for one frame to the daemon are refused before
+// they are sent: the daemon would close the connection, ending every
+// session of this hostd mcp.
+func TestArgumentsOverTheFrameCapAreRefused(t *testing.T) {
+	d := daemon(t)
+	f, err := New(context.Background(), Options{Daemon: d, Roots: []string{project(t)}, MaxFrameBytes: 100 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, f, nil)
+	res := call(t, cs, "write", map[string]any{"path": "big.txt", "content": strings.Repeat("x", 40<<10)})
+	if !res.IsError || !strings.HasPrefix(text(t, res), "Error FILE_TOO_LARGE: the arguments are 40") {
+		t.Errorf("isError=%v %q", res.IsError, text(t, res))
+	}
+	if n := len(sessions(t, d)); n != 0 {
+		t.Errorf("%d sessions made for a refused call", n)
+	}
+	if res := call(t, cs, "write", map[string]any{"path": "small.txt", "content": strings.Repeat("x", 30<<10)}); res.IsError {
+		t.Errorf("a call under the cap: %s", text(t, res))
+	}
+}

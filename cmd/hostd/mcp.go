@@ -119,7 +119,7 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 	if started {
 		fmt.Fprintf(std.err, "hostd %s: started the shared daemon on %s (it stops %s after its last client)\n", version(), f.cfg.Socket, sharedIdleExit)
 	}
-	face, err := mcpface.New(ctx, mcpface.Options{Daemon: daemon, Roots: f.roots, Version: version()})
+	face, err := mcpface.New(ctx, mcpface.Options{Daemon: daemon, Roots: f.roots, Version: version(), MaxFrameBytes: f.cfg.Limits.MaxFrameBytes})
 	if err != nil {
 		return err
 	}
