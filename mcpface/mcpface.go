@@ -9,6 +9,8 @@
 // those stay with the daemon it reaches through a Daemon.
 package mcpface
 
+//lint:file-ignore SA1019 MCP 2026-07-28 deprecates roots (SEP-2577), but clients still name their workspace with them and older protocol versions are the common case; --workspace is the way that does not need them.
+
 import (
 	"context"
 	"encoding/json"
