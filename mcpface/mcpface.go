@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -101,9 +102,15 @@ func (f *Face) Server() *mcp.Server { return f.server }
 // ends, then deletes the hostd session it used.
 func (f *Face) Run(ctx context.Context, t mcp.Transport) error {
 	err := f.server.Run(ctx, t)
-	f.Close(context.WithoutCancel(ctx))
+	done, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+	defer cancel()
+	f.Close(done)
 	return err
 }
+
+// closeTimeout bounds the session.delete that ends an MCP session's hostd
+// session, so a daemon that stopped answering cannot hold hostd mcp up.
+const closeTimeout = 10 * time.Second
 
 // Close deletes the hostd session of every MCP session still bound.
 func (f *Face) Close(ctx context.Context) {
@@ -136,7 +143,9 @@ func (f *Face) bind(ss *mcp.ServerSession) *binding {
 		delete(f.sessions, ss)
 		f.mu.Unlock()
 		if live {
-			b.close(context.Background(), f.daemon)
+			ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+			defer cancel()
+			b.close(ctx, f.daemon)
 		}
 	}()
 	return b
