@@ -116,7 +116,8 @@ func parseConfig(args []string, out io.Writer) (config.Config, error) {
 // printUsage is the help text, with the flags spelt as the docs spell
 // them (--stdio); Go's flag package accepts one dash or two.
 func printUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: hostd [--stdio | --socket PATH] [flags]\n\n"+
+	fmt.Fprintf(w, "Usage: hostd [--stdio | --socket PATH] [flags]\n"+
+		"       hostd mcp [--workspace DIR]...   (the tools over MCP; hostd mcp --help)\n\n"+
 		"hostd serves file tools for coding agents over JSON-RPC 2.0 (LSP framing).\n"+
 		"By default it listens on %s.\n\nFlags:\n", config.DefaultSocketPath())
 	fs.VisitAll(func(f *flag.Flag) {

@@ -52,6 +52,9 @@ func exitCode(err error) int {
 // host.shutdown call, or, in --stdio mode, the end of the connection; then
 // shut down gracefully. It returns nil for every orderly exit.
 func run(ctx context.Context, args []string, std stdio) error {
+	if len(args) > 0 && args[0] == "mcp" {
+		return runMCP(ctx, args[1:], std)
+	}
 	cfg, err := parseConfig(args, std.out)
 	if err != nil {
 		return err

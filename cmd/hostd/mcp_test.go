@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hostd-dev/hostd/mcpface"
+)
+
+// mcpProcess is one `hostd mcp` with the Go SDK's client on its stdin
+// and stdout.
+type mcpProcess struct {
+	*stdioClient // the process, its stderr and exit
+	session      *mcp.ClientSession
+}
+
+func startMCP(t *testing.T, env []string, args ...string) *mcpProcess {
+	t.Helper()
+	p := &mcpProcess{stdioClient: &stdioClient{exited: make(chan error, 1)}}
+	p.cmd = exec.Command(hostdBinary(t), append([]string{"mcp"}, args...)...)
+	p.cmd.Env = append(os.Environ(), env...)
+	stdin, _ := p.cmd.StdinPipe()
+	stdout, _ := p.cmd.StdoutPipe()
+	p.cmd.Stderr = p.stdioClient
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.exited <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-p.exited:
+		case <-time.After(15 * time.Second):
+			p.cmd.Process.Kill()
+		}
+	})
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, p.errText())
+	}
+	p.session = cs
+	return p
+}
+
+func (p *mcpProcess) callTool(t *testing.T, name string, args map[string]any) (string, *mcp.CallToolResult) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := p.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, p.errText())
+	}
+	return res.Content[0].(*mcp.TextContent).Text, res
+}
+
+// exitWithin waits for the process and returns its exit status.
+func (p *mcpProcess) exitWithin(t *testing.T, d time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(d):
+		t.Fatalf("hostd mcp still running after %s\n%s", d, p.errText())
+	}
+	return -1
+}
+
+// `hostd mcp` starts the shared daemon when none runs and works in a
+// session there: `hostctl sessions` (session.list on the socket) lists
+// it and review.list shows its edit. When the daemon goes away, hostd mcp
+// says so and exits 1, so its MCP client does not wait forever.
+func TestE2EMCPRunsInTheSharedDaemon(t *testing.T) {
+	runtime := shortDir(t)
+	env := []string{"XDG_RUNTIME_DIR=" + runtime, "XDG_STATE_HOME=" + t.TempDir(), "TMPDIR=" + runtime}
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startMCP(t, env, "--workspace", ws)
+
+	tools, err := p.session.ListTools(context.Background(), nil)
+	if err != nil || len(tools.Tools) != 4 {
+		t.Fatalf("tools/list: %v %v", err, tools)
+	}
+	read, res := p.callTool(t, "read", map[string]any{"path": "a.txt"})
+	tag := strings.TrimSuffix(strings.TrimPrefix(strings.SplitN(read, "\n", 2)[0], "[a.txt#"), "]")
+	if res.IsError || len(tag) != 4 {
+		t.Fatalf("read: %q", read)
+	}
+	id, _ := res.Meta[mcpface.MetaSessionID].(string)
+	edit, res := p.callTool(t, "edit", map[string]any{"path": "a.txt", "tag": tag, "ops": "PUT 2.=2:\n+TWO"})
+	if res.IsError || !strings.Contains(edit, "2:TWO") {
+		t.Fatalf("edit: %q", edit)
+	}
+
+	nc, err := net.Dial("unix", filepath.Join(runtime, "hostd", "hostd.sock"))
+	if err != nil {
+		t.Fatalf("the shared daemon's socket: %v\n%s", err, p.errText())
+	}
+	c := newClient(t, nc)
+	var list struct{ Sessions []struct{ SessionID string } }
+	mustCall(t, c, "session.list", nil, &list)
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != id || !strings.HasPrefix(id, "mcp-e2e-") {
+		t.Errorf("session.list %+v, want the MCP session %s", list.Sessions, id)
+	}
+	var rv struct{ Entries []struct{ Tool, Path string } }
+	mustCall(t, c, "review.list", map[string]string{"sessionId": id}, &rv)
+	if len(rv.Entries) != 1 || rv.Entries[0].Tool != "edit" {
+		t.Errorf("review.list %+v", rv.Entries)
+	}
+
+	mustCall(t, c, "host.shutdown", nil, nil)
+	if code := p.exitWithin(t, 30*time.Second); code != 1 {
+		t.Errorf("exit %d after the daemon went away, want 1", code)
+	}
+	if !strings.Contains(p.errText(), "the shared hostd closed the connection") {
+		t.Errorf("stderr does not say the daemon went away:\n%s", p.errText())
+	}
+}
+
+// When the MCP client closes stdin, hostd mcp deletes its session (the
+// review record stays) and exits 0.
+func TestE2EMCPClientHangingUpEndsTheSession(t *testing.T) {
+	runtime := shortDir(t)
+	socket := filepath.Join(runtime, "s.sock")
+	d := startDaemon(t, socket)
+	p := startMCP(t, nil, "--socket", socket, "--workspace", t.TempDir())
+	// A write larger than the SDK's default 16 MiB message goes through,
+	// as it does over JSON-RPC.
+	big := strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef012345678\n", 300000)
+	if out, res := p.callTool(t, "write", map[string]any{"path": "big.txt", "content": big}); res.IsError {
+		t.Fatalf("write of %d bytes: %s", len(big), out)
+	}
+	_, res := p.callTool(t, "write", map[string]any{"path": "n.txt", "content": "n\n"})
+	id, _ := res.Meta[mcpface.MetaSessionID].(string)
+	c := d.client()
+	var list struct{ Sessions []struct{ SessionID string } }
+	mustCall(t, c, "session.list", nil, &list)
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != id {
+		t.Fatalf("session.list %+v, want %s", list.Sessions, id)
+	}
+	p.session.Close()
+	if code := p.exitWithin(t, 30*time.Second); code != 0 {
+		t.Errorf("exit %d, want 0\n%s", code, p.errText())
+	}
+	mustCall(t, c, "session.list", nil, &list)
+	if len(list.Sessions) != 0 {
+		t.Errorf("sessions left: %+v", list.Sessions)
+	}
+	var rv struct{ Entries []struct{ Path string } }
+	mustCall(t, c, "review.list", map[string]string{"sessionId": id}, &rv)
+	if len(rv.Entries) != 2 {
+		t.Errorf("review.list %+v", rv.Entries)
+	}
+}
+
+func TestMCPCommandLines(t *testing.T) {
+	code, out, errOut := runHostd(t, "mcp", "--help")
+	if code != 0 || !strings.Contains(out, "Usage: hostd mcp") || !strings.Contains(out, "--workspace") || errOut != "" {
+		t.Errorf("--help: exit %d\n%s\n%s", code, out, errOut)
+	}
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, nil, 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", "--workspace", "/no/such/dir"}, `--workspace "/no/such/dir" is not an existing directory`},
+		{[]string{"mcp", "--workspace", file}, "is not an existing directory"},
+		{[]string{"mcp", "extra"}, `unexpected argument "extra"`},
+		{[]string{"mcp", "--stdio"}, "unknown flag --stdio; run hostd mcp --help"},
+		{[]string{"mcp", "--http", "0.0.0.0:8080"}, `--http "0.0.0.0:8080": give a loopback address, 127.0.0.1:PORT`},
+		{[]string{"mcp", "--http", "8080"}, "give a loopback address"},
+	} {
+		code, out, errOut := runHostd(t, c.args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
+
+// `hostd mcp --http 127.0.0.1:0` serves streamable HTTP on loopback; a
+// client of this user runs tools there, in the shared daemon's session.
+func TestE2EMCPOverHTTP(t *testing.T) {
+	runtime := shortDir(t)
+	socket := filepath.Join(runtime, "s.sock")
+	d := startDaemon(t, socket)
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a\n"), 0o644)
+	p := &stdioClient{exited: make(chan error, 1)}
+	p.cmd = exec.Command(hostdBinary(t), "mcp", "--http", "127.0.0.1:0", "--socket", socket, "--workspace", ws)
+	p.cmd.Stderr = p
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.exited <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(15 * time.Second):
+			p.cmd.Process.Kill()
+		}
+	})
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`)
+	deadline := time.Now().Add(30 * time.Second)
+	for url.FindString(p.errText()) == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no URL on stderr:\n%s", p.errText())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "http-e2e", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url.FindString(p.errText())}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "a.txt"}})
+	if err != nil || res.IsError || !strings.HasSuffix(res.Content[0].(*mcp.TextContent).Text, "\n1:a") {
+		t.Fatalf("read: %v %+v", err, res)
+	}
+	var list struct{ Sessions []struct{ SessionID string } }
+	mustCall(t, d.client(), "session.list", nil, &list)
+	if len(list.Sessions) != 1 || !strings.HasPrefix(list.Sessions[0].SessionID, "mcp-http-e2e-") {
+		t.Errorf("session.list %+v", list.Sessions)
+	}
+}

@@ -1,0 +1,171 @@
+// Drives `hostd mcp` with the official TypeScript MCP SDK's client, a
+// client no one in this project wrote: it lists the tools and runs
+// read -> edit -> read, once with --workspace and once with the client's
+// roots. The MCP server runs its tools in a hostd daemon listening on a
+// socket, which the test also talks to with vscode-jsonrpc to see the MCP
+// session and its review record there. HOSTD_BIN names the binary;
+// without it the test builds one. MCP_TRANSCRIPT=1 prints the exchange.
+'use strict';
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+const rpc = require('vscode-jsonrpc/node');
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+const { ListRootsRequestSchema } = require('@modelcontextprotocol/sdk/types.js');
+
+// A short directory: a Unix socket path has at most 107 bytes.
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'hd-mcp-'));
+fs.chmodSync(scratch, 0o700);
+const socketPath = path.join(scratch, 'hostd.sock');
+
+function log(...args) {
+  if (process.env.MCP_TRANSCRIPT) {
+    console.log(...args);
+  }
+}
+
+let bin;
+let daemon;
+let conn;
+before(async () => {
+  bin = process.env.HOSTD_BIN;
+  if (!bin) {
+    bin = path.join(scratch, 'hostd');
+    execFileSync('go', ['build', '-o', bin, './cmd/hostd'], { cwd: path.join(__dirname, '..'), stdio: 'inherit' });
+  }
+  daemon = spawn(bin, ['--socket', socketPath, '--state-dir', path.join(scratch, 'state')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  daemon.stderrText = '';
+  daemon.exited = new Promise((resolve) => daemon.on('exit', (code) => resolve(code)));
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`hostd did not listen:\n${daemon.stderrText}`)), 60000);
+    daemon.stderr.on('data', (b) => {
+      daemon.stderrText += b.toString();
+      if (daemon.stderrText.includes(`listening on ${socketPath}`)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  const socket = net.connect(socketPath);
+  await new Promise((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
+  conn = rpc.createMessageConnection(new rpc.SocketMessageReader(socket), new rpc.SocketMessageWriter(socket));
+  conn.listen();
+});
+after(async () => {
+  if (conn) {
+    await conn.sendRequest('host.shutdown');
+    conn.dispose();
+    assert.equal(await daemon.exited, 0, daemon.stderrText);
+  }
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+// connect starts `hostd mcp` with args and connects the SDK client to it.
+async function connect(args, options = {}) {
+  const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--socket', socketPath, ...args], stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr.on('data', (b) => { stderr += b.toString(); });
+  const client = new Client({ name: 'interop', version: '1.0.0' }, options);
+  if (options.roots) {
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: options.roots }));
+  }
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+function workspace() {
+  const dir = fs.mkdtempSync(path.join(scratch, 'ws-'));
+  fs.writeFileSync(path.join(dir, 'main.go'), 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("hi")\n}\n');
+  return dir;
+}
+
+async function call(client, name, args) {
+  log(`> tools/call ${name} ${JSON.stringify(args)}`);
+  const res = await client.callTool({ name, arguments: args });
+  log(`< isError=${res.isError === true}\n${res.content.map((c) => c.text).join('\n')}\n`);
+  return res;
+}
+
+// readEditRead is the exchange every agent makes: read, edit line 6 by
+// number with the tag the read showed, read the result.
+async function readEditRead(client, dir) {
+  const first = await call(client, 'read', { path: 'main.go' });
+  assert.ok(!first.isError);
+  assert.equal(first.content.length, 1);
+  const tag = /^\[main\.go#([0-9A-F]{4})\]/.exec(first.content[0].text)[1];
+  assert.match(first.content[0].text, /\n6:\tfmt\.Println\("hi"\)\n/);
+
+  const stale = await call(client, 'edit', { path: 'main.go', tag: tag === '0000' ? '0001' : '0000', ops: 'PUT 6.=6:\n+x' });
+  assert.equal(stale.isError, true);
+  assert.match(stale.content[0].text, /^Error EDIT_TAG_(UNKNOWN|MISMATCH): /);
+
+  const edit = await call(client, 'edit', { path: 'main.go', tag, ops: 'PUT 6.=6:\n+\tfmt.Println("hello")' });
+  assert.ok(!edit.isError, edit.content[0].text);
+  assert.match(edit.content[0].text, /^\[main\.go#[0-9A-F]{4}\]\n6:\tfmt\.Println\("hello"\)/);
+  const meta = edit._meta['dev.hostd/result'];
+  assert.equal(meta.ok, true);
+  assert.match(meta.diff, /\+\tfmt\.Println\("hello"\)/);
+
+  const second = await call(client, 'read', { path: 'main.go', offset: 6, limit: 1 });
+  assert.match(second.content[0].text, /^\[main\.go#[0-9A-F]{4}\]\n6:\tfmt\.Println\("hello"\)/);
+  assert.equal(fs.readFileSync(path.join(dir, 'main.go'), 'utf8'), 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("hello")\n}\n');
+  return { sessionId: edit._meta['dev.hostd/sessionId'], toolCallId: meta.toolCallId };
+}
+
+test('the TypeScript MCP client lists the four tools with the daemon\'s descriptions', async () => {
+  const dir = workspace();
+  const { client } = await connect(['--workspace', dir]);
+  try {
+    const { tools } = await client.listTools();
+    log(`> tools/list\n< ${tools.map((t) => `${t.name}: ${t.description.split('\n')[0].slice(0, 60)}…`).join('\n< ')}\n`);
+    const defs = await conn.sendRequest('tools.definitions');
+    assert.deepEqual(tools.map((t) => t.name), ['edit', 'grep', 'read', 'write']);
+    for (const [i, t] of tools.entries()) {
+      assert.equal(t.description, defs.tools[i].description);
+      assert.deepEqual(t.inputSchema, defs.tools[i].inputSchema);
+    }
+  } finally {
+    await client.close();
+  }
+});
+
+test('read -> edit -> read over MCP with --workspace; the session and its change are seen over JSON-RPC', async () => {
+  const dir = workspace();
+  const { client, stderr } = await connect(['--workspace', dir]);
+  let ids;
+  try {
+    ids = await readEditRead(client, dir);
+    const { sessions } = await conn.sendRequest('session.list');
+    const live = sessions.find((s) => s.sessionId === ids.sessionId);
+    assert.ok(live, `session.list lacks ${ids.sessionId}: ${JSON.stringify(sessions)}`);
+    assert.match(ids.sessionId, /^mcp-interop-/);
+    assert.equal(live.workspace, fs.realpathSync(dir));
+  } finally {
+    await client.close();
+  }
+  assert.match(stderr(), /serving MCP on stdin\/stdout/);
+  const { entries } = await conn.sendRequest('review.list', { sessionId: ids.sessionId });
+  assert.deepEqual(entries.map((e) => [e.toolCallId, e.tool, e.path, e.change]), [[ids.toolCallId, 'edit', 'main.go', 'modify']]);
+  const { restored } = await conn.sendRequest('review.rollback', { sessionId: ids.sessionId, toolCallId: ids.toolCallId });
+  assert.deepEqual(restored, ['main.go']);
+  assert.match(fs.readFileSync(path.join(dir, 'main.go'), 'utf8'), /Println\("hi"\)/);
+});
+
+test('read -> edit -> read over MCP on the client\'s roots', async () => {
+  const dir = workspace();
+  const { client } = await connect([], { capabilities: { roots: {} }, roots: [{ uri: pathToFileURL(dir).href, name: 'ws' }] });
+  try {
+    const { sessionId } = await readEditRead(client, dir);
+    const { sessions } = await conn.sendRequest('session.list');
+    assert.equal(sessions.find((s) => s.sessionId === sessionId).workspace, fs.realpathSync(dir));
+  } finally {
+    await client.close();
+  }
+});
