@@ -161,12 +161,15 @@ func (ed *editor) provenance(v *session.Version, anchors []int) *Error {
 // branch B, then C, else D.
 func (ed *editor) stale() (*plan, *Error) {
 	lim := hashline.LimitsFrom(ed.c.Limits)
-	if ir, err := hashline.Lower(ed.patch, len(ed.live), lim); err == nil && ir.HeadTailOnly() {
+	// An EOF op alone is position-stable too: the end of the file is where
+	// it is, whatever changed above it.
+	eofOnly := len(ed.patch.Ops) == 0 && ed.patch.MoveTo == "" && ed.patch.EOF != hashline.EOFKeep
+	if ir, err := hashline.Lower(ed.patch, len(ed.live), lim); err == nil && (ir.HeadTailOnly() || eofOnly) {
 		ir, e := ed.resolve(ir, ed.body, ed.live)
 		if e != nil {
 			return nil, e
 		}
-		ed.warnings = append(ed.warnings, fmt.Sprintf("%s changed since tag %s (it is now %s); your ops only insert at the top or the end of the file, which no change can move, so they were applied to the current file", ed.path.Display, ed.args.Tag, ed.dig.Tag()))
+		ed.warnings = append(ed.warnings, fmt.Sprintf("%s changed since tag %s (it is now %s); your ops only insert at the top or the end of the file or set its final newline, which no change can move, so they were applied to the current file", ed.path.Display, ed.args.Tag, ed.dig.Tag()))
 		return &plan{ir: ir}, nil
 	}
 	p, why, e := ed.recoverDrift()

@@ -18,19 +18,30 @@ type Region struct {
 	Removed    int // original lines it replaced
 }
 
+// Copy says that new lines New..New+N-1 are original lines Old..Old+N-1,
+// byte for byte: a run of lines no edit touched, or a line a register
+// paste moved. The tool writes them back with their own line endings.
+type Copy struct {
+	New, Old, N int
+}
+
 // Result is the outcome of Apply.
 type Result struct {
-	Lines       []string
-	Changed     []Region
+	Lines   []string
+	Changed []Region
+	// Copies lists, in new line order, every new line that is an
+	// original line; the other new lines are rows the model wrote.
+	Copies      []Copy
 	Resolutions []Resolution // copied from the IR, for the result echo
 }
 
 // placed is an insert with its sort key.
 type placed struct {
-	gap  int // the original line it precedes; n+1 for the end
-	rank int // 0 for a gap insert, 1 for a replacement body at that line
-	seq  int // IR order, which keeps body rows in order
-	text string
+	gap    int // the original line it precedes; n+1 for the end
+	rank   int // 0 for a gap insert, 1 for a replacement body at that line
+	seq    int // IR order, which keeps body rows in order
+	text   string
+	origin int // Edit.Origin
 }
 
 // Apply builds the new text from the original lines and an expanded,
@@ -60,7 +71,7 @@ func Apply(lines []string, ir IR) (Result, error) {
 			if err := checkCursor(src, e.Cursor, n); err != nil {
 				return Result{}, err
 			}
-			p := placed{gap: gapOf(e.Cursor, n), seq: i, text: e.Text}
+			p := placed{gap: gapOf(e.Cursor, n), seq: i, text: e.Text, origin: e.Origin}
 			if e.Cursor.Pos == PosAt {
 				p.rank = 1
 			}
@@ -91,7 +102,7 @@ func Apply(lines []string, ir IR) (Result, error) {
 			cur = next
 		}
 		for ; i < len(ins) && ins[i].gap == cur; i++ {
-			b.insert(ins[i].text)
+			b.insert(ins[i].text, ins[i].origin)
 		}
 		if cur > n {
 			break
@@ -106,7 +117,7 @@ func Apply(lines []string, ir IR) (Result, error) {
 	if b.unchanged() {
 		return Result{}, noChange(ir)
 	}
-	return Result{Lines: b.out, Changed: b.changed, Resolutions: slices.Clone(ir.Resolutions)}, nil
+	return Result{Lines: b.out, Changed: b.changed, Copies: b.copies, Resolutions: slices.Clone(ir.Resolutions)}, nil
 }
 
 // builder assembles the new lines and the regions that differ.
@@ -114,6 +125,7 @@ type builder struct {
 	lines   []string
 	out     []string
 	changed []Region
+	copies  []Copy
 	cur     *Region
 }
 
@@ -134,11 +146,16 @@ func (b *builder) flush() {
 // keep copies original lines from..to unchanged, ending any region.
 func (b *builder) keep(from, to int) {
 	b.flush()
+	b.copies = append(b.copies, Copy{New: len(b.out) + 1, Old: from, N: to - from + 1})
 	b.out = append(b.out, b.lines[from-1:to]...)
 }
 
-func (b *builder) insert(text string) {
+// insert adds one row; origin is the original line it copies, or 0.
+func (b *builder) insert(text string, origin int) {
 	b.open()
+	if origin > 0 {
+		b.copies = append(b.copies, Copy{New: len(b.out) + 1, Old: origin, N: 1})
+	}
 	b.out = append(b.out, text)
 	b.cur.Inserted++
 }

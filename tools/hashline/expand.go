@@ -62,6 +62,7 @@ func expand(ir IR, lines []string, regs Registers) (IR, error) {
 	var anon []*anonCapture
 	var lastAnon *anonCapture // the register's current content
 	named := map[string][]string{}
+	namedFrom := map[string]int{} // the first original line of each capture of this call
 	for _, e := range ir.Edits {
 		src := ir.source(e.Src)
 		switch e.Kind {
@@ -86,19 +87,20 @@ func expand(ir IR, lines []string, regs Registers) (IR, error) {
 				if err := checkCapture(lim, src, captured); err != nil {
 					return IR{}, err
 				}
-				named[e.Register] = captured
+				named[e.Register], namedFrom[e.Register] = captured, e.Start
 				out.Captures = append(out.Captures, Capture{Register: e.Register, Lines: captured, Src: e.Src})
 			}
 			out.Edits = appendDeletes(out.Edits, e.Src, e.Start, e.End)
 			budget -= e.End - e.Start + 1
 		case KindPaste:
 			var content []string
+			from := 0 // the original line content starts at; 0 for another call's capture
 			if e.Register == "" {
 				c, err := anonContent(src, anon, lastAnon)
 				if err != nil {
 					return IR{}, err
 				}
-				content = lines[c.start-1 : c.end]
+				content, from = lines[c.start-1:c.end], c.start
 				if err := checkCapture(lim, ir.source(c.src), content); err != nil {
 					return IR{}, err
 				}
@@ -107,7 +109,9 @@ func expand(ir IR, lines []string, regs Registers) (IR, error) {
 					return IR{}, noRegisters(src, e.Register)
 				}
 				var ok bool
-				if content, ok = named[e.Register]; !ok {
+				if content, ok = named[e.Register]; ok {
+					from = namedFrom[e.Register]
+				} else {
 					content, ok = regs.Get(e.Register)
 				}
 				if !ok {
@@ -128,7 +132,7 @@ func expand(ir IR, lines []string, regs Registers) (IR, error) {
 			if budget -= len(content); budget < 0 {
 				break
 			}
-			out.Edits = appendInserts(out.Edits, e.Src, at, content)
+			out.Edits = appendCopies(out.Edits, e.Src, at, content, from)
 		}
 		if budget < 0 {
 			return IR{}, amplification(lim, src.OpsLine, fmt.Sprintf("reached at %q", src.Header))

@@ -58,9 +58,13 @@ const (
 type Edit struct {
 	Kind Kind
 	// Src indexes IR.Sources: the op this edit came from.
-	Src        int
-	Cursor     Cursor    // KindInsert, gap KindPaste
-	Text       string    // KindInsert
+	Src    int
+	Cursor Cursor // KindInsert, gap KindPaste
+	Text   string // KindInsert
+	// Origin is the original line a KindInsert copies unchanged (a
+	// register paste of lines this call cut), 0 for a row the model
+	// wrote. The tool keeps a moved line's own line ending by it.
+	Origin     int
 	Line       int       // KindDelete; the opener line of KindBlock
 	Start, End int       // KindCut, span KindPaste
 	Register   string    // KindCut, KindPaste, KindBlock; "" is the anonymous register
