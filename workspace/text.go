@@ -7,6 +7,7 @@ import (
 	"hash"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // ErrNotText reports a file that is not valid UTF-8 or holds a NUL byte in
@@ -43,6 +44,19 @@ type Text struct {
 // UTF-8 or a NUL byte in the first 8 KiB.
 func Decode(raw []byte) (Text, error) {
 	return DecodeString(string(raw))
+}
+
+// DecodeOwned is Decode of bytes the caller hands over: raw must never be
+// written again, because the body shares its memory instead of copying
+// it (for a file in LF without a BOM, the whole body). An edit reads a file
+// once and keeps its bytes unchanged as the review's before bytes, so
+// this spares it a copy of the file; a caller that reuses its buffer must
+// use Decode.
+func DecodeOwned(raw []byte) (Text, error) {
+	if len(raw) == 0 {
+		return DecodeString("")
+	}
+	return DecodeString(unsafe.String(&raw[0], len(raw)))
 }
 
 // DecodeString is Decode of a string. The body shares s's memory unless
