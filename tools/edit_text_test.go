@@ -90,6 +90,8 @@ func TestEditFinalNewline(t *testing.T) {
 		{"mixed file keeps its other lines", "a\nb\r\nc\r\nd\r\n", "EOF NO-NEWLINE", "a\nb\r\nc\r\nd"},
 		{"an edit that changes only the newline of a line with trailing blanks", "a  \n", "EOF NO-NEWLINE", "a  "},
 		{"with MV", "a\nb", "EOF NEWLINE\nMV g.txt", "a\nb\n"},
+		{"the state it already has, beside a change", "a\nb\n", "PUT 1.=1:\n+A\nEOF NEWLINE", "A\nb\n"},
+		{"a change whose lines come out the same still sets the state", "a\nb\n", "PUT 2.=2:\n+b\nEOF NO-NEWLINE", "a\nb"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
