@@ -108,6 +108,11 @@ func TestEditFinalNewline(t *testing.T) {
 			if strings.Contains(r.Content, noFinalNewline) != unterminated {
 				t.Fatalf("the no-newline marker is wrong in:\n%s", r.Content)
 			}
+			// The result's diff shows a change of the final newline as diff does.
+			endChanged := strings.HasSuffix(tc.in, "\n") != strings.HasSuffix(tc.want, "\n") && tc.in != "" && r.MovedTo == ""
+			if endChanged && !strings.Contains(r.Diff, "No newline at end of file") {
+				t.Fatalf("the diff does not show the final newline's change:\n%s", r.Diff)
+			}
 		})
 	}
 }
