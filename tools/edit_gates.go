@@ -253,10 +253,14 @@ func (ed *editor) recoverDrift() (p *plan, why string, e *Error) {
 		return nil, "replaying the edit on the current file failed: " + e.Message, nil
 	}
 	applied, err := hashline.Apply(ed.live, final)
-	if err != nil {
-		if errors.Is(err, hashline.ErrNoChange) {
-			return nil, "replayed on the current file, the edit changes nothing (the change may already be there)", nil
-		}
+	switch {
+	case errors.Is(err, hashline.ErrNoChange) && ed.patch.EOF != hashline.EOFKeep:
+		// The lines come out as they are, but EOF may still change the
+		// final newline; commit decides whether anything changes.
+		applied = hashline.Result{Lines: ed.live, Copies: []hashline.Copy{{New: 1, Old: 1, N: len(ed.live)}}}
+	case errors.Is(err, hashline.ErrNoChange):
+		return nil, "replayed on the current file, the edit changes nothing (the change may already be there)", nil
+	case err != nil:
 		return nil, "replaying the edit on the current file failed: " + err.Error(), nil
 	}
 	ed.recoveryWarnings(snap, off)

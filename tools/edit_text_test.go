@@ -164,6 +164,18 @@ func TestEditFinalNewlineOnStaleTag(t *testing.T) {
 	}
 }
 
+// Recovered onto a changed file, an edit whose lines come out as they
+// are still sets the final newline.
+func TestEditFinalNewlineWithRecoveredNoOpLines(t *testing.T) {
+	e := newEditEnv(t)
+	e.write("f.txt", "a\nb\nc")
+	tag := e.showAll("f.txt")
+	e.write("f.txt", "top\na\nb\nc")
+	r := e.edit("f.txt", tag, "PUT 2.=2:\n+b\nEOF NEWLINE")
+	wantOK(t, r)
+	wantFile(t, e, "f.txt", "top\na\nb\nc\n")
+}
+
 // Read shows whether the file ends with a newline: the marker follows the
 // last line when it has none, and only when that line is in the window.
 func TestReadMarksMissingFinalNewline(t *testing.T) {
