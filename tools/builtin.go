@@ -77,6 +77,12 @@ func clipMarker(maxChars int) string {
 	return fmt.Sprintf(" …[clipped at %d chars; not editable by number]", maxChars)
 }
 
+// noFinalNewline follows the last line of a file that does not end with a
+// newline, in read and edit output, as diff marks it; a line without a
+// number is never file content. An edit sets the state with EOF NEWLINE or
+// EOF NO-NEWLINE.
+const noFinalNewline = `\ No newline at end of file`
+
 // missing is NOT_FOUND for a path that does not exist, naming the nearest
 // directory that does and how to find the file from there.
 func missing(c *Call, p workspace.Path) *Error {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -24,27 +25,50 @@ func (ed *editor) commit(p *plan) *EditResult {
 	}
 	newLines, seen := ed.live, p.seen // a bare MV moves the lines and what was seen of them
 	var changed []hashline.Region
+	var copies []workspace.Copy
+	if len(ed.live) > 0 {
+		copies = []workspace.Copy{{New: 1, Old: 1, N: len(ed.live)}}
+	}
 	res := &EditResult{}
 	if len(ed.patch.Ops) > 0 {
 		applied := p.applied
 		if applied == nil {
 			out, err := hashline.Apply(ed.live, p.ir)
-			if err != nil {
+			// Lines left as they were are a change still when EOF changes
+			// the final newline; the no-op check below decides.
+			if err != nil && !(errors.Is(err, hashline.ErrNoChange) && ed.patch.EOF != hashline.EOFKeep) {
 				return ed.fail(languageError(err))
 			}
-			applied = &out
+			if err == nil {
+				applied = &out
+			}
 		}
-		newLines, changed = applied.Lines, applied.Changed
-		seen = seenAfter(p.seen, applied.Pieces)
-		if p.echo {
-			res.Resolutions = applied.Resolutions
+		if applied != nil {
+			newLines, changed, copies = applied.Lines, applied.Changed, copiesOf(applied.Copies)
+			seen = seenAfter(p.seen, applied.Pieces)
+			if p.echo {
+				res.Resolutions = applied.Resolutions
+			}
 		}
 	}
 	trailing := ed.body == "" || strings.HasSuffix(ed.body, "\n")
-	newBody := workspace.Join(newLines, trailing)
-	data := ed.file.Text.Encode(newBody)
-	if len(ed.patch.Ops) == 0 {
-		data, newBody = ed.file.Raw, ed.body // a bare MV moves the bytes as they are
+	final, err := ed.patch.Final(trailing, newLines)
+	if err != nil {
+		return ed.fail(languageError(err))
+	}
+	if n := len(newLines); final != trailing && (len(changed) == 0 || changed[len(changed)-1].End < n) {
+		// The last line's ending changed: show it.
+		changed = append(changed, hashline.Region{Start: n, End: n, Inserted: 1, Removed: 1})
+	}
+	if len(changed) == 0 && final == trailing && ed.patch.EOF != hashline.EOFKeep && ed.patch.MoveTo == "" {
+		return ed.fail(Errorf(CodeNoChange, "%s already %s, so %s would leave it exactly as it is and nothing was written; no edit is needed", ed.path.Display, finalState(final), ed.patch.EOF))
+	}
+	// Untouched lines keep their bytes, their own line endings included
+	// (edit-contract §3.1): only what the edit changed is rewritten.
+	newBody := workspace.Join(newLines, final)
+	data := ed.file.Text.EncodeEdit(ed.file.Raw, ed.live, newLines, copies, final)
+	if len(ed.patch.Ops) == 0 && final == trailing {
+		data = ed.file.Raw // a bare MV moves the bytes as they are
 	}
 
 	target := ed.path
@@ -74,14 +98,31 @@ func (ed *editor) commit(p *plan) *EditResult {
 		ed.warnings = append(ed.warnings, fmt.Sprintf("the edit landed but a named register could not be saved: %v", err))
 	}
 	res.Path, res.Tag = target.Display, tag
-	res.Diff = boundedDiff(windowDiff("a/"+ed.path.Display, "b/"+target.Display, ed.live, newLines, trailing, trailing), ed.c.Limits.MaxResultBytes)
+	res.Diff = boundedDiff(windowDiff("a/"+ed.path.Display, "b/"+target.Display, ed.live, newLines, trailing, final), ed.c.Limits.MaxResultBytes)
 	if ed.form == session.FormCompact {
 		ed.renderCompact(res, target, tag, newLines, landedLines, changed)
 	} else {
-		res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "", ed.c.Limits.MaxResultBytes)
+		res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "", !final, ed.c.Limits.MaxResultBytes)
 	}
 	res.Warnings = ed.warnings
 	return res
+}
+
+// copiesOf converts the edit language's record of unchanged lines.
+func copiesOf(cs []hashline.Copy) []workspace.Copy {
+	out := make([]workspace.Copy, len(cs))
+	for i, c := range cs {
+		out[i] = workspace.Copy{New: c.New, Old: c.Old, N: c.N}
+	}
+	return out
+}
+
+// finalState says whether a file ends with a newline, for messages.
+func finalState(final bool) string {
+	if final {
+		return "ends with a newline"
+	}
+	return "has no newline at its end"
 }
 
 // record records what landed, with the lines seen of it, and returns its
@@ -162,8 +203,10 @@ func (ed *editor) remove() *EditResult {
 // renderChanged shows the new header and every changed region with its
 // new line numbers, so the next edit needs no read. A pure deletion shows
 // the lines either side of the join. Past maxBytes the rest is summarized:
-// those lines are as the model wrote them.
-func renderChanged(display, tag string, lines []string, changed []hashline.Region, moved bool, maxBytes int64) string {
+// those lines are as the model wrote them. When the file's last line is
+// shown and unterminated is set, the no-newline marker follows it, as in
+// read.
+func renderChanged(display, tag string, lines []string, changed []hashline.Region, moved, unterminated bool, maxBytes int64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s#%s]", display, tag)
 	if moved {
@@ -188,6 +231,9 @@ func renderChanged(display, tag string, lines []string, changed []hashline.Regio
 				return b.String()
 			}
 			fmt.Fprintf(&b, "\n%d:%s", n, lines[n-1])
+			if n == len(lines) && unterminated {
+				b.WriteString("\n" + noFinalNewline)
+			}
 		}
 		prev = r.To
 	}

@@ -221,12 +221,15 @@ func (ed *editor) writeOnly(long []int) string {
 // branch B, then C, else D.
 func (ed *editor) stale() (*plan, *Error) {
 	lim := hashline.LimitsFrom(ed.c.Limits)
-	if ir, err := hashline.Lower(ed.patch, len(ed.live), lim); err == nil && ir.HeadTailOnly() {
+	// An EOF op alone is position-stable too: the end of the file is where
+	// it is, whatever changed above it.
+	eofOnly := len(ed.patch.Ops) == 0 && ed.patch.MoveTo == "" && ed.patch.EOF != hashline.EOFKeep
+	if ir, err := hashline.Lower(ed.patch, len(ed.live), lim); err == nil && (ir.HeadTailOnly() || eofOnly) {
 		ir, e := ed.resolve(ir, ed.body, ed.live)
 		if e != nil {
 			return nil, e
 		}
-		ed.warnings = append(ed.warnings, fmt.Sprintf("%s changed since tag %s (it is now %s); your ops only insert at the top or the end of the file, which no change can move, so they were applied to the current file", ed.path.Display, ed.args.Tag, ed.dig.Tag()))
+		ed.warnings = append(ed.warnings, fmt.Sprintf("%s changed since tag %s (it is now %s); your ops only insert at the top or the end of the file or set its final newline, which no change can move, so they were applied to the current file", ed.path.Display, ed.args.Tag, ed.dig.Tag()))
 		return &plan{ir: ir, seen: ed.liveSeen()}, nil
 	}
 	p, why, e := ed.recoverDrift()
@@ -310,10 +313,14 @@ func (ed *editor) recoverDrift() (p *plan, why string, e *Error) {
 		return nil, "replaying the edit on the current file failed: " + e.Message, nil
 	}
 	applied, err := hashline.Apply(ed.live, final)
-	if err != nil {
-		if errors.Is(err, hashline.ErrNoChange) {
-			return nil, "replayed on the current file, the edit changes nothing (the change may already be there)", nil
-		}
+	switch {
+	case errors.Is(err, hashline.ErrNoChange) && ed.patch.EOF != hashline.EOFKeep:
+		// The lines come out as they are, but EOF may still change the
+		// final newline; commit decides whether anything changes.
+		applied = hashline.Result{Lines: ed.live, Copies: []hashline.Copy{{New: 1, Old: 1, N: len(ed.live)}}}
+	case errors.Is(err, hashline.ErrNoChange):
+		return nil, "replayed on the current file, the edit changes nothing (the change may already be there)", nil
+	case err != nil:
 		return nil, "replaying the edit on the current file failed: " + err.Error(), nil
 	}
 	ed.recoveryWarnings(snap, off)

@@ -95,6 +95,8 @@ func readSized(f io.Reader, size, limit int64) ([]byte, error) {
 
 // loaded is a whole text file, as edit and write need it.
 type loaded struct {
+	// Raw is the file's bytes. It is never written: Text.Body shares its
+	// memory (workspace.DecodeOwned).
 	Raw  []byte
 	Text workspace.Text
 	Mode fs.FileMode
@@ -120,7 +122,7 @@ func loadText(p workspace.Path, maxBytes int64) (*loaded, *Error) {
 		return nil, Errorf(CodeFileTooLarge, "%s grew past the %d-byte limit while it was read", p.Display, maxBytes)
 	}
 	l := &loaded{Raw: raw, Mode: info.Mode().Perm()}
-	t, err := workspace.Decode(raw)
+	t, err := workspace.DecodeOwned(raw)
 	if err != nil {
 		return l, notText(p)
 	}

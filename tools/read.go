@@ -124,7 +124,8 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 		r.Truncated = w.Lines[n-1].N < w.TotalLines
 	}
 	r.Notice = readNotice(r, limit, capped, c.Limits.MaxResultBytes)
-	r.Content = renderWindow(p.Display, tag, w.Lines, c.Limits.MaxLineChars, r.Notice)
+	unterminated := w.Unterminated && len(w.Lines) > 0 && w.Lines[len(w.Lines)-1].N == w.TotalLines
+	r.Content = renderWindow(p.Display, tag, w.Lines, c.Limits.MaxLineChars, unterminated, r.Notice)
 	return r
 }
 
@@ -151,7 +152,9 @@ func displayedLines(lines []linewindow.Line) session.LineSet {
 	return seen
 }
 
-func renderWindow(display, tag string, lines []linewindow.Line, maxChars int, notice string) string {
+// renderWindow shows lines under the tag header; unterminated marks the
+// last one shown as the file's last line with no newline after it.
+func renderWindow(display, tag string, lines []linewindow.Line, maxChars int, unterminated bool, notice string) string {
 	var b strings.Builder
 	b.WriteString(tagHeader(display, tag))
 	for _, l := range lines {
@@ -162,6 +165,9 @@ func renderWindow(display, tag string, lines []linewindow.Line, maxChars int, no
 		if l.Clipped {
 			b.WriteString(clipMarker(maxChars))
 		}
+	}
+	if unterminated {
+		b.WriteString("\n" + noFinalNewline)
 	}
 	if notice != "" {
 		b.WriteString("\n(")

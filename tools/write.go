@@ -83,11 +83,18 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	// An existing text file keeps its BOM and dominant line ending; a new
 	// file (or a binary one being replaced) takes the content's own.
 	enc := workspace.Text{BOM: incoming.BOM, CRLF: incoming.CRLF}
+	var warnings []string
+	if len(incoming.Other) > 0 {
+		warnings = append(warnings, mixedEndings("content", incoming, len(incoming.Other)))
+	}
 	created := false
 	old, e := loadText(p, lim.MaxWriteBytes)
 	switch {
 	case e == nil:
 		enc = workspace.Text{BOM: old.Text.BOM, CRLF: old.Text.CRLF}
+		if len(old.Text.Other) > 0 {
+			warnings = append(warnings, mixedEndings(p.Display, old.Text, len(old.Text.Other)))
+		}
 	case e.Code == CodeNotFound:
 		created, old = true, nil
 	case e.Code == CodeNotText: // replaced whole; old holds its bytes for review
@@ -113,12 +120,23 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	}
 	l := recordLanded(c, p, body, data, onDisk[p.Abs])
 	r := &WriteResult{Path: p.Display, Tag: l.Tag, Created: created, Bytes: int64(len(onDisk[p.Abs]))}
-	r.Warnings = l.Warnings
+	r.Warnings = append(warnings, l.Warnings...)
 	r.Content = fmt.Sprintf("%s, %d %s", verb, n, plural(n, "line", "lines"))
 	if l.Tag != "" {
 		r.Content = tagHeader(p.Display, l.Tag) + "\n" + r.Content
 	}
 	return r
+}
+
+// mixedEndings warns that a whole-file write gives every line the
+// dominant ending of a text that mixed LF and CRLF (edit-contract §3.1):
+// only edit keeps each untouched line's own.
+func mixedEndings(what string, t workspace.Text, other int) string {
+	dom, minority := "LF", "CRLF"
+	if t.CRLF {
+		dom, minority = minority, dom
+	}
+	return fmt.Sprintf("%s mixed line endings: %d %s ended with %s; write replaces the whole file, so every line now ends with %s, the dominant ending. To change some lines and keep each line's own ending, use edit", what, other, plural(other, "line", "lines"), minority, dom)
 }
 
 var (
@@ -132,13 +150,20 @@ var (
 // One numbered line alone is stripped only under a pasted header: a
 // one-line file such as "8080:80" is content. Numbered rows never show
 // whether the file ended with a newline; stripped rows get one, as nearly
-// every text file has, so a read's output written back is the file again.
+// every text file has, unless the rows end with read's no-newline marker:
+// so a read's output written back is the file again.
 func stripPasted(body string) string {
 	header := false
 	if first, rest, _ := strings.Cut(body, "\n"); pastedHeader.MatchString(first) {
 		body, header = rest, true
 	}
 	lines := workspace.Lines(body)
+	// A read's marker of a last line without a newline ends the pasted
+	// rows; the file it shows ends that way.
+	unterminated := len(lines) > 1 && lines[len(lines)-1] == noFinalNewline
+	if unterminated {
+		lines = lines[:len(lines)-1]
+	}
 	if len(lines) == 0 || (len(lines) == 1 && !header) {
 		return body
 	}
@@ -156,5 +181,5 @@ func stripPasted(body string) string {
 		next = n + 1
 		stripped[i] = l[len(m[0]):]
 	}
-	return workspace.Join(stripped, true)
+	return workspace.Join(stripped, !unterminated)
 }

@@ -33,6 +33,8 @@ func TestStripPasted(t *testing.T) {
 		{"a colon later in the line stays", "1:a:b\n2:c\n", "a:b\nc\n"},
 		{"empty", "", ""},
 		{"header alone", "[a.go#1A2B]\n", ""},
+		{"read's no-newline marker ends the file without one", "[a#0000]\n1:a\n2:b\n\\ No newline at end of file\n", "a\nb"},
+		{"the marker without numbered rows is content", "a\n\\ No newline at end of file\n", "a\n\\ No newline at end of file\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +89,29 @@ func TestWriteKeepsBOMAndLineEndings(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// A whole-file write gives every line one ending; when the file or the
+// content mixed LF and CRLF, a warning says so instead of doing it
+// silently.
+func TestWriteWarnsWhenMixedEndingsAreUnified(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	e.put("f.txt", "a\r\nb\nc\r\n")
+	r := e.write(map[string]string{"path": "f.txt", "content": "x\ny\nz\n"})
+	if got := e.cat("f.txt"); got != "x\r\ny\r\nz\r\n" {
+		t.Fatalf("on disk %q", got)
+	}
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "1 line ended with LF") || !strings.Contains(r.Warnings[0], "use edit") {
+		t.Fatalf("warnings %q", r.Warnings)
+	}
+	r = e.write(map[string]string{"path": "g.txt", "content": "x\ny\r\nz\n"})
+	if got := e.cat("g.txt"); got != "x\ny\nz\n" || len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], "content mixed") {
+		t.Fatalf("on disk %q, warnings %q", got, r.Warnings)
+	}
+	r = e.write(map[string]string{"path": "h.txt", "content": "x\r\ny\r\n"})
+	if len(r.Warnings) != 0 {
+		t.Fatalf("a uniform file warned: %q", r.Warnings)
+	}
+}
 
 func TestWritePreservesMode(t *testing.T) {
 	e := newProdEnv(t, config.DefaultLimits())

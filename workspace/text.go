@@ -7,6 +7,7 @@ import (
 	"hash"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // ErrNotText reports a file that is not valid UTF-8 or holds a NUL byte in
@@ -21,19 +22,41 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // Text is a file's content in the normalized form every line number and tag
 // refers to (edit-contract §3.1): no BOM, LF line endings. Trailing
 // whitespace is kept; it is trimmed only in the hash input.
+//
+// Only LF ends a line. A CR is a line ending only right before an LF; a
+// lone CR (an old Mac ending, or a stray one) is part of its line's text,
+// kept byte for byte, and trimmed only from the hash input.
 type Text struct {
 	// Body is the normalized text: LF endings, no BOM.
 	Body string
 	// BOM records a leading UTF-8 byte-order mark, restored on write.
 	BOM bool
-	// CRLF records that CRLF was the dominant line ending, restored on write.
+	// CRLF records that CRLF was the dominant line ending (more lines end
+	// with CRLF than with LF alone; a tie is LF), restored on write.
 	CRLF bool
+	// Other lists, ascending, the 1-based lines whose ending is not the
+	// dominant one. It is empty unless the file mixes LF and CRLF;
+	// EncodeEdit keeps those endings on the lines an edit leaves alone.
+	Other []int
 }
 
 // Decode normalizes raw file bytes. It fails with ErrNotText for invalid
 // UTF-8 or a NUL byte in the first 8 KiB.
 func Decode(raw []byte) (Text, error) {
 	return DecodeString(string(raw))
+}
+
+// DecodeOwned is Decode of bytes the caller hands over: raw must never be
+// written again, because the body shares its memory instead of copying
+// it (for a file in LF without a BOM, the whole body). An edit reads a file
+// once and keeps its bytes unchanged as the review's before bytes, so
+// this spares it a copy of the file; a caller that reuses its buffer must
+// use Decode.
+func DecodeOwned(raw []byte) (Text, error) {
+	if len(raw) == 0 {
+		return DecodeString("")
+	}
+	return DecodeString(unsafe.String(&raw[0], len(raw)))
 }
 
 // DecodeString is Decode of a string. The body shares s's memory unless
@@ -50,15 +73,47 @@ func DecodeString(s string) (Text, error) {
 	crlf := strings.Count(s, "\r\n")
 	lf := strings.Count(s, "\n") - crlf
 	t.CRLF = crlf > lf
-	if crlf > 0 {
-		s = strings.ReplaceAll(s, "\r\n", "\n")
+	switch {
+	case crlf > 0 && lf > 0:
+		t.Body, t.Other = normalizeMixed(s, t.CRLF, crlf)
+	case crlf > 0:
+		t.Body = strings.ReplaceAll(s, "\r\n", "\n")
+	default:
+		t.Body = s
 	}
-	t.Body = s
 	return t, nil
 }
 
+// normalizeMixed turns every CRLF of s into LF and lists the lines whose
+// ending is not the dominant one (CRLF when crlfDominant).
+func normalizeMixed(s string, crlfDominant bool, crlf int) (string, []int) {
+	var b strings.Builder
+	b.Grow(len(s) - crlf)
+	var other []int
+	for line := 1; ; line++ {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), other
+		}
+		cr := i > 0 && s[i-1] == '\r'
+		if cr {
+			b.WriteString(s[:i-1])
+		} else {
+			b.WriteString(s[:i])
+		}
+		b.WriteByte('\n')
+		if cr != crlfDominant {
+			other = append(other, line)
+		}
+		s = s[i+1:]
+	}
+}
+
 // Encode turns a normalized body back into file bytes with this text's BOM
-// and dominant line ending, in one allocation.
+// and dominant line ending on every line, in one allocation: a whole new
+// content. An edit of the text keeps the lines it leaves alone with
+// EncodeEdit instead.
 func (t Text) Encode(body string) []byte {
 	n := len(body)
 	if t.BOM {

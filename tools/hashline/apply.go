@@ -22,23 +22,34 @@ type Region struct {
 // lines from new line Start on that are original lines From.. (kept in
 // place, or pasted from a capture of this call), or, with From 0, rows
 // the model wrote (or pasted from a register an earlier call filled).
+// The tool carries seen lines by it (§4.3).
 type Piece struct{ Start, Len, From int }
+
+// Copy says that new lines New..New+N-1 are original lines Old..Old+N-1,
+// byte for byte: a run of lines no edit touched, or a line a register
+// paste moved. The tool writes them back with their own line endings.
+type Copy struct {
+	New, Old, N int
+}
 
 // Result is the outcome of Apply.
 type Result struct {
-	Lines       []string
-	Changed     []Region
-	Pieces      []Piece      // the whole new text, in order
+	Lines   []string
+	Changed []Region
+	Pieces  []Piece // the whole new text, in order
+	// Copies lists, in new line order, every new line that is an
+	// original line; the other new lines are rows the model wrote.
+	Copies      []Copy
 	Resolutions []Resolution // copied from the IR, for the result echo
 }
 
 // placed is an insert with its sort key.
 type placed struct {
-	gap  int // the original line it precedes; n+1 for the end
-	rank int // 0 for a gap insert, 1 for a replacement body at that line
-	seq  int // IR order, which keeps body rows in order
-	text string
-	from int // Edit.Origin
+	gap    int // the original line it precedes; n+1 for the end
+	rank   int // 0 for a gap insert, 1 for a replacement body at that line
+	seq    int // IR order, which keeps body rows in order
+	text   string
+	origin int // Edit.Origin
 }
 
 // Apply builds the new text from the original lines and an expanded,
@@ -68,7 +79,7 @@ func Apply(lines []string, ir IR) (Result, error) {
 			if err := checkCursor(src, e.Cursor, n); err != nil {
 				return Result{}, err
 			}
-			p := placed{gap: gapOf(e.Cursor, n), seq: i, text: e.Text, from: e.Origin}
+			p := placed{gap: gapOf(e.Cursor, n), seq: i, text: e.Text, origin: e.Origin}
 			if e.Cursor.Pos == PosAt {
 				p.rank = 1
 			}
@@ -99,7 +110,7 @@ func Apply(lines []string, ir IR) (Result, error) {
 			cur = next
 		}
 		for ; i < len(ins) && ins[i].gap == cur; i++ {
-			b.insert(ins[i].text, ins[i].from)
+			b.insert(ins[i].text, ins[i].origin)
 		}
 		if cur > n {
 			break
@@ -114,7 +125,7 @@ func Apply(lines []string, ir IR) (Result, error) {
 	if b.unchanged() {
 		return Result{}, noChange(ir)
 	}
-	return Result{Lines: b.out, Changed: b.changed, Pieces: b.pieces, Resolutions: slices.Clone(ir.Resolutions)}, nil
+	return Result{Lines: b.out, Changed: b.changed, Pieces: b.pieces, Copies: b.copies, Resolutions: slices.Clone(ir.Resolutions)}, nil
 }
 
 // builder assembles the new lines and the regions that differ.
@@ -122,6 +133,7 @@ type builder struct {
 	lines   []string
 	out     []string
 	changed []Region
+	copies  []Copy
 	cur     *Region
 	pieces  []Piece
 }
@@ -156,12 +168,17 @@ func (b *builder) flush() {
 func (b *builder) keep(from, to int) {
 	b.flush()
 	b.piece(from, to-from+1)
+	b.copies = append(b.copies, Copy{New: len(b.out) + 1, Old: from, N: to - from + 1})
 	b.out = append(b.out, b.lines[from-1:to]...)
 }
 
-func (b *builder) insert(text string, from int) {
+// insert adds one row; origin is the original line it copies, or 0.
+func (b *builder) insert(text string, origin int) {
 	b.open()
-	b.piece(from, 1)
+	b.piece(origin, 1)
+	if origin > 0 {
+		b.copies = append(b.copies, Copy{New: len(b.out) + 1, Old: origin, N: 1})
+	}
 	b.out = append(b.out, text)
 	b.cur.Inserted++
 }

@@ -259,3 +259,29 @@ func TestApplyPieces(t *testing.T) {
 		})
 	}
 }
+
+// Copies name every new line that is an original line: the runs no edit
+// touched and the lines a paste of this call's cut moved, so the tool can
+// write them back with their own bytes.
+func TestApplyReportsCopies(t *testing.T) {
+	tests := []struct {
+		ops  string
+		want []Copy
+	}{
+		{"PUT 2.=3:\n+X", []Copy{{1, 1, 1}, {3, 4, 2}}},
+		{"PUT <1:\n+X", []Copy{{2, 1, 5}}},
+		{"CUT 1.=5\nPUT >$:\n+x", nil},
+		{"CUT 2.=3\nPUT >5", []Copy{{1, 1, 1}, {2, 4, 2}, {4, 2, 1}, {5, 3, 1}}},
+		{"CUT 1.=1 @r\nPUT >3 @r", []Copy{{1, 2, 2}, {3, 1, 1}, {4, 4, 2}}},
+	}
+	for _, tt := range tests {
+		env := Env{Registers: newMemRegisters()}
+		_, res, err := runText(abcde, tt.ops, env)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.ops, err)
+		}
+		if !reflect.DeepEqual(res.Copies, tt.want) {
+			t.Errorf("%q: copies %v, want %v", tt.ops, res.Copies, tt.want)
+		}
+	}
+}

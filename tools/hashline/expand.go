@@ -62,7 +62,7 @@ func expand(ir IR, lines []string, regs Registers) (IR, error) {
 	var anon []*anonCapture
 	var lastAnon *anonCapture // the register's current content
 	named := map[string][]string{}
-	namedFrom := map[string]int{} // the first original line of a capture of this call
+	namedFrom := map[string]int{} // the first original line of each capture of this call
 	for _, e := range ir.Edits {
 		src := ir.source(e.Src)
 		switch e.Kind {
@@ -87,15 +87,14 @@ func expand(ir IR, lines []string, regs Registers) (IR, error) {
 				if err := checkCapture(lim, src, captured); err != nil {
 					return IR{}, err
 				}
-				named[e.Register] = captured
-				namedFrom[e.Register] = e.Start
+				named[e.Register], namedFrom[e.Register] = captured, e.Start
 				out.Captures = append(out.Captures, Capture{Register: e.Register, Lines: captured, Src: e.Src})
 			}
 			out.Edits = appendDeletes(out.Edits, e.Src, e.Start, e.End)
 			budget -= e.End - e.Start + 1
 		case KindPaste:
 			var content []string
-			from := 0 // the original line content starts at, when captured in this call
+			from := 0 // the original line content starts at; 0 for another call's capture
 			if e.Register == "" {
 				c, err := anonContent(src, anon, lastAnon)
 				if err != nil {
@@ -133,11 +132,7 @@ func expand(ir IR, lines []string, regs Registers) (IR, error) {
 			if budget -= len(content); budget < 0 {
 				break
 			}
-			n := len(out.Edits)
-			out.Edits = appendInserts(out.Edits, e.Src, at, content)
-			for i := 0; from > 0 && i < len(content); i++ {
-				out.Edits[n+i].Origin = from + i
-			}
+			out.Edits = appendCopies(out.Edits, e.Src, at, content, from)
 		}
 		if budget < 0 {
 			return IR{}, amplification(lim, src.OpsLine, fmt.Sprintf("reached at %q", src.Header))

@@ -148,7 +148,40 @@ func FuzzApplyOracle(f *testing.F) {
 		if err := checkPieces(lines, res); err != nil {
 			t.Fatalf("ops %q on %q: %v", ops, lines, err)
 		}
+		checkCopies(t, lines, res)
 	})
+}
+
+// checkCopies holds Result.Copies to its promise: ascending, disjoint
+// runs of new lines that equal the original lines they name, covering
+// every line outside the changed regions.
+func checkCopies(t *testing.T, lines []string, res Result) {
+	t.Helper()
+	copied := make([]bool, len(res.Lines)+1)
+	next := 1
+	for _, c := range res.Copies {
+		if c.N < 1 || c.New < next || c.New+c.N-1 > len(res.Lines) || c.Old < 1 || c.Old+c.N-1 > len(lines) {
+			t.Fatalf("copy %+v out of order or bounds (%d old, %d new lines)", c, len(lines), len(res.Lines))
+		}
+		for i := range c.N {
+			if res.Lines[c.New-1+i] != lines[c.Old-1+i] {
+				t.Fatalf("copy %+v: new line %d is not old line %d", c, c.New+i, c.Old+i)
+			}
+			copied[c.New+i] = true
+		}
+		next = c.New + c.N
+	}
+	inRegion := make([]bool, len(res.Lines)+1)
+	for _, r := range res.Changed {
+		for l := r.Start; l <= r.End; l++ {
+			inRegion[l] = true
+		}
+	}
+	for l := 1; l <= len(res.Lines); l++ {
+		if !inRegion[l] && !copied[l] {
+			t.Fatalf("new line %d is outside every region but not a copy", l)
+		}
+	}
 }
 
 // opGen draws ops that the contract accepts, checking them with its own

@@ -12,7 +12,7 @@ import (
 
 // rawHeader is a leniently lexed op header.
 type rawHeader struct {
-	verb   string // PUT, CUT, REM or MV, upper-cased
+	verb   string // PUT, CUT, REM, MV or EOF, upper-cased
 	exact  bool   // the verb was written in upper case
 	loc    rawLoc
 	locOK  bool // a locator was found after PUT or CUT
@@ -20,6 +20,7 @@ type rawHeader struct {
 	reg    string
 	hasReg bool
 	dest   string // MV
+	eof    EOF    // EOF
 	// problem is the first reason the header is not canonical; "" when it
 	// is. fixable says the suggestion built from the other fields is
 	// meaningful.
@@ -55,7 +56,7 @@ var rangeSeps = []string{".=", "..", "…", "-", "–", "—", "=", ".", ","}
 // lower-case "put 3.=4:" inside a body can be told from a context row.
 const caseProblem = "op names are upper case"
 
-var verbs = map[string]bool{"PUT": true, "CUT": true, "REM": true, "MV": true}
+var verbs = map[string]bool{"PUT": true, "CUT": true, "REM": true, "MV": true, "EOF": true}
 
 // lexHeader reads line as an op header. ok is false when the line does
 // not start with an op name in any letter case.
@@ -78,6 +79,8 @@ func lexHeader(line string) (h rawHeader, ok bool) {
 		}
 	case "MV":
 		h.lexMove(rest)
+	case "EOF":
+		h.lexEOF(rest)
 	default:
 		h.lexLineOp(rest)
 	}
@@ -124,6 +127,21 @@ func (h *rawHeader) lexMove(rest string) {
 			return
 		}
 		h.dest = d
+	}
+}
+
+// lexEOF reads the state an EOF op sets: NEWLINE or NO-NEWLINE.
+func (h *rawHeader) lexEOF(rest string) {
+	word := strings.ToUpper(strings.Join(strings.Fields(rest), "-"))
+	switch word {
+	case "NEWLINE", "NL", "LF":
+		h.eof = EOFNewline
+	case "NO-NEWLINE", "NONEWLINE", "NO-NL", "NO-LF", "NO":
+		h.eof = EOFNoNewline
+	case "":
+		h.note("EOF takes NEWLINE (the file's last line ends with a newline) or NO-NEWLINE (it does not); if this line is content (a heredoc's end), write it as the body row +EOF", false)
+	default:
+		h.note("EOF takes NEWLINE (the file's last line ends with a newline) or NO-NEWLINE (it does not), for example EOF NEWLINE", false)
 	}
 }
 
@@ -317,8 +335,11 @@ func (l *rawLoc) number(s string) (n, w int) {
 // isCanonical reports whether line is exactly suggestion(false), without
 // building that string: every header of every call is checked.
 func (h *rawHeader) isCanonical(line string) bool {
-	if h.verb == "REM" {
+	switch h.verb {
+	case "REM":
 		return line == "REM"
+	case "EOF":
+		return line == h.eof.String()
 	}
 	var buf [96]byte
 	return string(h.op(false).append(buf[:0])) == line
@@ -343,6 +364,8 @@ func (h *rawHeader) suggestion(bodyFollows bool) string {
 		return "REM"
 	case "MV":
 		return "MV " + formatDest(h.dest)
+	case "EOF":
+		return h.eof.String()
 	}
 	return h.op(bodyFollows).String()
 }

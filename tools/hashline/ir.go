@@ -69,7 +69,8 @@ type Edit struct {
 	// Origin is, for a KindInsert that Expand made from a capture of this
 	// call, the original line the row copies; 0 for a row the model wrote
 	// or one pasted from a register an earlier call filled. It lets the
-	// tool carry a moved line's seen state to its new place (§4.3).
+	// tool carry a moved line's seen state to its new place (§4.3) and
+	// keep its own line ending.
 	Origin int
 }
 

@@ -100,8 +100,18 @@ func appendDeletes(out []Edit, src, start, end int) []Edit {
 }
 
 func appendInserts(out []Edit, src int, c Cursor, rows []string) []Edit {
-	for _, row := range rows {
-		out = append(out, Edit{Kind: KindInsert, Src: src, Cursor: c, Text: row})
+	return appendCopies(out, src, c, rows, 0)
+}
+
+// appendCopies is appendInserts of rows that are original lines from,
+// from+1, ... (0: rows the model wrote).
+func appendCopies(out []Edit, src int, c Cursor, rows []string, from int) []Edit {
+	for i, row := range rows {
+		e := Edit{Kind: KindInsert, Src: src, Cursor: c, Text: row}
+		if from > 0 {
+			e.Origin = from + i
+		}
+		out = append(out, e)
 	}
 	return out
 }

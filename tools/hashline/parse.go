@@ -39,6 +39,7 @@ const (
 	blkOp                // PUT or CUT
 	blkRem
 	blkMove
+	blkEOF
 )
 
 type parser struct {
@@ -147,6 +148,12 @@ func (p *parser) header(ln int, text string, h rawHeader, bodyFollows bool) erro
 				"a second MV (the first is on ops line %d); an edit moves its file at most once, so keep one MV with the final destination", p.patch.MoveLine)
 		}
 		p.kind, p.patch.MoveTo, p.patch.MoveLine = blkMove, h.dest, ln
+	case "EOF":
+		if p.patch.EOFLine != 0 {
+			return fail(CodeInvalidArgument, ln, 0,
+				"a second EOF op (the first is on ops line %d); the file has one last line, so keep one EOF with the state you want", p.patch.EOFLine)
+		}
+		p.kind, p.patch.EOF, p.patch.EOFLine = blkEOF, h.eof, ln
 	default:
 		op := Op{Kind: OpPut, Loc: h.loc.canonical(), Colon: h.colon, Register: h.reg, Line: ln, Header: text}
 		if h.verb == "CUT" {
@@ -169,7 +176,7 @@ func (p *parser) bodyRow(ln int, s string) error {
 		return fail(CodeParseFailed, ln, 0,
 			"body row %q has no op header above it; put the header first, for example PUT 3.=3: (replace line 3) or PUT >3: (insert after it), then the + rows",
 			clip(s))
-	case blkRem, blkMove:
+	case blkRem, blkMove, blkEOF:
 		return fail(CodeParseFailed, ln, 0,
 			"body row %q follows %q, which takes no body rows; to write content, use PUT N.=M: or PUT >N: with + rows in the same call", clip(s), p.hdr)
 	}
@@ -220,13 +227,13 @@ func (p *parser) finish() error {
 // check applies the rules about the patch as a whole.
 func (p *parser) check() (*Patch, error) {
 	pt := &p.patch
-	if pt.Rem && (len(pt.Ops) > 0 || pt.MoveLine != 0) {
+	if pt.Rem && (len(pt.Ops) > 0 || pt.MoveLine != 0 || pt.EOFLine != 0) {
 		return nil, fail(CodeInvalidArgument, pt.RemLine, 0,
 			"REM deletes the whole file and must be the only op; send it alone, or drop it and keep the other ops")
 	}
-	if !pt.Rem && len(pt.Ops) == 0 && pt.MoveLine == 0 {
+	if !pt.Rem && len(pt.Ops) == 0 && pt.MoveLine == 0 && pt.EOFLine == 0 {
 		return nil, fail(CodeParseFailed, 0, 0,
-			"ops has no operations; write at least one, for example PUT 3.=3: followed by +TEXT rows, CUT 3.=4, PUT >$: followed by +TEXT rows, REM or MV new/path")
+			"ops has no operations; write at least one, for example PUT 3.=3: followed by +TEXT rows, CUT 3.=4, PUT >$: followed by +TEXT rows, EOF NEWLINE, REM or MV new/path")
 	}
 	return pt, nil
 }

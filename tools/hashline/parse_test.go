@@ -235,7 +235,7 @@ func TestParseLimits(t *testing.T) {
 }
 
 func TestFormatRoundTrips(t *testing.T) {
-	ops := "[a b.go#ABCD]\nPUT 2.=3:\n+x\n+\n++y\nCUT 5*\nCUT 7.=8 @r\nPUT >9 @r\nPUT >$\nPUT <1:\n+top\nMV \"new dir/b.go\""
+	ops := "[a b.go#ABCD]\nPUT 2.=3:\n+x\n+\n++y\nCUT 5*\nCUT 7.=8 @r\nPUT >9 @r\nPUT >$\nPUT <1:\n+top\nEOF NO-NEWLINE\nMV \"new dir/b.go\""
 	p, err := Parse(ops, Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -265,8 +265,66 @@ func samePatch(a, b *Patch) bool {
 			h.Line = 0
 			c.Header = &h
 		}
-		c.RemLine, c.MoveLine = 0, 0
+		c.RemLine, c.MoveLine, c.EOFLine = 0, 0, 0
 		return c
 	}
 	return reflect.DeepEqual(strip(a), strip(b))
+}
+
+func TestParseEOF(t *testing.T) {
+	for ops, want := range map[string]EOF{
+		"EOF NEWLINE":                 EOFNewline,
+		"EOF NO-NEWLINE":              EOFNoNewline,
+		"PUT 1.=1:\n+x\nEOF NEWLINE":  EOFNewline,
+		"EOF NO-NEWLINE\nPUT >$:\n+x": EOFNoNewline,
+		"PUT 1.=1:\n+x":               EOFKeep,
+	} {
+		p, err := Parse(ops, Limits{})
+		if err != nil {
+			t.Fatalf("%q: %v", ops, err)
+		}
+		if p.EOF != want {
+			t.Errorf("%q: EOF %v, want %v", ops, p.EOF, want)
+		}
+	}
+	// Lenient spellings are refused with the canonical form shown.
+	for ops, says := range map[string]string{
+		"eof newline":    "Write: EOF NEWLINE",
+		"EOF no newline": "Write: EOF NO-NEWLINE",
+		"EOF  NEWLINE":   "Write: EOF NEWLINE",
+	} {
+		_, err := Parse(ops, Limits{})
+		if err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("%q: %v, want a refusal saying %q", ops, err, says)
+		}
+	}
+}
+
+func TestPatchFinal(t *testing.T) {
+	p := func(e EOF) *Patch { return &Patch{EOF: e, EOFLine: 1} }
+	tests := []struct {
+		eof   EOF
+		had   bool
+		lines []string
+		want  bool
+		code  string
+	}{
+		{EOFKeep, true, []string{"a"}, true, ""},
+		{EOFKeep, false, []string{"a"}, false, ""},
+		{EOFNewline, false, []string{"a"}, true, ""},
+		{EOFNoNewline, true, []string{"a"}, false, ""},
+		{EOFNoNewline, true, []string{"a", ""}, false, CodeRangeInvalid},
+		{EOFNewline, true, nil, false, CodeRangeInvalid},
+		{EOFNoNewline, true, nil, false, CodeRangeInvalid},
+	}
+	for _, tt := range tests {
+		got, err := p(tt.eof).Final(tt.had, tt.lines)
+		var he *Error
+		switch {
+		case tt.code == "" && (err != nil || got != tt.want):
+			t.Errorf("%v had %v %q: %v, %v; want %v", tt.eof, tt.had, tt.lines, got, err, tt.want)
+		case tt.code != "" && (!errors.As(err, &he) || he.Code != tt.code):
+			t.Errorf("%v had %v %q: %v, want %s", tt.eof, tt.had, tt.lines, err, tt.code)
+		}
+	}
 }

@@ -17,8 +17,59 @@ type Patch struct {
 	// MoveTo is the MV destination as written (quotes removed), "" if
 	// none. Every other op applies to the source first.
 	MoveTo string
-	// RemLine and MoveLine are the ops lines of REM and MV, 0 if absent.
-	RemLine, MoveLine int
+	// EOF is the final-newline state an EOF op sets; EOFKeep without one.
+	EOF EOF
+	// RemLine, MoveLine and EOFLine are the ops lines of REM, MV and EOF,
+	// 0 if absent.
+	RemLine, MoveLine, EOFLine int
+}
+
+// EOF is whether the file's last line ends with a newline, as an EOF op
+// sets it (edit-contract §7.2). It is a state, not a toggle: an EOF op
+// that names the state the file is already in changes nothing.
+type EOF uint8
+
+const (
+	// EOFKeep: no EOF op; the file keeps its final newline, or its lack
+	// of one.
+	EOFKeep EOF = iota
+	// EOFNewline is "EOF NEWLINE": the last line ends with a newline.
+	EOFNewline
+	// EOFNoNewline is "EOF NO-NEWLINE": the last line has no newline.
+	EOFNoNewline
+)
+
+// String is the op as written.
+func (e EOF) String() string {
+	switch e {
+	case EOFNewline:
+		return "EOF NEWLINE"
+	case EOFNoNewline:
+		return "EOF NO-NEWLINE"
+	}
+	return ""
+}
+
+// Final decides whether the edited text ends with a newline: had is
+// whether the text the patch applies to did, lines are the lines after
+// the patch's other ops. A state the text cannot have is refused with
+// EDIT_RANGE_INVALID: a text without lines has no last line to end, and
+// an empty last line exists only by its newline (without it, the line is
+// gone).
+func (p *Patch) Final(had bool, lines []string) (bool, error) {
+	if p.EOF == EOFKeep {
+		return had, nil
+	}
+	if len(lines) == 0 {
+		return false, fail(CodeRangeInvalid, p.EOFLine, 0,
+			"%q: after this edit the file has no lines, so it has no last line to end; drop the EOF op (lines you add with PUT >$: end with a newline)", p.EOF)
+	}
+	if p.EOF == EOFNoNewline && lines[len(lines)-1] == "" {
+		return false, fail(CodeRangeInvalid, p.EOFLine, len(lines),
+			"%q: the last line after this edit (line %d) is empty, and an empty last line exists only by its newline, so removing the newline would delete the line. To end the file on the line above it without a newline, delete the empty line in the same call (CUT it, or leave it out of your PUT body) and keep EOF NO-NEWLINE",
+			p.EOF, len(lines))
+	}
+	return p.EOF == EOFNewline, nil
 }
 
 // Header is the "[path#TAG]" section line.
@@ -155,6 +206,9 @@ func (p *Patch) Format() string {
 			b.WriteString(row)
 			b.WriteByte('\n')
 		}
+	}
+	if p.EOF != EOFKeep {
+		b.WriteString(p.EOF.String() + "\n")
 	}
 	if p.MoveTo != "" {
 		b.WriteString("MV " + formatDest(p.MoveTo) + "\n")

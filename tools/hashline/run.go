@@ -13,8 +13,9 @@ type Env struct {
 // ResolveBlocks, Expand, Validate, Apply and, on success, Commit. It is
 // the whole language without the gates, for tests and benchmarks; the
 // tool runs the steps itself so it can put the version and provenance
-// gates between them. A patch that is only REM or MV returns the lines
-// unchanged: those are file operations for the tool.
+// gates between them. A patch that is only REM, MV or EOF returns the
+// lines unchanged: those are file operations for the tool, and EOF is
+// decided by Patch.Final.
 func Run(lines []string, ops string, env Env) (Result, error) {
 	p, err := Parse(ops, env.Limits)
 	if err != nil {

@@ -88,8 +88,11 @@ type Window struct {
 	Digest     workspace.Digest // equals workspace.Sum(workspace.Decode(all bytes).Body)
 	BOM, CRLF  bool             // as workspace.Decode reports them
 	FileBytes  int64            // raw bytes read, BOM included
-	Body       string           // full normalized body; only when Retained
-	Retained   bool             // the file had at most RetainBytes bytes
+	// Unterminated reports that the last line has no newline after it
+	// (false for an empty file).
+	Unterminated bool
+	Body         string // full normalized body; only when Retained
+	Retained     bool   // the file had at most RetainBytes bytes
 }
 
 // Read makes one pass over r and returns the window opt selects. It fails

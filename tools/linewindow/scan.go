@@ -122,6 +122,7 @@ func (s *scanner) result(d workspace.Digest) *Window {
 	}
 	if s.bodyBytes > 0 && s.last != '\n' {
 		w.TotalLines++
+		w.Unterminated = true
 	}
 	if w.Retained {
 		w.Body = string(s.body) // an exact-size copy: the session store keeps it

@@ -1,0 +1,164 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hostd-dev/hostd/tools/hashline"
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// The text path is what an edit does between the bytes it read and the
+// bytes it writes: decode (validate, BOM, line endings), split, run the
+// edit language, and encode the new lines with each untouched line's own
+// bytes. cmd/hostbench times the same steps beside the reference
+// implementation; these benchmarks let a change to one step be measured
+// alone:
+//
+//	go test ./tools -run '^$' -bench 'TextPath|WholeBodyPath' -benchmem
+
+func textPathFile(n int, eol string) []byte {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "\tvalue%d := compute(%d, \"line\") // %d%s", i, i*7, i, eol)
+	}
+	return []byte(b.String())
+}
+
+// textPathOps spreads k ops over n lines as cmd/hostbench does.
+func textPathOps(k, n int) string {
+	var b strings.Builder
+	step := n / k
+	for i := 0; i < k; i++ {
+		l := i*step + 1
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&b, "PUT %d.=%d:\n+\tvalue := replaced(%d)\n+\tuse(value)\n+\tcheck(value)\n", l, l+1, i)
+		case 1:
+			fmt.Fprintf(&b, "PUT >%d:\n+\tinserted(%d)\n", l, i)
+		case 2:
+			fmt.Fprintf(&b, "CUT %d.=%d\n", l, l)
+		case 3:
+			fmt.Fprintf(&b, "PUT <%d:\n+\t// note %d\n+\tbefore(%d)\n", l+1, i, i)
+		}
+	}
+	return b.String()
+}
+
+// textPath is one edit, bytes in and bytes out.
+func textPath(raw []byte, ops string, env hashline.Env) ([]byte, error) {
+	t, err := workspace.DecodeOwned(raw)
+	if err != nil {
+		return nil, err
+	}
+	old := workspace.Lines(t.Body)
+	res, err := hashline.Run(old, ops, env)
+	if err != nil {
+		return nil, err
+	}
+	return t.EncodeEdit(raw, old, res.Lines, copiesOf(res.Copies), true), nil
+}
+
+func benchTextPath(b *testing.B, raw []byte, ops string) {
+	env := hashline.Env{Limits: hashline.DefaultLimits()}
+	if _, err := textPath(raw, ops, env); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		textPath(raw, ops, env)
+	}
+}
+
+// wholeBodyPath is the path edits took before EncodeEdit, kept as the
+// benchmarks' point of comparison: the body copied out of the bytes,
+// the new lines joined into a new body, and that body encoded line by
+// line (which also gave every line the dominant ending).
+func wholeBodyPath(raw []byte, ops string, env hashline.Env) ([]byte, error) {
+	t, err := workspace.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	res, err := hashline.Run(workspace.Lines(t.Body), ops, env)
+	if err != nil {
+		return nil, err
+	}
+	return t.Encode(workspace.Join(res.Lines, true)), nil
+}
+
+func benchWholeBody(b *testing.B, raw []byte, ops string) {
+	env := hashline.Env{Limits: hashline.DefaultLimits()}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		wholeBodyPath(raw, ops, env)
+	}
+}
+
+func BenchmarkWholeBodyPathSingleOp5kLines(b *testing.B) {
+	benchWholeBody(b, textPathFile(5000, "\n"), singleOp)
+}
+
+func BenchmarkWholeBodyPath50Ops5kLines(b *testing.B) {
+	benchWholeBody(b, textPathFile(5000, "\n"), textPathOps(50, 5000))
+}
+
+func BenchmarkWholeBodyPathSingleOp5kLinesCRLF(b *testing.B) {
+	benchWholeBody(b, textPathFile(5000, "\r\n"), singleOp)
+}
+
+const singleOp = "PUT 2500.=2501:\n+\tvalue := replaced()\n+\tuse(value)\n"
+
+func BenchmarkTextPathSingleOp5kLines(b *testing.B) {
+	benchTextPath(b, textPathFile(5000, "\n"), singleOp)
+}
+
+func BenchmarkTextPath50Ops5kLines(b *testing.B) {
+	benchTextPath(b, textPathFile(5000, "\n"), textPathOps(50, 5000))
+}
+
+func BenchmarkTextPathSingleOp5kLinesCRLF(b *testing.B) {
+	benchTextPath(b, textPathFile(5000, "\r\n"), singleOp)
+}
+
+// BenchmarkTextPathSteps times each step alone on the 5,000-line file.
+func BenchmarkTextPathSteps(b *testing.B) {
+	raw := textPathFile(5000, "\n")
+	t, _ := workspace.Decode(raw)
+	old := workspace.Lines(t.Body)
+	env := hashline.Env{Limits: hashline.DefaultLimits()}
+	res, _ := hashline.Run(old, singleOp, env)
+	copies := copiesOf(res.Copies)
+	b.Run("decode", func(b *testing.B) {
+		for b.Loop() {
+			workspace.DecodeOwned(raw)
+		}
+	})
+	b.Run("decode with a copy", func(b *testing.B) {
+		for b.Loop() {
+			workspace.Decode(raw)
+		}
+	})
+	b.Run("split", func(b *testing.B) {
+		for b.Loop() {
+			workspace.Lines(t.Body)
+		}
+	})
+	b.Run("run", func(b *testing.B) {
+		for b.Loop() {
+			hashline.Run(old, singleOp, env)
+		}
+	})
+	b.Run("encode", func(b *testing.B) {
+		for b.Loop() {
+			t.EncodeEdit(raw, old, res.Lines, copies, true)
+		}
+	})
+	b.Run("join+encode (whole body)", func(b *testing.B) {
+		for b.Loop() {
+			t.Encode(workspace.Join(res.Lines, true))
+		}
+	})
+}
