@@ -16,6 +16,13 @@ import (
 // had, so the reparse is exact; ops far apart only make the region, and
 // the reparse, larger. Comparing the texts costs a few memory compares,
 // far below a parse, and needs nothing from the edit language.
+//
+// The Go binding hands tree-sitter the old end point as the new one
+// (EditInput's conversion to C). That does not make the result wrong:
+// tree-sitter reuses no node the edit touches, it lexes those again and
+// takes their positions from the text, and a reused node keeps its own
+// relative size; TestIncrementalParseEqualsFullParse checks every node's
+// points after edits that add and remove lines.
 
 // compareChunk is how many bytes the prefix and suffix scans compare at
 // once before looking at single bytes.
