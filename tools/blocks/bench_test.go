@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
 
@@ -107,6 +108,113 @@ func BenchmarkBlockOp5000(b *testing.B) {
 		}
 		r.Close()
 	}
+}
+
+// The parse-once goals (issue 15) on the 5,000-line file: a block op on a
+// version already parsed, and right after an edit of the file, against a
+// full parse. The two are timed alternately in every iteration, so they
+// see the same load on a shared machine; each case reports its own time
+// (case-ns/op), the full parse's (parse-ns/op) and the goal's measure,
+// their ratio (x-parse).
+
+// ratioLoop runs op and ref alternately, in turn first, and reports their
+// times and op's time over ref's.
+func ratioLoop(b *testing.B, ref, op func()) {
+	var refTime, opTime time.Duration
+	n := 0
+	for b.Loop() {
+		first, second := ref, op
+		if n%2 == 1 {
+			first, second = op, ref
+		}
+		t0 := time.Now()
+		first()
+		t1 := time.Now()
+		second()
+		t2 := time.Now()
+		if n%2 == 0 {
+			refTime, opTime = refTime+t1.Sub(t0), opTime+t2.Sub(t1)
+		} else {
+			opTime, refTime = opTime+t1.Sub(t0), refTime+t2.Sub(t1)
+		}
+		n++
+	}
+	b.ReportMetric(float64(opTime.Nanoseconds())/float64(n), "case-ns/op")
+	b.ReportMetric(float64(refTime.Nanoseconds())/float64(n), "parse-ns/op")
+	b.ReportMetric(float64(opTime)/float64(refTime), "x-parse")
+}
+
+// fullParse5000 is the reference: one parse of text from scratch.
+func fullParse5000(b *testing.B, text string) func() {
+	src := []byte(text)
+	lang := languages["typescript"].grammar()
+	return func() {
+		p := sitter.NewParser()
+		p.SetLanguage(lang)
+		tree, err := p.ParseCtx(context.Background(), nil, src)
+		if err != nil || tree.RootNode().HasError() {
+			b.Fatalf("parse: %v", err)
+		}
+		tree.Close()
+		p.Close()
+	}
+}
+
+// blockOp builds a resolver of trees for text, resolves line and
+// releases the resolver.
+func blockOp(b *testing.B, trees *Trees, text string, line int) {
+	r, err := trees.NewResolver(context.Background(), "bench.ts", text, defaultLimit)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if s, e, err := r.Resolve(line); err != nil || s != line || e <= s {
+		b.Fatalf("line %d: %d-%d, %v", line, s, e, err)
+	}
+	r.Close()
+}
+
+// BenchmarkParseOnce: cached is a block op on a version whose tree is
+// cached (goal: at most 0.1x a full parse); after-edit is a block op on a
+// new version, right after an edit replaced the first body line of the
+// function the op names with two lines, so it is parsed incrementally
+// from the previous version's tree (goal: at most 0.3x). Building each
+// new version's text (one 5,000-line string) is part of after-edit.
+func BenchmarkParseOnce(b *testing.B) {
+	text, line := benchSource(b)
+	lines := workspace.Lines(text)
+	before, after := strings.Join(lines[:line], "\n")+"\n", "\n"+strings.Join(lines[line+1:], "\n")+"\n"
+	version := func(i int) string {
+		return before + fmt.Sprintf("  const edited%d = %d;\n  void edited%d;", i, i, i) + after
+	}
+	newTrees := func(b *testing.B) *Trees {
+		trees, err := NewTrees(config.DefaultLimits().MaxParseTreeBytes)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(trees.Close)
+		return trees
+	}
+	b.Run("cached", func(b *testing.B) {
+		trees := newTrees(b)
+		b.SetBytes(int64(len(text)))
+		ratioLoop(b, fullParse5000(b, text), func() { blockOp(b, trees, text, line) })
+		if st := trees.Stats(); st.Full != 1 || st.Incremental != 0 {
+			b.Fatalf("the version was parsed more than once: %+v", st)
+		}
+	})
+	b.Run("after-edit", func(b *testing.B) {
+		trees := newTrees(b)
+		blockOp(b, trees, version(0), line)
+		i := 0
+		b.SetBytes(int64(len(text)))
+		ratioLoop(b, fullParse5000(b, text), func() {
+			i++
+			blockOp(b, trees, version(i), line)
+		})
+		if st := trees.Stats(); st.Full != 1 || st.Incremental != i {
+			b.Fatalf("want one full parse, then one incremental parse per op: %+v after %d ops", st, i)
+		}
+	})
 }
 
 // BenchmarkBlockOps20x5000 is one call carrying 20 block ops: the text is
