@@ -60,7 +60,7 @@ type Limits struct {
 	MaxRetainedBytes int64 `json:"maxRetainedBytes"` // 256 MiB: snapshot text retained across all sessions (one LRU over them)
 	MaxBudgetWaitMs  int   `json:"maxBudgetWaitMs"`  // 10 s: how long a call waits for room in maxMemoryBytes
 	// MaxParseTreeBytes, 256 MiB: parse trees kept across all sessions
-	// (C memory, estimated at 129 bytes a text byte), least recently used
+	// (C memory, estimated from their texts' tokens), least recently used
 	// evicted past it.
 	MaxParseTreeBytes int64 `json:"maxParseTreeBytes"`
 

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -287,4 +289,66 @@ func BenchmarkCheckBroken(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkTreeMemory measures what a parse tree holds in C memory, the
+// figure treeCost must stay above: the growth of the resident
+// set while 10 trees of one text are held, per tree and per byte of text
+// (rss-bytes/text-byte, beside the estimate's margin over it as
+// estimate/rss). Run one grammar per process with -benchtime 1x
+// (-bench 'TreeMemory/python$'): memory freed by an earlier tree stays
+// with the allocator and makes later readings low. Linux only.
+func BenchmarkTreeMemory(b *testing.B) {
+	if _, err := os.ReadFile("/proc/self/statm"); err != nil {
+		b.Skip("needs /proc/self/statm (Linux) to read the resident set")
+	}
+	ts, _ := benchSource(b)
+	for _, tc := range []struct{ name, path, text string }{
+		{"typescript", "x.ts", ts},
+		{"python", "x.py", strings.Repeat("def f(a, b):\n    if a:\n        return [x * 2 for x in b]\n    return {'k': a, 'v': b}\n\n", 3000)},
+		{"markdown", "x.md", strings.Repeat("# Title\n\nSome *text* with `code` and [a link](http://x).\n\n- item one\n- item two\n\n", 3000)},
+		{"json", "x.json", "[" + strings.Repeat(`{"a": 1, "b": [true, null, "str"]},`, 5000) + "1]"},
+		// The densest texts: a node or two per byte.
+		{"json-dense", "x.json", "[" + strings.Repeat("0,", 100000) + "0]"},
+		{"typescript-dense", "x.ts", strings.Repeat("a;", 100000)},
+		{"markdown-dense", "x.md", strings.Repeat("*a*\n", 50000)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			lang := languageFor(tc.path, tc.text)
+			var perByte float64
+			for b.Loop() {
+				runtime.GC()
+				before := residentBytes(b)
+				trees := make([]*sitter.Tree, 10)
+				for i := range trees {
+					tree, why, reason := parse(context.Background(), lang, tc.text, nil, parseTimeout)
+					if tree == nil {
+						b.Fatalf("parse: %v %s", why, reason)
+					}
+					trees[i] = tree
+				}
+				runtime.GC()
+				perByte = float64(residentBytes(b)-before) / float64(len(trees)) / float64(len(tc.text))
+				for _, tree := range trees {
+					tree.Close()
+				}
+			}
+			b.ReportMetric(perByte, "rss-bytes/text-byte")
+			b.ReportMetric(float64(treeCost(tc.text))/float64(len(tc.text))/perByte, "estimate/rss")
+		})
+	}
+}
+
+// residentBytes is the process's resident set.
+func residentBytes(b *testing.B) int64 {
+	raw, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fields := strings.Fields(string(raw))
+	pages, err := strconv.ParseInt(fields[1], 10, 64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return pages * int64(os.Getpagesize())
 }

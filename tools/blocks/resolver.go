@@ -97,27 +97,36 @@ func (r *Resolver) Resolve(line int) (start, end int, err error) {
 	if r.closed {
 		return 0, 0, ErrClosed
 	}
-	if r.lang == nil {
-		return 0, 0, r.unsupported(line)
-	}
-	if line < 1 || line > r.numLines {
+	if r.lang != nil && (line < 1 || line > r.numLines) {
 		return 0, 0, decline(ErrLineRange, line, "line %d is outside the file, which has %d lines", line, r.numLines)
 	}
-	if int64(len(r.text)) > r.maxBytes {
-		return 0, 0, decline(ErrTooLarge, line,
-			"block ops are declined for files over %d bytes (this one has %d), because parsing it would cost too much; %s",
-			r.maxBytes, len(r.text), plainOps)
-	}
-	if err := r.parseLocked(); err != nil {
-		e := *err
-		e.Line = line
-		return 0, 0, &e
+	if ue := r.loadLocked(line); ue != nil {
+		return 0, 0, ue
 	}
 	s, ue := r.resolveRow(line-1, true)
 	if ue != nil {
 		return 0, 0, ue
 	}
 	return s.start + 1, s.end + 1, nil
+}
+
+// loadLocked makes sure the text has a clean tree, or returns the decline
+// that applies to the whole file, for line.
+func (r *Resolver) loadLocked(line int) *UnresolvedError {
+	if r.lang == nil {
+		return r.unsupported(line)
+	}
+	if int64(len(r.text)) > r.maxBytes {
+		return decline(ErrTooLarge, line,
+			"block ops are declined for files over %d bytes (this one has %d), because parsing it would cost too much; %s",
+			r.maxBytes, len(r.text), plainOps)
+	}
+	if err := r.parseLocked(); err != nil {
+		e := *err
+		e.Line = line
+		return &e
+	}
+	return nil
 }
 
 // Close releases the syntax tree. It is safe to call more than once.

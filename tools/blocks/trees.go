@@ -10,16 +10,20 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// treeBytesPerTextByte is what a cached tree is charged per byte of its
-// text, above the text itself. Tree-sitter keeps a tree in C memory that
-// the daemon cannot ask about, so the charge is an estimate from the text
-// size, set above what was measured: the resident memory of 20 trees
-// held at once, in a fresh process per grammar, was 42x the text for
-// 5,000 lines of TypeScript (98 bytes a node), 60x for JSON, 76x for
-// Python and 113x for Markdown (322 bytes a node). A tree derived from
+// treeBytesPerToken is what a cached tree is charged per token of its
+// text (treeTokens), above the text itself. Tree-sitter keeps a tree in
+// C memory that the daemon cannot ask about, and counting its nodes
+// would cost a walk of the whole tree, so the charge is an estimate from
+// the text, set above what was measured (BenchmarkTreeMemory: the growth
+// of the resident set while 10 trees are held, in a fresh process per
+// text). Per token that was 96 bytes (JSON), 129 (TypeScript), 159
+// (Python), 259 (Markdown) and 161-258 for the densest texts ("0," and
+// "a;" repeated, "*a*" lines); per byte of text it ranges from 30x (real
+// TypeScript) to 258x, so a charge per byte would either miss dense
+// texts or charge ordinary code many times over. A tree derived from
 // another by an incremental parse shares most of its nodes with it, and
 // is charged in full all the same.
-const treeBytesPerTextByte = 128
+const treeBytesPerToken = 288
 
 // maxTreeVersionsPerPath is how many versions of one file keep their
 // trees. The newest is the base the next version is parsed from; one
@@ -30,7 +34,30 @@ const maxTreeVersionsPerPath = 2
 // which the cache keeps to recognise the version and to diff the next
 // one against.
 func treeCost(text string) int64 {
-	return int64(len(text)) * (treeBytesPerTextByte + 1)
+	return int64(len(text)) + treeBytesPerToken*int64(treeTokens(text))
+}
+
+// treeTokens counts what a grammar's leaves roughly are: every run of
+// word bytes (letters, digits, _, and any byte of a multi-byte
+// character) and every other byte but spaces, tabs and CRs. It is an
+// upper bound of the leaves in every grammar measured, not a lexer.
+func treeTokens(text string) int {
+	n, inWord := 0, false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c >= 0x80:
+			if !inWord {
+				n++
+			}
+			inWord = true
+		case c == ' ', c == '\t', c == '\r':
+			inWord = false
+		default:
+			n++
+			inWord = false
+		}
+	}
+	return n
 }
 
 // Trees keeps the parse trees of recent file versions for the whole

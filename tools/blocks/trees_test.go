@@ -299,3 +299,63 @@ func TestNewTreesRejectsNonPositiveBound(t *testing.T) {
 		}
 	}
 }
+
+// Parse hands out the cached clean tree of a version, and declines as a
+// block op on the file would.
+func TestTreesParse(t *testing.T) {
+	trees := mustTrees(t, 64<<20)
+	text := tsFunctions(3, 0)
+	for range 2 {
+		p, err := trees.Parse(context.Background(), "a.ts", text, defaultLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if root := p.Root(); root.Type() != "program" || root.NamedChildCount() != 3 || p.Language() != "typescript" {
+			t.Fatalf("root %s with %d children, language %s", root.Type(), root.NamedChildCount(), p.Language())
+		}
+		p.Close()
+		p.Close()
+	}
+	if st := trees.Stats(); st.Full != 1 || st.Hits != 1 {
+		t.Errorf("stats %+v: want one parse and one hit", st)
+	}
+	for _, tc := range []struct {
+		path, text string
+		kind       error
+	}{
+		{"a.ts", text + "}\n", ErrNotClean},
+		{"a.txt", text, ErrUnsupported},
+		{"a.ts", strings.Repeat(" ", int(defaultLimit)+1), ErrTooLarge},
+	} {
+		p, err := trees.Parse(context.Background(), tc.path, tc.text, defaultLimit)
+		var ue *UnresolvedError
+		if p != nil || !errors.Is(err, tc.kind) || !errors.As(err, &ue) || ue.Line != 0 {
+			t.Errorf("Parse(%s, %d bytes): %v, want %v on line 0", tc.path, len(tc.text), err, tc.kind)
+		}
+	}
+	if st := trees.Stats(); st.Bytes != treeCost(text)+treeCost(text+"}\n") {
+		t.Errorf("after the declines: %+v, want the clean and the broken version cached", st)
+	}
+}
+
+func TestTreeTokens(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"   \t\r", 0},
+		{"foo bar_1", 2},
+		{"a;a;", 4},
+		{"f(x) {\n}\n", 8},
+		{"é世界 x", 2},
+		{"[0,0]", 5},
+	} {
+		if got := treeTokens(tc.text); got != tc.want {
+			t.Errorf("treeTokens(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+	if got, want := treeCost("a;a;"), int64(4+4*treeBytesPerToken); got != want {
+		t.Errorf("treeCost = %d, want %d", got, want)
+	}
+}
