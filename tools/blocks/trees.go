@@ -81,7 +81,8 @@ func treeTokens(text string) int {
 // cache's own tree is never walked: each caller gets a copy
 // (ts_tree_copy, which shares the nodes by reference count) and a lease
 // that frees the copy and returns the tree's count. mu is a leaf lock,
-// held for map and list work and tree copies, never across a parse.
+// held for map and list work, text compares and tree copies, never
+// across a parse or while a tree is freed.
 //
 // A nil *Trees caches nothing: every request is a parse from scratch.
 type Trees struct {
@@ -157,10 +158,12 @@ func (l *lease) release() {
 		return
 	}
 	l.t.mu.Lock()
-	defer l.t.mu.Unlock()
 	l.e.lent--
-	if !l.e.cached && l.e.lent == 0 {
-		l.t.freeLocked(l.e)
+	last := !l.e.cached && l.e.lent == 0
+	l.t.mu.Unlock()
+	if last {
+		// No one can lend an evicted entry: it is this lease's to free.
+		l.t.free([]*entry{l.e})
 	}
 }
 
@@ -214,17 +217,24 @@ func (t *Trees) get(ctx context.Context, rq request) (*lease, failure, string) {
 	if tree == nil {
 		return nil, why, reason
 	}
+	var cost int64
+	if rq.keep {
+		cost = treeCost(rq.text) // a pass over the text: not under mu
+	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if old != nil {
 		t.stats.Incremental++
 	} else {
 		t.stats.Full++
 	}
 	if !rq.keep {
+		t.mu.Unlock()
 		return &lease{tree: tree, text: rq.text}, parsed, ""
 	}
-	return t.insertLocked(rq, tree), parsed, ""
+	l, evicted := t.insertLocked(rq, tree, cost)
+	t.mu.Unlock()
+	t.free(evicted)
+	return l, parsed, ""
 }
 
 // lend returns a lease on the cached tree of rq's version, nil when there
@@ -260,46 +270,51 @@ func (t *Trees) lendLocked(e *entry) *lease {
 	return &lease{tree: e.tree.Copy(), text: e.text, t: t, e: e}
 }
 
-// insertLocked caches tree as rq's version and lends it. A version cached
-// meanwhile by another call wins, and tree is freed.
-func (t *Trees) insertLocked(rq request, tree *sitter.Tree) *lease {
+// insertLocked caches tree, which costs cost, as rq's version and lends
+// it. A version cached meanwhile by another call wins, and tree is
+// freed. It returns the evicted entries no lease holds, for the caller
+// to free once it has unlocked mu.
+func (t *Trees) insertLocked(rq request, tree *sitter.Tree, cost int64) (*lease, []*entry) {
 	entries := t.byPath[rq.path]
 	for _, e := range entries {
 		if e.lang == rq.lang && e.text == rq.text {
-			tree.Close()
-			return t.lendLocked(e)
+			return t.lendLocked(e), []*entry{{tree: tree}}
 		}
 	}
-	cost := treeCost(rq.text)
 	if cost > t.maxBytes {
-		return &lease{tree: tree, text: rq.text}
+		return &lease{tree: tree, text: rq.text}, nil
 	}
 	e := &entry{path: rq.path, lang: rq.lang, text: rq.text, tree: tree, cost: cost, cached: true}
 	e.elem = t.lru.PushFront(e)
 	t.byPath[rq.path] = append([]*entry{e}, entries...)
 	t.bytes += cost
+	var evicted []*entry
 	if old := t.byPath[rq.path]; len(old) > maxTreeVersionsPerPath {
 		for _, x := range old[maxTreeVersionsPerPath:] {
-			t.evictLocked(x)
+			evicted = t.evictLocked(x, evicted)
 		}
 	}
-	for t.bytes > t.maxBytes {
+	// The entries in evicted are freed once mu is unlocked, and stop
+	// counting then; the bound counts them as gone.
+	for t.bytes-costOf(evicted) > t.maxBytes {
 		last := t.lru.Back()
 		if last == nil || last.Value.(*entry) == e {
 			// What is left over the bound is lent out and freed when
 			// its callers are done.
 			break
 		}
-		t.evictLocked(last.Value.(*entry))
+		evicted = t.evictLocked(last.Value.(*entry), evicted)
 	}
-	return t.lendLocked(e)
+	return t.lendLocked(e), evicted
 }
 
-// evictLocked drops e from the cache; its tree is freed now, or by the
-// last lease on it.
-func (t *Trees) evictLocked(e *entry) {
+// evictLocked drops e from the cache. Its tree is freed by the last lease
+// on it, or, when no lease holds it, by the caller: evictLocked appends
+// it to free. Freeing a large tree walks all of it, so it is done with mu
+// unlocked, and the tree stays counted until it is done.
+func (t *Trees) evictLocked(e *entry, free []*entry) []*entry {
 	if !e.cached {
-		return
+		return free
 	}
 	e.cached = false
 	t.stats.Evicted++
@@ -317,14 +332,34 @@ func (t *Trees) evictLocked(e *entry) {
 		t.byPath[e.path] = entries
 	}
 	if e.lent == 0 {
-		t.freeLocked(e)
+		free = append(free, e)
 	}
+	return free
 }
 
-func (t *Trees) freeLocked(e *entry) {
-	e.tree.Close()
-	e.tree = nil
-	t.bytes -= e.cost
+func costOf(entries []*entry) int64 {
+	var sum int64
+	for _, e := range entries {
+		sum += e.cost
+	}
+	return sum
+}
+
+// free frees the trees of evicted entries no lease holds, then stops
+// counting them. mu must not be held.
+func (t *Trees) free(entries []*entry) {
+	if len(entries) == 0 {
+		return
+	}
+	var freed int64
+	for _, e := range entries {
+		e.tree.Close()
+		e.tree = nil
+		freed += e.cost
+	}
+	t.mu.Lock()
+	t.bytes -= freed
+	t.mu.Unlock()
 }
 
 // Close evicts every tree; trees still lent are freed by their last
@@ -334,8 +369,10 @@ func (t *Trees) Close() {
 		return
 	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	var evicted []*entry
 	for t.lru.Len() > 0 {
-		t.evictLocked(t.lru.Front().Value.(*entry))
+		evicted = t.evictLocked(t.lru.Front().Value.(*entry), evicted)
 	}
+	t.mu.Unlock()
+	t.free(evicted)
 }
