@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -212,6 +213,29 @@ func BenchmarkParseOnce(b *testing.B) {
 		ratioLoop(b, fullParse5000(b, text), func() {
 			i++
 			blockOp(b, trees, version(i), line)
+		})
+		if st := trees.Stats(); st.Full != 1 || st.Incremental != i {
+			b.Fatalf("want one full parse, then one incremental parse per op: %+v after %d ops", st, i)
+		}
+	})
+	// An edit of two ops far apart, near the top and near the end of the
+	// file (a comment added to each line): two edits of the tree, not one
+	// spanning the file.
+	b.Run("after-edit-far-apart", func(b *testing.B) {
+		trees := newTrees(b)
+		top, end := 10, len(lines)-10
+		farApart := func(i int) string {
+			l := slices.Clone(lines)
+			l[top-1] += fmt.Sprintf(" // edited %d", i)
+			l[end-1] += fmt.Sprintf(" // edited %d", i)
+			return strings.Join(l, "\n") + "\n"
+		}
+		blockOp(b, trees, farApart(0), line)
+		i := 0
+		b.SetBytes(int64(len(text)))
+		ratioLoop(b, fullParse5000(b, text), func() {
+			i++
+			blockOp(b, trees, farApart(i), line)
 		})
 		if st := trees.Stats(); st.Full != 1 || st.Incremental != i {
 			b.Fatalf("want one full parse, then one incremental parse per op: %+v after %d ops", st, i)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -124,6 +125,8 @@ func seedTexts(t *testing.T) map[string]string {
 			seeds[base+"+bom"] = "\ufeff" + text
 			first, rest, _ := strings.Cut(text, "\n")
 			seeds[base+"+utf8"] = first + " 世界é🎉\n" + rest
+			// Large enough for a changed region to be split in several.
+			seeds[base+"+large"] = strings.Repeat(strings.TrimRight(text, "\n")+"\n\n", minSplitBytes/len(text)+4)
 		}
 	}
 	return seeds
@@ -144,7 +147,7 @@ func TestIncrementalParseEqualsFullParse(t *testing.T) {
 	}
 	seeds := seedTexts(t)
 	for name, seed := range seeds {
-		path := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name[strings.Index(name, "/")+1:], "+crlf"), "+bom"), "+utf8")
+		path, _, _ := strings.Cut(name[strings.Index(name, "/")+1:], "+")
 		lang := languageFor(path, seed)
 		if lang == nil || lang.refuse(seed) != "" {
 			continue
@@ -155,14 +158,20 @@ func TestIncrementalParseEqualsFullParse(t *testing.T) {
 			tree := fullParse(t, lang, text)
 			defer func() { tree.Close() }()
 			for step := range steps {
+				// One to three changes at once, as an edit's ops make
+				// them: far apart in a large text, they are split into
+				// several edits.
 				next := randomEdit(rng, text)
+				for range rng.IntN(3) {
+					next = randomEdit(rng, next)
+				}
 				if lang.refuse(next) != "" {
 					continue
 				}
-				edit, same := editBetween(text, next)
+				edit := editsBetween(text, next)
 				old := tree.Copy()
-				if !same {
-					old.Edit(edit)
+				for _, e := range edit {
+					old.Edit(e)
 				}
 				inc, why, reason := parse(context.Background(), lang, next, old, parseTimeout)
 				old.Close()
@@ -215,13 +224,41 @@ func TestEditBetween(t *testing.T) {
 			sitter.EditInput{StartIndex: 1001, OldEndIndex: 1001, NewEndIndex: 1002, StartPoint: pt(1, 0), OldEndPoint: pt(1, 0), NewEndPoint: pt(1, 1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, same := editBetween(tc.old, tc.new)
-			if same || got != tc.want {
-				t.Errorf("editBetween(%q, %q) = %+v (same %v), want %+v", tc.old, tc.new, got, same, tc.want)
+			got := editsBetween(tc.old, tc.new)
+			if len(got) != 1 || got[0] != tc.want {
+				t.Errorf("editsBetween(%q, %q) = %+v, want %+v", tc.old, tc.new, got, tc.want)
 			}
 		})
 	}
-	if _, same := editBetween("abc", "abc"); !same {
-		t.Error("equal texts gave an edit")
+	if got := editsBetween("abc", "abc"); got != nil {
+		t.Errorf("equal texts gave edits %+v", got)
+	}
+}
+
+// Two changes far apart in a large text are two edits, the later one
+// first, each in the coordinates the one before left; two changes close
+// together are one.
+func TestEditsBetweenSplitsDistantChanges(t *testing.T) {
+	pt := func(r, c uint32) sitter.Point { return sitter.Point{Row: r, Column: c} }
+	var b strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&b, "line %03d\n", i) // 9 bytes a line
+	}
+	old := b.String()
+	// Line 10 (row 9) gains a line; line 391 (row 390) changes a byte.
+	new := strings.Replace(old, "line 009\n", "line 009\nadded\n", 1)
+	new = strings.Replace(new, "line 390\n", "line 39X\n", 1)
+	got := editsBetween(old, new)
+	want := []sitter.EditInput{
+		{StartIndex: 390*9 + 7, OldEndIndex: 390*9 + 8, NewEndIndex: 390*9 + 8, StartPoint: pt(390, 7), OldEndPoint: pt(390, 8), NewEndPoint: pt(390, 8)},
+		{StartIndex: 90, OldEndIndex: 90, NewEndIndex: 96, StartPoint: pt(10, 0), OldEndPoint: pt(10, 0), NewEndPoint: pt(11, 0)},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("editsBetween gave %+v, want %+v", got, want)
+	}
+	near := strings.Replace(old, "line 011\n", "line 01X\n", 1)
+	near = strings.Replace(near, "line 009\n", "line 00X\n", 1)
+	if got := editsBetween(old, near); len(got) != 1 {
+		t.Errorf("two changes two lines apart gave %d edits, want 1: %+v", len(got), got)
 	}
 }

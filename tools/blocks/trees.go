@@ -64,7 +64,7 @@ func treeTokens(text string) int {
 // daemon, so a version is parsed once however many calls and block ops
 // ask about it, and a new version of a file is parsed incrementally from
 // the tree of the one before: tree-sitter reparses only the region the
-// edit changed (editBetween) and reuses the rest.
+// edit changed (editsBetween) and reuses the rest.
 //
 // A version is its path, its grammar and its text, compared byte for
 // byte (no digest can collide). Bound: the estimated bytes (treeCost) of
@@ -208,9 +208,11 @@ func (t *Trees) get(ctx context.Context, rq request) (*lease, failure, string) {
 	var old *sitter.Tree
 	if from != nil {
 		defer from.release()
-		if edit, same := editBetween(from.text, rq.text); !same {
+		if edits := editsBetween(from.text, rq.text); len(edits) > 0 {
 			old = from.tree // the lease's own copy: editing it touches no one else's
-			old.Edit(edit)
+			for _, e := range edits {
+				old.Edit(e)
+			}
 		}
 	}
 	tree, why, reason := parse(ctx, rq.lang, rq.text, old, rq.backstop)
