@@ -59,6 +59,10 @@ type Limits struct {
 	MaxMemoryBytes   int64 `json:"maxMemoryBytes"`   // 1 GiB: bytes in flight (frames being read, payloads being applied); over it a call waits, then is refused as retriable
 	MaxRetainedBytes int64 `json:"maxRetainedBytes"` // 256 MiB: snapshot text retained across all sessions (one LRU over them)
 	MaxBudgetWaitMs  int   `json:"maxBudgetWaitMs"`  // 10 s: how long a call waits for room in maxMemoryBytes
+	// MaxParseTreeBytes, 256 MiB: parse trees kept across all sessions
+	// (C memory, estimated from their texts' tokens), least recently used
+	// evicted past it.
+	MaxParseTreeBytes int64 `json:"maxParseTreeBytes"`
 
 	// Review store, wire-contract §5.
 	MaxReviewEntriesPerSession int   `json:"maxReviewEntriesPerSession"`
@@ -109,6 +113,8 @@ func DefaultLimits() Limits {
 		MaxMemoryBytes:   1024 * mib,
 		MaxRetainedBytes: 256 * mib,
 		MaxBudgetWaitMs:  10000,
+
+		MaxParseTreeBytes: 256 * mib,
 
 		MaxReviewEntriesPerSession: 2000,
 		MaxReviewBytesPerSession:   256 * mib,
@@ -188,7 +194,7 @@ func (l Limits) Validate() error {
 		"maxNamedRegisters": int64(l.MaxNamedRegisters), "maxBlockParseBytes": l.MaxBlockParseBytes,
 		"repeatGuardAttempts": int64(l.RepeatGuardAttempts), "recoveryDiffTimeoutMs": int64(l.RecoveryDiffTimeoutMs),
 		"maxParseMs": int64(l.MaxParseMs), "maxSessions": int64(l.MaxSessions), "maxFrameBytes": l.MaxFrameBytes, "shutdownGraceMs": int64(l.ShutdownGraceMs),
-		"maxMemoryBytes": l.MaxMemoryBytes, "maxRetainedBytes": l.MaxRetainedBytes, "maxBudgetWaitMs": int64(l.MaxBudgetWaitMs),
+		"maxMemoryBytes": l.MaxMemoryBytes, "maxRetainedBytes": l.MaxRetainedBytes, "maxParseTreeBytes": l.MaxParseTreeBytes, "maxBudgetWaitMs": int64(l.MaxBudgetWaitMs),
 		"maxReviewEntriesPerSession": int64(l.MaxReviewEntriesPerSession), "maxReviewBytesPerSession": l.MaxReviewBytesPerSession,
 		"maxReviewEntries": int64(l.MaxReviewEntries), "maxReviewBytes": l.MaxReviewBytes,
 	}

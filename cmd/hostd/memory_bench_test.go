@@ -139,7 +139,7 @@ func newEditRig(b testing.TB, stateDir string, lim config.Limits) *editRig {
 
 	r := &editRig{
 		exec: tools.NewExecutor(tools.Options{Sessions: sessions, Limits: lim, Review: store,
-			Blocks: blockResolvers(lim.MaxBlockParseBytes), Syntax: syntaxCheckers(lim.MaxBlockParseBytes), Tools: builtinTools()}),
+			Blocks: blockResolvers(nil, lim.MaxBlockParseBytes), Syntax: syntaxCheckers(nil, lim.MaxBlockParseBytes), Tools: builtinTools()}),
 		store: store, sessions: sessions, ws: ws, root: root, session: s.ID, path: "edit.go",
 	}
 	r.tag = r.call(b, r.session, "read", map[string]any{"path": r.path})

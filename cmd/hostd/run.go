@@ -95,7 +95,14 @@ func run(ctx context.Context, args []string, std stdio) error {
 	stop := make(chan struct{})
 	var stopOnce sync.Once
 	sessions := session.NewManager(cfg.Limits)
-	srv := newServer(cfg, log, sessions, store, func() { stopOnce.Do(func() { close(stop) }) })
+	// One tree cache for the whole daemon: each file version is parsed
+	// once, and the next version from its tree.
+	trees, err := blocks.NewTrees(cfg.Limits.MaxParseTreeBytes)
+	if err != nil {
+		return err
+	}
+	defer trees.Close()
+	srv := newServer(cfg, log, sessions, store, trees, func() { stopOnce.Do(func() { close(stop) }) })
 	govern, stopGoverning := context.WithCancel(context.Background())
 	defer stopGoverning()
 	go governMemory(govern, cfg.Limits, memorySources{held: sessions.HeldBytes, index: store.IndexBytes})
@@ -140,7 +147,7 @@ func run(ctx context.Context, args []string, std stdio) error {
 }
 
 // newServer wires the daemon's domain objects into the RPC server.
-func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, store *review.Store, onShutdown func()) *rpc.Server {
+func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, store *review.Store, trees *blocks.Trees, onShutdown func()) *rpc.Server {
 	// One budget for the whole daemon: frames in flight (rpc) and the
 	// payloads write and edit apply (tools) take from the same bytes.
 	mem := budget.New(cfg.Limits.MaxMemoryBytes, cfg.Limits.BudgetWait())
@@ -149,9 +156,9 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, st
 		Limits:   cfg.Limits,
 		Log:      log,
 		Review:   store,
-		Blocks:   blockResolvers(cfg.Limits.MaxBlockParseBytes),
-		Syntax:   syntaxCheckers(cfg.Limits.MaxBlockParseBytes),
-		Outline:  outlines(cfg.Limits.MaxBlockParseBytes),
+		Blocks:   blockResolvers(trees, cfg.Limits.MaxBlockParseBytes),
+		Syntax:   syntaxCheckers(trees, cfg.Limits.MaxBlockParseBytes),
+		Outline:  outlines(trees, cfg.Limits.MaxBlockParseBytes),
 		Tools:    builtinTools(),
 		Budget:   mem,
 	})
@@ -177,10 +184,11 @@ func builtinTools() []tools.Tool {
 }
 
 // syntaxCheckers give boundary repair a whole-text parse check in the
-// file's grammar (edit-contract §8.4), within the call's parse time.
-func syntaxCheckers(maxParseBytes int64) tools.SyntaxFactory {
+// file's grammar (edit-contract §8.4), within the call's parse time,
+// parsing each candidate from the file's cached tree.
+func syntaxCheckers(trees *blocks.Trees, maxParseBytes int64) tools.SyntaxFactory {
 	return func(ctx context.Context, path, text string) hashline.Syntax {
-		s, err := blocks.NewSyntaxContext(ctx, path, text, maxParseBytes)
+		s, err := trees.NewSyntax(ctx, path, text, maxParseBytes)
 		if err != nil {
 			return nil
 		}
@@ -190,18 +198,18 @@ func syntaxCheckers(maxParseBytes int64) tools.SyntaxFactory {
 
 // blockResolvers resolves N* locators with the tree-sitter grammars,
 // declining files over maxParseBytes and parses past the call's parse
-// time.
-func blockResolvers(maxParseBytes int64) tools.BlockResolverFactory {
+// time, with each version's tree from the cache.
+func blockResolvers(trees *blocks.Trees, maxParseBytes int64) tools.BlockResolverFactory {
 	return func(ctx context.Context, path, text string) (tools.BlockResolver, error) {
-		return blocks.NewResolverContext(ctx, path, text, maxParseBytes)
+		return trees.NewResolver(ctx, path, text, maxParseBytes)
 	}
 }
 
 // outlines lists declarations for read's outline mode with the same
-// grammars and parse limit as block ops.
-func outlines(maxParseBytes int64) tools.OutlineFunc {
+// grammars, parse limit and tree cache as block ops.
+func outlines(trees *blocks.Trees, maxParseBytes int64) tools.OutlineFunc {
 	return func(ctx context.Context, path, text string, from, to int) ([]tools.OutlineRow, error) {
-		decls, err := blocks.OutlineLines(ctx, path, text, maxParseBytes, from, to)
+		decls, err := trees.OutlineLines(ctx, path, text, maxParseBytes, from, to)
 		if err != nil {
 			return nil, err
 		}

@@ -6,8 +6,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
 
@@ -109,6 +113,136 @@ func BenchmarkBlockOp5000(b *testing.B) {
 	}
 }
 
+// The parse-once goals (issue 15) on the 5,000-line file: a block op on a
+// version already parsed, and right after an edit of the file, against a
+// full parse. The two are timed alternately in every iteration, so they
+// see the same load on a shared machine; each case reports its own time
+// (case-ns/op), the full parse's (parse-ns/op) and the goal's measure,
+// their ratio (x-parse).
+
+// ratioLoop runs op and ref alternately, in turn first, and reports their
+// times and op's time over ref's.
+func ratioLoop(b *testing.B, ref, op func()) {
+	var refTime, opTime time.Duration
+	n := 0
+	for b.Loop() {
+		first, second := ref, op
+		if n%2 == 1 {
+			first, second = op, ref
+		}
+		t0 := time.Now()
+		first()
+		t1 := time.Now()
+		second()
+		t2 := time.Now()
+		if n%2 == 0 {
+			refTime, opTime = refTime+t1.Sub(t0), opTime+t2.Sub(t1)
+		} else {
+			opTime, refTime = opTime+t1.Sub(t0), refTime+t2.Sub(t1)
+		}
+		n++
+	}
+	b.ReportMetric(float64(opTime.Nanoseconds())/float64(n), "case-ns/op")
+	b.ReportMetric(float64(refTime.Nanoseconds())/float64(n), "parse-ns/op")
+	b.ReportMetric(float64(opTime)/float64(refTime), "x-parse")
+}
+
+// fullParse5000 is the reference: one parse of text from scratch.
+func fullParse5000(b *testing.B, text string) func() {
+	src := []byte(text)
+	lang := languages["typescript"].grammar()
+	return func() {
+		p := sitter.NewParser()
+		p.SetLanguage(lang)
+		tree, err := p.ParseCtx(context.Background(), nil, src)
+		if err != nil || tree.RootNode().HasError() {
+			b.Fatalf("parse: %v", err)
+		}
+		tree.Close()
+		p.Close()
+	}
+}
+
+// blockOp builds a resolver of trees for text, resolves line and
+// releases the resolver.
+func blockOp(b *testing.B, trees *Trees, text string, line int) {
+	r, err := trees.NewResolver(context.Background(), "bench.ts", text, defaultLimit)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if s, e, err := r.Resolve(line); err != nil || s != line || e <= s {
+		b.Fatalf("line %d: %d-%d, %v", line, s, e, err)
+	}
+	r.Close()
+}
+
+// BenchmarkParseOnce: cached is a block op on a version whose tree is
+// cached (goal: at most 0.1x a full parse); after-edit is a block op on a
+// new version, right after an edit replaced the first body line of the
+// function the op names with two lines, so it is parsed incrementally
+// from the previous version's tree (goal: at most 0.3x). Building each
+// new version's text (one 5,000-line string) is part of after-edit.
+func BenchmarkParseOnce(b *testing.B) {
+	text, line := benchSource(b)
+	lines := workspace.Lines(text)
+	before, after := strings.Join(lines[:line], "\n")+"\n", "\n"+strings.Join(lines[line+1:], "\n")+"\n"
+	version := func(i int) string {
+		return before + fmt.Sprintf("  const edited%d = %d;\n  void edited%d;", i, i, i) + after
+	}
+	newTrees := func(b *testing.B) *Trees {
+		trees, err := NewTrees(config.DefaultLimits().MaxParseTreeBytes)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(trees.Close)
+		return trees
+	}
+	b.Run("cached", func(b *testing.B) {
+		trees := newTrees(b)
+		b.SetBytes(int64(len(text)))
+		ratioLoop(b, fullParse5000(b, text), func() { blockOp(b, trees, text, line) })
+		if st := trees.Stats(); st.Full != 1 || st.Incremental != 0 {
+			b.Fatalf("the version was parsed more than once: %+v", st)
+		}
+	})
+	b.Run("after-edit", func(b *testing.B) {
+		trees := newTrees(b)
+		blockOp(b, trees, version(0), line)
+		i := 0
+		b.SetBytes(int64(len(text)))
+		ratioLoop(b, fullParse5000(b, text), func() {
+			i++
+			blockOp(b, trees, version(i), line)
+		})
+		if st := trees.Stats(); st.Full != 1 || st.Incremental != i {
+			b.Fatalf("want one full parse, then one incremental parse per op: %+v after %d ops", st, i)
+		}
+	})
+	// An edit of two ops far apart, near the top and near the end of the
+	// file (a comment added to each line): two edits of the tree, not one
+	// spanning the file.
+	b.Run("after-edit-far-apart", func(b *testing.B) {
+		trees := newTrees(b)
+		top, end := 10, len(lines)-10
+		farApart := func(i int) string {
+			l := slices.Clone(lines)
+			l[top-1] += fmt.Sprintf(" // edited %d", i)
+			l[end-1] += fmt.Sprintf(" // edited %d", i)
+			return strings.Join(l, "\n") + "\n"
+		}
+		blockOp(b, trees, farApart(0), line)
+		i := 0
+		b.SetBytes(int64(len(text)))
+		ratioLoop(b, fullParse5000(b, text), func() {
+			i++
+			blockOp(b, trees, farApart(i), line)
+		})
+		if st := trees.Stats(); st.Full != 1 || st.Incremental != i {
+			b.Fatalf("want one full parse, then one incremental parse per op: %+v after %d ops", st, i)
+		}
+	})
+}
+
 // BenchmarkBlockOps20x5000 is one call carrying 20 block ops: the text is
 // still parsed once.
 func BenchmarkBlockOps20x5000(b *testing.B) {
@@ -179,4 +313,66 @@ func BenchmarkCheckBroken(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkTreeMemory measures what a parse tree holds in C memory, the
+// figure treeCost must stay above: the growth of the resident
+// set while 10 trees of one text are held, per tree and per byte of text
+// (rss-bytes/text-byte, beside the estimate's margin over it as
+// estimate/rss). Run one grammar per process with -benchtime 1x
+// (-bench 'TreeMemory/python$'): memory freed by an earlier tree stays
+// with the allocator and makes later readings low. Linux only.
+func BenchmarkTreeMemory(b *testing.B) {
+	if _, err := os.ReadFile("/proc/self/statm"); err != nil {
+		b.Skip("needs /proc/self/statm (Linux) to read the resident set")
+	}
+	ts, _ := benchSource(b)
+	for _, tc := range []struct{ name, path, text string }{
+		{"typescript", "x.ts", ts},
+		{"python", "x.py", strings.Repeat("def f(a, b):\n    if a:\n        return [x * 2 for x in b]\n    return {'k': a, 'v': b}\n\n", 3000)},
+		{"markdown", "x.md", strings.Repeat("# Title\n\nSome *text* with `code` and [a link](http://x).\n\n- item one\n- item two\n\n", 3000)},
+		{"json", "x.json", "[" + strings.Repeat(`{"a": 1, "b": [true, null, "str"]},`, 5000) + "1]"},
+		// The densest texts: a node or two per byte.
+		{"json-dense", "x.json", "[" + strings.Repeat("0,", 100000) + "0]"},
+		{"typescript-dense", "x.ts", strings.Repeat("a;", 100000)},
+		{"markdown-dense", "x.md", strings.Repeat("*a*\n", 50000)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			lang := languageFor(tc.path, tc.text)
+			var perByte float64
+			for b.Loop() {
+				runtime.GC()
+				before := residentBytes(b)
+				trees := make([]*sitter.Tree, 10)
+				for i := range trees {
+					tree, why, reason := parse(context.Background(), lang, tc.text, nil, parseTimeout)
+					if tree == nil {
+						b.Fatalf("parse: %v %s", why, reason)
+					}
+					trees[i] = tree
+				}
+				runtime.GC()
+				perByte = float64(residentBytes(b)-before) / float64(len(trees)) / float64(len(tc.text))
+				for _, tree := range trees {
+					tree.Close()
+				}
+			}
+			b.ReportMetric(perByte, "rss-bytes/text-byte")
+			b.ReportMetric(float64(treeCost(tc.text))/float64(len(tc.text))/perByte, "estimate/rss")
+		})
+	}
+}
+
+// residentBytes is the process's resident set.
+func residentBytes(b *testing.B) int64 {
+	raw, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fields := strings.Fields(string(raw))
+	pages, err := strconv.ParseInt(fields[1], 10, 64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return pages * int64(os.Getpagesize())
 }

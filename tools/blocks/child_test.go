@@ -34,8 +34,11 @@ const childEnv = "HOSTD_BLOCKS_PARSE_CHILD"
 // How the child parses a request.
 const (
 	// modeGuarded goes through the package's API, as the daemon does:
-	// NewSyntax(...).Check and NewResolver(...).Resolve, with every
-	// pre-check.
+	// one tree cache for the child's life (childTrees), a syntax check
+	// and a resolver from it, with every pre-check. Each input is a new
+	// version of one file per grammar, so it is parsed incrementally from
+	// the tree of the grammar's previous input, as an edit's next version
+	// is.
 	modeGuarded byte = 'g'
 	// modeRaw hands the text straight to the grammar, with no pre-check:
 	// it finds what the grammars do, for the pre-checks to cover.
@@ -101,6 +104,15 @@ const (
 	answerUnsupported byte = 'u' // not parsed, or the parse was cut short
 )
 
+// childTrees is the guarded mode's tree cache, with the daemon's bound.
+var childTrees = func() *Trees {
+	t, err := NewTrees(config.DefaultLimits().MaxParseTreeBytes)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}()
+
 // childParse parses text in the grammar called name.
 func childParse(mode byte, name, text string) byte {
 	lang := languages[name]
@@ -123,12 +135,12 @@ func childParse(mode byte, name, text string) byte {
 	ctx, cancel := context.WithTimeout(context.Background(), config.DefaultLimits().ParseBudget())
 	defer cancel()
 	path := pathFor(name)
-	s, err := NewSyntaxContext(ctx, path, text, defaultLimit)
+	s, err := childTrees.NewSyntax(ctx, path, text, defaultLimit)
 	if err != nil {
 		panic(err)
 	}
 	sup, clean := s.Check(text)
-	r, err := NewResolverContext(ctx, path, text, defaultLimit)
+	r, err := childTrees.NewResolver(ctx, path, text, defaultLimit)
 	if err != nil {
 		panic(err)
 	}

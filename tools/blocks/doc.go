@@ -65,7 +65,17 @@
 // # Cost
 //
 // A Resolver parses its text at most once, on the first Resolve, so a call
-// with many block ops costs one parse. Texts over the configured limit
+// with many block ops costs one parse. Through the daemon's tree cache
+// (Trees, trees.go) a file version is parsed once across calls: a later
+// call on the same version takes the cached tree (a copy of it, and no
+// parse time), and the first call on a new version of the file parses it
+// incrementally from the tree of the version before, so tree-sitter
+// reparses only the region the edit changed (textedit.go). A repair's
+// syntax checks (Trees.NewSyntax) parse every candidate incrementally
+// from the current text's tree the same way. An incremental parse finds
+// a text clean exactly when a full parse does and, on a clean text,
+// builds the same tree (TestIncrementalParseEqualsFullParse); it is
+// bounded and guarded like any other parse. Texts over the configured limit
 // (config.Limits.MaxBlockParseBytes) are never parsed, and Close frees the
 // tree. A parse is bounded in time: by the context the resolver or the
 // syntax checker was made with (NewResolverContext, NewSyntaxContext),

@@ -69,7 +69,14 @@ func Outline(ctx context.Context, path, text string, maxParseBytes int64) ([]Dec
 // callback) and its nested declarations. The outline of the lines after
 // a row continues a listing that stopped at that row.
 func OutlineLines(ctx context.Context, path, text string, maxParseBytes int64, from, to int) ([]Decl, error) {
-	r, err := NewResolverContext(ctx, path, text, maxParseBytes)
+	return (*Trees)(nil).OutlineLines(ctx, path, text, maxParseBytes, from, to)
+}
+
+// OutlineLines is the package's OutlineLines with the version's tree taken
+// from the cache (parsed once per version, as for block ops); a nil *Trees
+// parses from scratch.
+func (t *Trees) OutlineLines(ctx context.Context, path, text string, maxParseBytes int64, from, to int) ([]Decl, error) {
+	r, err := t.NewResolver(ctx, path, text, maxParseBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -69,9 +69,12 @@ func (r *reader) read(offset uint32, _ sitter.Point) []byte {
 
 // parse parses text in lang unless its guard refuses it, within
 // min(backstop, ctx's deadline), and stops early when ctx is cancelled.
-// On a failure the tree is nil; reason is the guard's reason (refused) or
-// the time limit the parse had, as text (timeout).
-func parse(ctx context.Context, lang *language, text string, backstop time.Duration) (tree *sitter.Tree, why failure, reason string) {
+// old, when not nil, is the tree of an earlier text already edited
+// (Tree.Edit) to match text: tree-sitter then reparses only what the edit
+// touched and reuses the rest. The caller still owns old. On a failure
+// the tree is nil; reason is the guard's reason (refused) or the time
+// limit the parse had, as text (timeout).
+func parse(ctx context.Context, lang *language, text string, old *sitter.Tree, backstop time.Duration) (tree *sitter.Tree, why failure, reason string) {
 	if r := lang.refuse(text); r != "" {
 		return nil, refused, r
 	}
@@ -90,7 +93,7 @@ func parse(ctx context.Context, lang *language, text string, backstop time.Durat
 	// operation.
 	p.SetOperationLimit(int(max(limit/time.Microsecond, 1)))
 	in := &reader{ctx: ctx, text: []byte(text), deadline: time.Now().Add(limit)}
-	t, err := p.ParseInputCtx(ctx, nil, sitter.Input{Read: in.read, Encoding: sitter.InputEncodingUTF8})
+	t, err := p.ParseInputCtx(ctx, old, sitter.Input{Read: in.read, Encoding: sitter.InputEncodingUTF8})
 	if err != nil || t == nil || in.cut {
 		if t != nil {
 			t.Close()

@@ -17,6 +17,7 @@ import (
 // but resolutions are serialized: it is meant to live for one edit call.
 type Resolver struct {
 	ctx      context.Context // bounds the parse: the edit call's parse time
+	trees    *Trees          // where the tree comes from; nil: parsed from scratch
 	path     string
 	text     string
 	maxBytes int64
@@ -29,7 +30,8 @@ type Resolver struct {
 	mu        sync.Mutex
 	closed    bool
 	parsed    bool
-	parses    int // how many times the text was parsed (tests check it is 1)
+	parses    int    // how many times the text was parsed (tests check it is 1)
+	lease     *lease // this resolver's copy of the tree
 	tree      *sitter.Tree
 	root      *sitter.Node
 	fileErr   *UnresolvedError // a decline that applies to every line
@@ -52,12 +54,23 @@ func NewResolver(path string, text string, maxParseBytes int64) (*Resolver, erro
 // deadline, or once it is cancelled, the parse stops and every block op
 // declines with ErrParseTime. An edit call passes one context to all its
 // resolvers and syntax checks, whose deadline is the call's parse time.
+// The text is parsed from scratch; the daemon uses Trees.NewResolver,
+// which parses each version once.
 func NewResolverContext(ctx context.Context, path string, text string, maxParseBytes int64) (*Resolver, error) {
+	return (*Trees)(nil).NewResolver(ctx, path, text, maxParseBytes)
+}
+
+// NewResolver is NewResolverContext with the tree taken from the cache:
+// the cached tree of this version of path, else one parsed incrementally
+// from the newest cached version of path, else a full parse; the tree is
+// then cached for the next call. Close returns it.
+func (t *Trees) NewResolver(ctx context.Context, path string, text string, maxParseBytes int64) (*Resolver, error) {
 	if maxParseBytes <= 0 {
 		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
 	}
 	return &Resolver{
 		ctx:      ctx,
+		trees:    t,
 		path:     path,
 		text:     text,
 		maxBytes: maxParseBytes,
@@ -84,21 +97,11 @@ func (r *Resolver) Resolve(line int) (start, end int, err error) {
 	if r.closed {
 		return 0, 0, ErrClosed
 	}
-	if r.lang == nil {
-		return 0, 0, r.unsupported(line)
-	}
-	if line < 1 || line > r.numLines {
+	if r.lang != nil && (line < 1 || line > r.numLines) {
 		return 0, 0, decline(ErrLineRange, line, "line %d is outside the file, which has %d lines", line, r.numLines)
 	}
-	if int64(len(r.text)) > r.maxBytes {
-		return 0, 0, decline(ErrTooLarge, line,
-			"block ops are declined for files over %d bytes (this one has %d), because parsing it would cost too much; %s",
-			r.maxBytes, len(r.text), plainOps)
-	}
-	if err := r.parseLocked(); err != nil {
-		e := *err
-		e.Line = line
-		return 0, 0, &e
+	if ue := r.loadLocked(line); ue != nil {
+		return 0, 0, ue
 	}
 	s, ue := r.resolveRow(line-1, true)
 	if ue != nil {
@@ -107,15 +110,32 @@ func (r *Resolver) Resolve(line int) (start, end int, err error) {
 	return s.start + 1, s.end + 1, nil
 }
 
+// loadLocked makes sure the text has a clean tree, or returns the decline
+// that applies to the whole file, for line.
+func (r *Resolver) loadLocked(line int) *UnresolvedError {
+	if r.lang == nil {
+		return r.unsupported(line)
+	}
+	if int64(len(r.text)) > r.maxBytes {
+		return decline(ErrTooLarge, line,
+			"block ops are declined for files over %d bytes (this one has %d), because parsing it would cost too much; %s",
+			r.maxBytes, len(r.text), plainOps)
+	}
+	if err := r.parseLocked(); err != nil {
+		e := *err
+		e.Line = line
+		return &e
+	}
+	return nil
+}
+
 // Close releases the syntax tree. It is safe to call more than once.
 func (r *Resolver) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
-	if r.tree != nil {
-		r.tree.Close()
-		r.tree, r.root, r.headings = nil, nil, nil
-	}
+	r.lease.release()
+	r.lease, r.tree, r.root, r.headings = nil, nil, nil, nil
 }
 
 func (r *Resolver) unsupported(line int) *UnresolvedError {
@@ -136,7 +156,7 @@ func (r *Resolver) parseLocked() *UnresolvedError {
 	}
 	r.parsed = true
 	r.parses++
-	tree, why, reason := parse(r.ctx, r.lang, r.text, r.timeout)
+	l, why, reason := r.trees.get(r.ctx, request{path: r.path, lang: r.lang, text: r.text, keep: true, backstop: r.timeout})
 	switch why {
 	case refused:
 		r.fileErr = decline(ErrUnsafe, 0, "block ops are declined for this file: %s; %s", reason, plainOps)
@@ -151,16 +171,16 @@ func (r *Resolver) parseLocked() *UnresolvedError {
 			len(r.text), r.lang.name, reason, plainOps)
 		return r.fileErr
 	}
-	root := tree.RootNode()
+	root := l.tree.RootNode()
 	if root.HasError() {
 		at := firstError(root)
-		tree.Close()
+		l.release()
 		r.fileErr = decline(ErrNotClean, 0,
 			"the file does not parse cleanly as %s (first syntax error at line %d), so no block span can be trusted; %s",
 			r.lang.name, at+1, plainOps)
 		return r.fileErr
 	}
-	r.tree, r.root = tree, root
+	r.lease, r.tree, r.root = l, l.tree, root
 	if r.lang.markdown {
 		r.headings = collectHeadings(root)
 	}

@@ -16,11 +16,18 @@ import (
 // script): every candidate text of one edit is judged by the grammar of
 // the file being edited, even a candidate that rewrites its first line.
 //
-// A Syntax holds no tree between calls; each Check parses, answers and
-// frees the tree and the parser. It is safe for concurrent use.
+// A Syntax made by NewSyntax holds no tree between calls: each Check
+// parses from scratch, answers and frees the tree. One made by
+// Trees.NewSyntax parses the file's current text once (or finds it
+// cached) and every candidate incrementally from that tree, so a repair's
+// checks cost little more than one parse. Either is safe for concurrent
+// use.
 type Syntax struct {
 	ctx      context.Context // bounds every parse: the edit call's parse time
-	lang     *language       // nil: no grammar for this file type
+	trees    *Trees          // nil: every check parses from scratch
+	path     string
+	base     string    // the file's current text, which candidates are parsed from
+	lang     *language // nil: no grammar for this file type
 	maxBytes int64
 	spent    atomic.Bool // a check was cut short by ctx
 }
@@ -38,10 +45,19 @@ func NewSyntax(path, text string, maxParseBytes int64) (*Syntax, error) {
 // deadline, or once it is cancelled, Check answers unsupported and Spent
 // reports true.
 func NewSyntaxContext(ctx context.Context, path, text string, maxParseBytes int64) (*Syntax, error) {
+	return (*Trees)(nil).NewSyntax(ctx, path, text, maxParseBytes)
+}
+
+// NewSyntax is NewSyntaxContext with its parses served by the cache: the
+// current text's tree is taken from it (or parsed, incrementally from the
+// path's newest cached version when there is one, and cached), and every
+// other text Check is asked about is parsed incrementally from that tree
+// and not cached, since all but one candidate are thrown away.
+func (t *Trees) NewSyntax(ctx context.Context, path, text string, maxParseBytes int64) (*Syntax, error) {
 	if maxParseBytes <= 0 {
 		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
 	}
-	return &Syntax{ctx: ctx, lang: languageFor(path, text), maxBytes: maxParseBytes}, nil
+	return &Syntax{ctx: ctx, trees: t, path: path, base: text, lang: languageFor(path, text), maxBytes: maxParseBytes}, nil
 }
 
 // Language is the grammar name, "" when the file type has none.
@@ -62,15 +78,19 @@ func (s *Syntax) Check(text string) (supported, clean bool) {
 	if s == nil || s.lang == nil || int64(len(text)) > s.maxBytes {
 		return false, false
 	}
-	tree, why, _ := parse(s.ctx, s.lang, text, parseTimeout)
+	rq := request{path: s.path, lang: s.lang, text: text, keep: text == s.base, backstop: parseTimeout}
+	if int64(len(s.base)) <= s.maxBytes {
+		rq.base, rq.hasBase = s.base, true
+	}
+	l, why, _ := s.trees.get(s.ctx, rq)
 	if why == spent || why == timeout {
 		s.spent.Store(true)
 	}
-	if tree == nil {
+	if l == nil {
 		return false, false
 	}
-	defer tree.Close()
-	return true, !tree.RootNode().HasError()
+	defer l.release()
+	return true, !l.tree.RootNode().HasError()
 }
 
 // Spent reports whether a Check answered unsupported because it ran out

@@ -1,0 +1,155 @@
+package blocks
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// An incremental parse needs the edits that turned the old text into the
+// new one, in bytes and in points (row, byte column: tree-sitter counts
+// rows at "\n" only, so a lone "\r" is an ordinary byte and a BOM is three
+// bytes of the first row). editsBetween computes them from the two texts
+// alone, so it needs nothing from the edit language: the bytes between
+// their common prefix and their common suffix are one changed region, and
+// a large region is split where a run of its old bytes reappears in the
+// new ones, so that two ops far apart give two small regions rather than
+// one spanning everything between them (which tree-sitter would reparse
+// whole). However a region is split, the edits together turn the old
+// text into the new one, so the reparse is exact; a poor split only
+// costs time. Comparing and searching the texts costs a few passes over
+// them, far below a parse.
+//
+// The Go binding hands tree-sitter the old end point as the new one
+// (EditInput's conversion to C). That does not make the result wrong:
+// tree-sitter reuses no node the edit touches, it lexes those again and
+// takes their positions from the text, and a reused node keeps its own
+// relative size; TestIncrementalParseEqualsFullParse checks every node's
+// points after edits that add and remove lines.
+
+// compareChunk is how many bytes the prefix and suffix scans compare at
+// once before looking at single bytes.
+const compareChunk = 256
+
+// Splitting a changed region: only regions of at least minSplitBytes (old
+// and new together) are split, at most splitDepth times deep (so into at
+// most 2^splitDepth edits), at a run of anchorBytes old bytes taken from
+// the middle of the region and found again in the new region.
+const (
+	minSplitBytes = 4 << 10
+	splitDepth    = 5
+	anchorBytes   = 48
+)
+
+// region is one changed region: old[oldStart:oldEnd] became
+// new[newStart:newEnd].
+type region struct{ oldStart, oldEnd, newStart, newEnd int }
+
+// editsBetween returns the edits that turn old into new, none when they
+// are equal. They are in descending order of position, the order to apply
+// them to old's tree in: each is in the coordinates of the text as the
+// edits before it left it, which below their positions is old's.
+func editsBetween(old, new string) []sitter.EditInput {
+	if old == new {
+		return nil
+	}
+	var regions []region
+	changedRegions(old, new, region{0, len(old), 0, len(new)}, splitDepth, &regions)
+	edits := make([]sitter.EditInput, len(regions))
+	at, atPoint := 0, sitter.Point{}
+	for i, r := range regions {
+		start := pointAt(old, at, atPoint, r.oldStart)
+		oldEnd := pointAt(old, r.oldStart, start, r.oldEnd)
+		edits[len(regions)-1-i] = sitter.EditInput{
+			StartIndex:  uint32(r.oldStart),
+			OldEndIndex: uint32(r.oldEnd),
+			NewEndIndex: uint32(r.oldStart + r.newEnd - r.newStart),
+			StartPoint:  start,
+			OldEndPoint: oldEnd,
+			NewEndPoint: pointAt(new, r.newStart, start, r.newEnd),
+		}
+		at, atPoint = r.oldEnd, oldEnd
+	}
+	return edits
+}
+
+// changedRegions appends, in ascending order, the regions in which
+// old[r.oldStart:r.oldEnd] and new[r.newStart:r.newEnd] differ, splitting
+// at most depth times.
+func changedRegions(old, new string, r region, depth int, out *[]region) {
+	// Trim what the two have in common at either end, on character
+	// boundaries of both, so no point splits a UTF-8 sequence.
+	limit := min(r.oldEnd-r.oldStart, r.newEnd-r.newStart)
+	p := commonPrefix(old[r.oldStart:r.oldEnd], new[r.newStart:r.newEnd], limit)
+	for p > 0 && (!runeStart(old, r.oldStart+p) || !runeStart(new, r.newStart+p)) {
+		p--
+	}
+	r.oldStart, r.newStart = r.oldStart+p, r.newStart+p
+	s := commonSuffix(old[r.oldStart:r.oldEnd], new[r.newStart:r.newEnd], limit-p)
+	for s > 0 && (!runeStart(old, r.oldEnd-s) || !runeStart(new, r.newEnd-s)) {
+		s--
+	}
+	r.oldEnd, r.newEnd = r.oldEnd-s, r.newEnd-s
+	if r.oldStart == r.oldEnd && r.newStart == r.newEnd {
+		return
+	}
+	if depth > 0 && r.oldEnd-r.oldStart+r.newEnd-r.newStart >= minSplitBytes && r.oldEnd-r.oldStart > 2*anchorBytes {
+		mid := r.oldStart + (r.oldEnd-r.oldStart-anchorBytes)/2
+		for !runeStart(old, mid) {
+			mid--
+		}
+		anchor := old[mid : mid+anchorBytes]
+		if j := strings.Index(new[r.newStart:r.newEnd], anchor); j >= 0 && runeStart(new, r.newStart+j) {
+			// old[mid:] and new[r.newStart+j:] start alike: the left
+			// parts and the right parts are each one change.
+			changedRegions(old, new, region{r.oldStart, mid, r.newStart, r.newStart + j}, depth-1, out)
+			changedRegions(old, new, region{mid, r.oldEnd, r.newStart + j, r.newEnd}, depth-1, out)
+			return
+		}
+	}
+	*out = append(*out, r)
+}
+
+// runeStart reports whether offset i of s starts a character (or is the
+// end of s).
+func runeStart(s string, i int) bool {
+	return i >= len(s) || utf8.RuneStart(s[i])
+}
+
+// commonPrefix is the length of the longest common prefix of a and b, at
+// most limit.
+func commonPrefix(a, b string, limit int) int {
+	i := 0
+	for i+compareChunk <= limit && a[i:i+compareChunk] == b[i:i+compareChunk] {
+		i += compareChunk
+	}
+	for i < limit && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix is the length of the longest common suffix of a and b, at
+// most limit.
+func commonSuffix(a, b string, limit int) int {
+	n := 0
+	for n+compareChunk <= limit && a[len(a)-n-compareChunk:len(a)-n] == b[len(b)-n-compareChunk:len(b)-n] {
+		n += compareChunk
+	}
+	for n < limit && a[len(a)-n-1] == b[len(b)-n-1] {
+		n++
+	}
+	return n
+}
+
+// pointAt is the point of offset to in text, given the point at of an
+// earlier offset from.
+func pointAt(text string, from int, at sitter.Point, to int) sitter.Point {
+	seg := text[from:to]
+	rows := strings.Count(seg, "\n")
+	if rows == 0 {
+		return sitter.Point{Row: at.Row, Column: at.Column + uint32(len(seg))}
+	}
+	return sitter.Point{Row: at.Row + uint32(rows), Column: uint32(len(seg) - strings.LastIndexByte(seg, '\n') - 1)}
+}
