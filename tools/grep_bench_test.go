@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -101,10 +102,7 @@ func cpuTime() time.Duration {
 // TestGrepAgreesWithRipgrep checks grep's results against ripgrep's on a
 // real tree of plain text (a package of the Go standard library).
 func TestGrepAgreesWithRipgrep(t *testing.T) {
-	rg, err := exec.LookPath("rg")
-	if err != nil {
-		t.Skip("ripgrep is not installed (apt-get install ripgrep)")
-	}
+	rg := testenv.Ripgrep(t)
 	dir := filepath.Join(goSource(t), "encoding", "json")
 	lim := config.DefaultLimits()
 	ws, err := workspace.New(dir, "", nil)

@@ -12,19 +12,14 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
-// corpusDir is the shared corpus beside the repository.
-const corpusDir = "../../../shared/corpus"
-
 func corpusFiles(t testing.TB, pattern string) []string {
 	t.Helper()
-	if _, err := os.Stat(corpusDir); err != nil {
-		t.Skipf("shared corpus not found at %s: %v", corpusDir, err)
-	}
-	files, err := filepath.Glob(filepath.Join(corpusDir, pattern))
+	files, err := filepath.Glob(filepath.Join(testenv.Corpus(t, ""), pattern))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus files match %s: %v", pattern, err)
 	}
