@@ -32,7 +32,7 @@ import (
 func goSource(tb testing.TB) string {
 	out, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
-		tb.Skipf("go env GOROOT: %v", err)
+		testenv.Missing(tb, "the Go source tree is needed (go env GOROOT: %v): install Go", err)
 	}
 	return filepath.Join(strings.TrimSpace(string(out)), "src")
 }
@@ -107,7 +107,7 @@ func TestGrepAgreesWithRipgrep(t *testing.T) {
 	lim := config.DefaultLimits()
 	ws, err := workspace.New(dir, "", nil)
 	if err != nil {
-		t.Skip(err)
+		testenv.Missing(t, "the Go source tree's encoding/json is needed: %v", err)
 	}
 	m := session.NewManager(lim)
 	s, _ := m.Create("", ws)
