@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,6 +147,10 @@ func startGoldenDaemon(t *testing.T, root string, config []byte) *goldenDaemon {
 		}
 		args = append(args, "--config", cfg)
 	}
+	// The daemon's memory governor sets the process's soft memory limit;
+	// the other tests of this binary get theirs back once it stops.
+	limit := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(limit) })
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &goldenDaemon{cancel: cancel, done: make(chan error, 1)}
 	go func() { d.done <- run(ctx, args, stdio{in: discard{}, out: discard{}, err: discard{}}) }()
