@@ -53,3 +53,18 @@ func TestModuleRootHoldsGoMod(t *testing.T) {
 		t.Fatalf("go.mod at the module root: %v %.40q", err, data)
 	}
 }
+
+func TestAMissingCorpusPartSaysHowToGetIt(t *testing.T) {
+	t.Setenv("CI", "")
+	var f fakeTB
+	Corpus(&f, "no-such-part-of-the-corpus")
+	if !strings.Contains(f.skipped, "../shared") || f.failed != "" {
+		t.Fatalf("skipped %q, failed %q", f.skipped, f.failed)
+	}
+	t.Setenv("CI", "true")
+	f = fakeTB{}
+	Corpus(&f, "no-such-part-of-the-corpus")
+	if f.skipped != "" || !strings.Contains(f.failed, "../shared") {
+		t.Fatalf("under CI: skipped %q, failed %q", f.skipped, f.failed)
+	}
+}
