@@ -8,10 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// corpusDir is the shared test corpus, which lives beside the repository.
-const corpusDir = "../../shared/corpus"
+	"github.com/hostd-dev/hostd/internal/testenv"
+)
 
 func diffOf(display, before, after string, beforeExists, afterExists bool) string {
 	b := factsOf(beforeExists, []byte(before), 0o644)
@@ -69,10 +68,7 @@ func TestDiffOfIdenticalContentIsEmpty(t *testing.T) {
 // Every fixture pair of the corpus: the entry's diff, applied by an
 // independent patcher, turns the input into the expected file.
 func TestDiffAppliesToCorpusFixtures(t *testing.T) {
-	root := filepath.Join(corpusDir, "ts-edit-fixtures", "fixtures")
-	if _, err := os.Stat(root); os.IsNotExist(err) {
-		t.Skipf("corpus not present at %s (it lives beside the repository)", root)
-	}
+	root := testenv.Corpus(t, "ts-edit-fixtures/fixtures")
 	inputs, err := filepath.Glob(filepath.Join(root, "*", "input", "*"))
 	if err != nil || len(inputs) == 0 {
 		t.Fatalf("no fixtures under %s: %v", root, err)

@@ -9,16 +9,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
-// corpusDir is where the shared corpora live beside the checkout.
+// corpusDir is rel inside the shared corpus beside the checkout.
 func corpusDir(t *testing.T, rel string) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "corpus", rel)
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("corpus %s is not beside this checkout: %v", rel, err)
-	}
-	return dir
+	return testenv.Corpus(t, rel)
 }
 
 var patchHeader = regexp.MustCompile(`^\[([^\]#]+)#[0-9A-F]{4}\]\n`)

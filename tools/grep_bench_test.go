@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -31,7 +32,7 @@ import (
 func goSource(tb testing.TB) string {
 	out, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
-		tb.Skipf("go env GOROOT: %v", err)
+		testenv.Missing(tb, "the Go source tree is needed (go env GOROOT: %v): install Go", err)
 	}
 	return filepath.Join(strings.TrimSpace(string(out)), "src")
 }
@@ -101,15 +102,12 @@ func cpuTime() time.Duration {
 // TestGrepAgreesWithRipgrep checks grep's results against ripgrep's on a
 // real tree of plain text (a package of the Go standard library).
 func TestGrepAgreesWithRipgrep(t *testing.T) {
-	rg, err := exec.LookPath("rg")
-	if err != nil {
-		t.Skip("ripgrep is not installed (apt-get install ripgrep)")
-	}
+	rg := testenv.Ripgrep(t)
 	dir := filepath.Join(goSource(t), "encoding", "json")
 	lim := config.DefaultLimits()
 	ws, err := workspace.New(dir, "", nil)
 	if err != nil {
-		t.Skip(err)
+		testenv.Missing(t, "the Go source tree's encoding/json is needed: %v", err)
 	}
 	m := session.NewManager(lim)
 	s, _ := m.Create("", ws)

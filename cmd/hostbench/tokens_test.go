@@ -2,22 +2,18 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
 // corpusDir is the shared corpus beside the checkout.
 func corpusDir(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(dir, "token-bench")); err != nil {
-		t.Skipf("the shared corpus is not beside this checkout (%s): %v", dir, err)
-	}
-	return dir
+	testenv.Corpus(t, "token-bench")
+	return testenv.Corpus(t, "")
 }
 
 func mustCL100k(t *testing.T) cl100k {

@@ -29,9 +29,20 @@ import (
 
 var (
 	buildOnce sync.Once
+	binDir    string // the temporary directory holding binPath; TestMain removes it
 	binPath   string
 	buildErr  error
 )
+
+// TestMain removes the hostd binary the tests built (17 MB) once they are
+// done, whatever their outcome.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
 
 // hostdBinary builds hostd once per test run.
 func hostdBinary(t *testing.T) string {
@@ -42,6 +53,7 @@ func hostdBinary(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		binDir = dir
 		binPath = filepath.Join(dir, "hostd")
 		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
 		if err != nil {

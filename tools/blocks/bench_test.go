@@ -16,6 +16,7 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -30,7 +31,7 @@ func benchSource(b *testing.B) (string, int) {
 	b.Helper()
 	var sb strings.Builder
 	lines := 0
-	if files, _ := filepath.Glob(filepath.Join(corpusDir, "ts-edit-fixtures/fixtures/*/input/*.ts")); len(files) > 0 {
+	if files, _ := filepath.Glob(filepath.Join(testenv.CorpusPath(b, "ts-edit-fixtures/fixtures"), "*/input/*.ts")); len(files) > 0 {
 		for lines < benchLines {
 			for _, path := range files {
 				raw, err := os.ReadFile(path)

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // TestSingleRuntime: the JSON grammar's module also offers the official Go
@@ -12,7 +14,7 @@ import (
 func TestSingleRuntime(t *testing.T) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("go command not found; cannot list the package's dependencies")
+		testenv.Missing(t, "the go command is needed to list the package's dependencies: put it on PATH")
 	}
 	out, err := exec.Command(gobin, "list", "-deps", ".").Output()
 	if err != nil {

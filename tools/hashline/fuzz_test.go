@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // FuzzParse: Parse never panics, is deterministic, accepts only headers
@@ -23,7 +25,7 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	if fh, err := os.Open(ompCases); err == nil {
+	if fh, err := os.Open(testenv.CorpusPath(f, ompCases)); err == nil {
 		sc := bufio.NewScanner(fh)
 		sc.Buffer(make([]byte, 1<<20), 16<<20)
 		for sc.Scan() {

@@ -3,16 +3,14 @@ package hashline
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
@@ -25,7 +23,7 @@ import (
 // is compared, and, where the reference reports a boundary repair, that
 // this project warned too; the wording of warnings is the project's own.
 
-const ompCases = "../../../shared/corpus/omp-unit-cases/cases.jsonl"
+const ompCases = "omp-unit-cases/cases.jsonl" // in the shared corpus
 
 type ompCase struct {
 	ID    string  `json:"id"`
@@ -42,10 +40,7 @@ type ompCase struct {
 
 func loadOmpCases(t *testing.T) []ompCase {
 	t.Helper()
-	if _, err := os.Stat(filepath.Dir(ompCases)); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("corpus directory %s is absent; the reference suite cannot run", filepath.Dir(ompCases))
-	}
-	f, err := os.Open(ompCases)
+	f, err := os.Open(testenv.Corpus(t, ompCases))
 	if err != nil {
 		t.Fatal(err)
 	}

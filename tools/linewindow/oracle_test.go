@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -164,10 +165,7 @@ func TestChunkBoundariesEverywhere(t *testing.T) {
 // TestCorpusFiles runs the real source files of the shared corpus through
 // every reader, each also re-encoded with CRLF and a BOM.
 func TestCorpusFiles(t *testing.T) {
-	root := filepath.Join("..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(root); errors.Is(err, os.ErrNotExist) {
-		t.Skipf("shared corpus not present at %s", root)
-	}
+	root := testenv.Corpus(t, "")
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && len(files) < 40 {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package linewindow
+
+const raceEnabled = false
