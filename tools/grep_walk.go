@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -31,6 +32,47 @@ type candidate struct {
 	// never by its name from "/": a directory swapped for a link since
 	// it was listed cannot lead the search outside the roots.
 	open func() (*os.File, error)
+	// dir holds that directory open until the file is opened, which may
+	// be after the walk has left the directory.
+	dir *dirRef
+}
+
+// openOnce opens the candidate and lets go of its directory. It is called
+// at most once per candidate, and letGo instead when the file will not be
+// opened.
+func (c candidate) openOnce() (*os.File, error) {
+	defer c.letGo()
+	return c.open()
+}
+
+func (c candidate) letGo() {
+	if c.dir != nil {
+		c.dir.release()
+	}
+}
+
+// dirRef is an open directory shared by the walk and the files listed in
+// it that wait to be opened: the last of them to let go closes it.
+type dirRef struct {
+	r    *os.Root
+	refs atomic.Int64
+}
+
+func newDirRef(r *os.Root) *dirRef {
+	d := &dirRef{r: r}
+	d.refs.Store(1)
+	return d
+}
+
+func (d *dirRef) hold() *dirRef {
+	d.refs.Add(1)
+	return d
+}
+
+func (d *dirRef) release() {
+	if d.refs.Add(-1) == 0 {
+		d.r.Close()
+	}
 }
 
 // walker visits the files under a directory depth-first, entries of each
@@ -47,6 +89,9 @@ type walker struct {
 	ws    *workspace.Workspace
 	glob  *globPattern // nil: every file
 	limit int64        // .gitignore files larger than this are not read
+	// visit is offered every file in walk order, on the walk's goroutine.
+	// It owns the candidate: it calls its openOnce or its letGo exactly
+	// once, at once or later on any goroutine, whatever it returns.
 	visit func(candidate) error
 
 	// ignore holds the patterns of every .gitignore between the root and
@@ -84,13 +129,15 @@ func (w *walker) walk(d *workspace.Dir, dir, display string) error {
 	if err != nil {
 		return nil // gone, or no longer inside the root: nothing to search
 	}
-	defer r.Close()
 	return w.dir(r, dir, display, "", parts)
 }
 
-// dir walks one directory, open as r. rel is the path below the walk's
-// start (for the glob), parts the path below the root (for .gitignore).
+// dir walks one directory, open as r, and closes r once every file it
+// offered has been opened. rel is the path below the walk's start (for the
+// glob), parts the path below the root (for .gitignore).
 func (w *walker) dir(r *os.Root, abs, display, rel string, parts []string) error {
+	ref := newDirRef(r)
+	defer ref.release()
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
@@ -126,9 +173,7 @@ func (w *walker) dir(r *os.Root, abs, display, rel string, parts []string) error
 			if err != nil {
 				continue // gone, or replaced by a link since it was listed
 			}
-			err = w.dir(sub, c.abs, c.display, childRel, childParts)
-			sub.Close()
-			if err != nil {
+			if err := w.dir(sub, c.abs, c.display, childRel, childParts); err != nil {
 				return err
 			}
 			continue
@@ -146,6 +191,9 @@ func (w *walker) dir(r *os.Root, abs, display, rel string, parts []string) error
 		}
 		if matcher.Match(childParts, false) || !w.glob.match(name, c.display, childRel) {
 			continue
+		}
+		if !c.link {
+			c.dir = ref.hold()
 		}
 		if err := w.visit(c); err != nil {
 			return err

@@ -1,0 +1,118 @@
+package tools
+
+import (
+	"context"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// A directory grep runs as a pipeline: one goroutine walks the tree and
+// offers its files in walk order; up to limits.grepThreads goroutines
+// (GOMAXPROCS when 0) open, read and search them; the calling goroutine
+// takes their results back in walk order and applies the call's bounds,
+// so the answer is the one a single goroutine would give, whichever
+// search finishes first.
+//
+// What is in flight is bounded: at most grepWindow files per searcher are
+// offered and not yet taken, each open file keeps its directory's
+// descriptor until it is opened (dirRef), and the bytes read at once stay
+// within grepReadBudget. Once take has what the call can show, or the
+// call is cancelled, the walk and the searchers stop and the pipeline is
+// drained before grep returns.
+
+// grepWindow is how many files per searcher may wait between the walk and
+// take.
+const grepWindow = 4
+
+// grepReadBudget bounds the bytes of the files searched at once, with at
+// least one file of the largest size grep reads always allowed.
+func grepReadBudget(limit int64) int64 { return max(32<<20, readWeight(limit, limit)) }
+
+// grepThreads is how many goroutines search for one call.
+func grepThreads(configured int) int {
+	if configured > 0 {
+		return configured
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// grepJob is one file offered by the walk; done receives its result.
+type grepJob struct {
+	cd   candidate
+	done chan *fileResult
+}
+
+// walk greps the directory p with w, on one goroutine or on a pipeline.
+func (g *grepper) walk(w *walker, p workspace.Path) error {
+	n := grepThreads(g.c.Limits.GrepThreads)
+	if n == 1 {
+		var buf []byte
+		w.ctx = g.ctx
+		w.visit = func(cd candidate) error {
+			_, err := g.take(g.search(g.ctx, cd, nil, &buf))
+			return err
+		}
+		return w.walk(p.Dir(), p.Abs, p.Display)
+	}
+
+	// ctx stops the walk and the searchers once take is done or the call
+	// is cancelled.
+	ctx, cancel := context.WithCancel(g.ctx)
+	defer cancel()
+	g.reads = semaphore.NewWeighted(grepReadBudget(g.c.Limits.MaxGrepFileBytes))
+	jobs := make(chan *grepJob)
+	order := make(chan *grepJob, grepWindow*n)
+
+	var searchers sync.WaitGroup
+	for range n {
+		searchers.Go(func() {
+			var buf []byte
+			for j := range jobs {
+				j.done <- g.search(ctx, j.cd, nil, &buf)
+			}
+		})
+	}
+	var walkErr error
+	go func() {
+		defer close(order)
+		defer close(jobs)
+		w.ctx = ctx
+		w.visit = func(cd candidate) error {
+			j := &grepJob{cd: cd, done: make(chan *fileResult, 1)}
+			// The job goes to take's queue first: its room bounds the
+			// files in flight, and a job in it always reaches a searcher.
+			select {
+			case order <- j:
+			case <-ctx.Done():
+				cd.letGo()
+				return ctx.Err()
+			}
+			jobs <- j
+			return nil
+		}
+		walkErr = w.walk(p.Dir(), p.Abs, p.Display)
+	}()
+
+	var err error
+	for j := range order {
+		if err != nil {
+			continue // draining: the searchers finish what they hold
+		}
+		if err = g.ctx.Err(); err != nil {
+			cancel()
+			continue
+		}
+		if _, err = g.take(<-j.done); err != nil {
+			cancel()
+		}
+	}
+	searchers.Wait()
+	if err == nil {
+		err = walkErr
+	}
+	return err
+}
