@@ -9,6 +9,8 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -31,7 +33,11 @@ type fileResult struct {
 
 // bigReadBuffer is the largest read buffer a search goroutine keeps
 // between files; a larger one, grown for a large file, is dropped after it.
-const bigReadBuffer = 1 << 20
+const bigReadBuffer = 4 << 20
+
+// binaryProbeSize: a file larger than this is read first only as far as
+// the binary check looks, so a large binary file costs one small read.
+const binaryProbeSize = 64 << 10
 
 // search reads and searches one file. It is safe to run on many goroutines
 // at once: it reads the grepper's pattern, mode and limits and writes only
@@ -39,7 +45,7 @@ const bigReadBuffer = 1 << 20
 // the model named it; a file found by the walk is opened here, through the
 // directory it was listed in, never following a link and never blocking.
 // A file that cannot be opened is passed over: it is not searched.
-func (g *grepper) search(ctx context.Context, cd candidate, f *os.File, buf *[]byte) *fileResult {
+func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[]byte) *fileResult {
 	if err := ctx.Err(); err != nil {
 		if f == nil {
 			cd.letGo()
@@ -55,23 +61,27 @@ func (g *grepper) search(ctx context.Context, cd candidate, f *os.File, buf *[]b
 	}
 	lim := g.c.Limits
 	p := workspace.Path{Abs: cd.abs, Display: cd.display}
-	info, serr := f.Stat()
-	if serr != nil || !info.Mode().IsRegular() {
+	size, regular, serr := f.stat()
+	if serr != nil || !regular {
 		return &fileResult{skip: Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", cd.display)}
 	}
-	if info.Size() > lim.MaxGrepFileBytes {
-		return &fileResult{skip: tooLargeForGrep(cd.display, info.Size(), lim.MaxGrepFileBytes)}
+	if size > lim.MaxGrepFileBytes {
+		return &fileResult{skip: tooLargeForGrep(cd.display, size, lim.MaxGrepFileBytes)}
 	}
 	if g.reads != nil {
 		// The bytes being searched at once stay within the call's read
 		// budget however many goroutines search.
-		n := readWeight(info.Size(), lim.MaxGrepFileBytes)
+		n := readWeight(size, lim.MaxGrepFileBytes)
 		if err := g.reads.Acquire(ctx, n); err != nil {
 			return &fileResult{err: err}
 		}
 		defer g.reads.Release(n)
 	}
-	raw, rerr := readBounded(f, *buf, info.Size(), lim.MaxGrepFileBytes)
+	raw, rerr := readBounded(f, *buf, size, lim.MaxGrepFileBytes)
+	if rerr == errBinary {
+		*buf = raw[:0]
+		return &fileResult{searched: true, skip: notText(p)}
+	}
 	if cap(raw) <= bigReadBuffer {
 		*buf = raw[:0]
 	} else {
@@ -142,22 +152,48 @@ func (g *grepper) search(ctx context.Context, cd candidate, f *os.File, buf *[]b
 // readWeight is what reading a file of size bytes holds of the read budget.
 func readWeight(size, limit int64) int64 { return min(size, limit) + 512 }
 
-var errTooLarge = errors.New("file too large")
+var (
+	errTooLarge = errors.New("file too large")
+	errBinary   = errors.New("binary file")
+)
 
 // readBounded reads f whole into buf (grown to size as needed), failing
-// with errTooLarge past limit bytes: a file may grow after its stat.
-func readBounded(f *os.File, buf []byte, size, limit int64) ([]byte, error) {
-	buf = slices.Grow(buf[:0], int(min(size, limit))+512)
+// with errTooLarge past limit bytes: a file may grow after its stat. A
+// read that returns less than it was asked for once size bytes are in is
+// the end of the file: a regular file reads short only there, and this
+// saves the call that would return nothing.
+//
+// A file over binaryProbeSize whose first workspace.NULScanBytes hold a
+// NUL byte is not read further: errBinary.
+func readBounded(f io.Reader, buf []byte, size, limit int64) ([]byte, error) {
+	if size > binaryProbeSize {
+		buf = slices.Grow(buf[:0], workspace.NULScanBytes)
+		n, err := io.ReadFull(f, buf[:workspace.NULScanBytes])
+		buf = buf[:n]
+		if bytes.IndexByte(buf, 0) >= 0 {
+			return buf, errBinary
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	} else {
+		buf = buf[:0]
+	}
+	buf = slices.Grow(buf, int(min(size, limit))+512-len(buf))
 	for {
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, len(buf))
 		}
+		want := cap(buf) - len(buf)
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > limit {
 			return buf, errTooLarge
 		}
-		if err == io.EOF {
+		if err == io.EOF || (err == nil && n < want && int64(len(buf)) >= size) {
 			return buf, nil
 		}
 		if err != nil {
@@ -165,6 +201,72 @@ func readBounded(f *os.File, buf []byte, size, limit int64) ([]byte, error) {
 		}
 	}
 }
+
+// grepSource is a file open for searching.
+type grepSource interface {
+	io.Reader
+	io.Closer
+	// stat returns the file's size and whether it is a regular file.
+	stat() (size int64, regular bool, err error)
+}
+
+// osSource is a file open as an *os.File: a file named in the call, or
+// reached through a symlink.
+type osSource struct{ *os.File }
+
+func (s osSource) stat() (int64, bool, error) {
+	info, err := s.Stat()
+	if err != nil {
+		return 0, false, err
+	}
+	return info.Size(), info.Mode().IsRegular(), nil
+}
+
+// fdSource is a file the walk found, open by its descriptor alone: an
+// *os.File's bookkeeping (a poller registration tried and refused, a
+// finalizer) costs a grep of thousands of small files more than reading
+// them.
+type fdSource int
+
+// openAt opens name in the directory open as dir: one path component, so
+// with O_NOFOLLOW it is that directory's own entry or nothing.
+func openAt(dir int, name string) (grepSource, error) {
+	for {
+		fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "openat", Path: name, Err: err}
+		}
+		return fdSource(fd), nil
+	}
+}
+
+func (s fdSource) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(int(s), p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (s fdSource) stat() (int64, bool, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(s), &st); err != nil {
+		return 0, false, err
+	}
+	return st.Size, st.Mode&unix.S_IFMT == unix.S_IFREG, nil
+}
+
+func (s fdSource) Close() error { return unix.Close(int(s)) }
 
 func tooLargeForGrep(display string, size, limit int64) *Error {
 	return Errorf(CodeFileTooLarge, "%s is %d bytes, over grep's %d-byte limit; read it in windows with read's offset and limit instead", display, size, limit)

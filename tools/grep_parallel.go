@@ -24,9 +24,13 @@ import (
 // call is cancelled, the walk and the searchers stop and the pipeline is
 // drained before grep returns.
 
-// grepWindow is how many files per searcher may wait between the walk and
-// take.
-const grepWindow = 4
+// The walk hands files to the searchers in batches of up to grepBatch, so
+// that a tree of small files costs a channel send per batch, not per file;
+// grepWindow batches per searcher may wait between the walk and take.
+const (
+	grepBatch  = 16
+	grepWindow = 2
+)
 
 // grepReadBudget bounds the bytes of the files searched at once, with at
 // least one file of the largest size grep reads always allowed.
@@ -40,10 +44,11 @@ func grepThreads(configured int) int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// grepJob is one file offered by the walk; done receives its result.
+// grepJob is a batch of files offered by the walk, in walk order; done
+// receives their results, in the same order.
 type grepJob struct {
-	cd   candidate
-	done chan *fileResult
+	cds  []candidate
+	done chan []*fileResult
 }
 
 // walk greps the directory p with w, on one goroutine or on a pipeline.
@@ -72,7 +77,11 @@ func (g *grepper) walk(w *walker, p workspace.Path) error {
 		searchers.Go(func() {
 			var buf []byte
 			for j := range jobs {
-				j.done <- g.search(ctx, j.cd, nil, &buf)
+				rs := make([]*fileResult, len(j.cds))
+				for i, cd := range j.cds {
+					rs[i] = g.search(ctx, cd, nil, &buf)
+				}
+				j.done <- rs
 			}
 		})
 	}
@@ -80,21 +89,38 @@ func (g *grepper) walk(w *walker, p workspace.Path) error {
 	go func() {
 		defer close(order)
 		defer close(jobs)
-		w.ctx = ctx
-		w.visit = func(cd candidate) error {
-			j := &grepJob{cd: cd, done: make(chan *fileResult, 1)}
-			// The job goes to take's queue first: its room bounds the
-			// files in flight, and a job in it always reaches a searcher.
+		var batch []candidate
+		// flush sends the batch to take's queue first: its room bounds the
+		// files in flight, and a job in it always reaches a searcher.
+		flush := func() error {
+			j := &grepJob{cds: batch, done: make(chan []*fileResult, 1)}
+			batch = nil
 			select {
 			case order <- j:
 			case <-ctx.Done():
-				cd.letGo()
+				for _, cd := range j.cds {
+					cd.letGo()
+				}
 				return ctx.Err()
 			}
 			jobs <- j
 			return nil
 		}
+		w.ctx = ctx
+		w.visit = func(cd candidate) error {
+			batch = append(batch, cd)
+			if len(batch) < grepBatch {
+				return nil
+			}
+			return flush()
+		}
 		walkErr = w.walk(p.Dir(), p.Abs, p.Display)
+		if walkErr == nil && len(batch) > 0 {
+			walkErr = flush()
+		}
+		for _, cd := range batch {
+			cd.letGo() // the walk failed with these not yet offered
+		}
 	}()
 
 	var err error
@@ -102,12 +128,14 @@ func (g *grepper) walk(w *walker, p workspace.Path) error {
 		if err != nil {
 			continue // draining: the searchers finish what they hold
 		}
-		if err = g.ctx.Err(); err != nil {
-			cancel()
-			continue
-		}
-		if _, err = g.take(<-j.done); err != nil {
-			cancel()
+		for _, r := range <-j.done {
+			if err = g.ctx.Err(); err == nil {
+				_, err = g.take(r)
+			}
+			if err != nil {
+				cancel()
+				break
+			}
 		}
 	}
 	searchers.Wait()

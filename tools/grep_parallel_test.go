@@ -215,3 +215,22 @@ func TestGrepFileBoundsAtTheEdge(t *testing.T) {
 		}
 	}
 }
+
+// A large file is read first only as far as the binary check looks: a NUL
+// there skips it; past there it is text, searched to its end.
+func TestGrepLargeFilesBinaryProbe(t *testing.T) {
+	for _, threads := range []int{1, 2} {
+		lim := config.DefaultLimits()
+		lim.GrepThreads = threads
+		e := newProdEnv(t, lim)
+		filler := strings.Repeat("filler line of text\n", 10000) // 200 KB
+		e.put("bin.dat", "\x00"+filler+"hit\n")
+		e.put("late.txt", filler+"\x00 hit\n")
+		e.put("text.txt", filler+"hit\n")
+		r := e.grep(`{"pattern":"hit"}`)
+		if strings.Join(r.Files, ",") != "late.txt,text.txt" || r.FilesSearched != 3 || r.Matches[1].Line != 10001 {
+			t.Errorf("%d threads: files %v, %d searched, matches %+v", threads, r.Files, r.FilesSearched, r.Matches)
+		}
+		e.failure("grep", `{"pattern":"hit","path":"bin.dat"}`, CodeNotText)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"golang.org/x/sys/unix"
 
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -27,22 +28,31 @@ var errStop = errors.New("stop walking")
 type candidate struct {
 	abs     string // canonical path: the snapshot store's key
 	display string // as the model sees it
-	link    bool   // reached through a symlink (already resolved into a root)
-	// open opens it for reading through the directory it was listed in,
-	// never by its name from "/": a directory swapped for a link since
-	// it was listed cannot lead the search outside the roots.
-	open func() (*os.File, error)
-	// dir holds that directory open until the file is opened, which may
-	// be after the walk has left the directory.
-	dir *dirRef
+	// name is its name in dir, the directory it was listed in, which it is
+	// opened through (never by its path from "/": a directory swapped for
+	// a link since it was listed cannot lead the search outside the
+	// roots). dir stays open until then, which may be after the walk has
+	// left it.
+	name string
+	dir  *dirRef
+	// link, for a file reached through a symlink, is its target, already
+	// resolved into a root; dir is nil.
+	link *workspace.Path
 }
 
-// openOnce opens the candidate and lets go of its directory. It is called
-// at most once per candidate, and letGo instead when the file will not be
-// opened.
-func (c candidate) openOnce() (*os.File, error) {
+// openOnce opens the candidate for reading, never following a link and
+// never blocking, and lets go of its directory. It is called at most once
+// per candidate, and letGo instead when the file will not be opened.
+func (c candidate) openOnce() (grepSource, error) {
+	if c.link != nil {
+		f, err := c.link.Open()
+		if err != nil {
+			return nil, err
+		}
+		return osSource{f}, nil
+	}
 	defer c.letGo()
-	return c.open()
+	return openAt(c.dir.fd, c.name)
 }
 
 func (c candidate) letGo() {
@@ -54,14 +64,21 @@ func (c candidate) letGo() {
 // dirRef is an open directory shared by the walk and the files listed in
 // it that wait to be opened: the last of them to let go closes it.
 type dirRef struct {
-	r    *os.Root
+	r    *os.Root // subdirectories are opened through it
+	f    *os.File // the directory itself, opened in r
+	fd   int      // f's descriptor, which files are opened relative to
 	refs atomic.Int64
 }
 
-func newDirRef(r *os.Root) *dirRef {
-	d := &dirRef{r: r}
+// openDir opens the directory of r for listing and for opening its files.
+func openDir(r *os.Root) (*dirRef, error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	d := &dirRef{r: r, f: f, fd: int(f.Fd())}
 	d.refs.Store(1)
-	return d
+	return d, nil
 }
 
 func (d *dirRef) hold() *dirRef {
@@ -71,6 +88,7 @@ func (d *dirRef) hold() *dirRef {
 
 func (d *dirRef) release() {
 	if d.refs.Add(-1) == 0 {
+		d.f.Close()
 		d.r.Close()
 	}
 }
@@ -136,17 +154,24 @@ func (w *walker) walk(d *workspace.Dir, dir, display string) error {
 // offered has been opened. rel is the path below the walk's start (for the
 // glob), parts the path below the root (for .gitignore).
 func (w *walker) dir(r *os.Root, abs, display, rel string, parts []string) error {
-	ref := newDirRef(r)
-	defer ref.release()
 	if err := w.ctx.Err(); err != nil {
+		r.Close()
 		return err
 	}
-	entries, err := readDirSorted(r)
+	ref, err := openDir(r)
 	if err != nil {
+		r.Close()
 		return nil // an unreadable directory holds nothing we can search
 	}
+	defer ref.release()
+	entries, err := readDirSorted(ref.fd, abs)
+	if err != nil {
+		return nil
+	}
 	depth := len(w.ignore)
-	w.ignore = append(w.ignore, w.readIgnore(r, parts)...)
+	if hasEntry(entries, ".gitignore") {
+		w.ignore = append(w.ignore, w.readIgnore(r, parts)...)
+	}
 	defer func() { w.ignore = w.ignore[:depth] }()
 	matcher := gitignore.NewMatcher(w.ignore)
 
@@ -156,10 +181,7 @@ func (w *walker) dir(r *os.Root, abs, display, rel string, parts []string) error
 			continue
 		}
 		childParts := append(parts[:len(parts):len(parts)], name)
-		c := candidate{abs: filepath.Join(abs, name), display: joinDisplay(display, name)}
-		c.open = func() (*os.File, error) {
-			return r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
-		}
+		c := candidate{abs: joinAbs(abs, name), display: joinDisplay(display, name), name: name}
 		childRel := name
 		if rel != "" {
 			childRel = rel + "/" + name
@@ -185,14 +207,14 @@ func (w *walker) dir(r *os.Root, abs, display, rel string, parts []string) error
 			if info, err := p.Stat(); err != nil || !info.Mode().IsRegular() {
 				continue // directories behind links are not followed
 			}
-			c.abs, c.link, c.open = p.Abs, true, p.Open
+			c.abs, c.link = p.Abs, &p
 		case !t.IsRegular():
 			continue
 		}
 		if matcher.Match(childParts, false) || !w.glob.match(name, c.display, childRel) {
 			continue
 		}
-		if !c.link {
+		if c.link == nil {
 			c.dir = ref.hold()
 		}
 		if err := w.visit(c); err != nil {
@@ -202,6 +224,21 @@ func (w *walker) dir(r *os.Root, abs, display, rel string, parts []string) error
 	return nil
 }
 
+// joinAbs joins a canonical directory and a name it lists: no cleaning is
+// needed.
+func joinAbs(dir, name string) string {
+	if strings.HasSuffix(dir, "/") {
+		return dir + name
+	}
+	return dir + "/" + name
+}
+
+// hasEntry reports whether the sorted entries hold name.
+func hasEntry(entries []fs.DirEntry, name string) bool {
+	_, ok := slices.BinarySearchFunc(entries, name, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
+	return ok
+}
+
 func joinDisplay(dir, name string) string {
 	if dir == "." {
 		return name
@@ -209,12 +246,17 @@ func joinDisplay(dir, name string) string {
 	return dir + "/" + name
 }
 
-// readDirSorted lists the directory open as r in byte order of names.
-func readDirSorted(r *os.Root) ([]fs.DirEntry, error) {
-	d, err := r.Open(".")
+// readDirSorted lists the directory open as fd in byte order of names.
+// It lists through a copy of the descriptor: an *os.File opened in an
+// os.Root lstats every entry it lists, where a plain one takes the types
+// the directory records, one system call per directory instead of one per
+// entry. The copy is only read; files are still opened through fd.
+func readDirSorted(fd int, abs string) ([]fs.DirEntry, error) {
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
+	d := os.NewFile(uintptr(dup), abs)
 	defer d.Close()
 	entries, err := d.ReadDir(-1)
 	if err != nil {
