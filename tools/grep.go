@@ -131,7 +131,7 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 	case err != nil:
 		return Failed(Errorf(CodeToolFailed, "cannot search %s: %v; check the path and call again", p.Display, err))
 	case info.IsDir():
-		w := &walker{ws: c.State.Workspace, glob: glob, limit: c.Limits.MaxGrepFileBytes}
+		w := newWalker(c.State.Workspace, glob, c.Limits.MaxGrepFileBytes)
 		err = g.walk(w, p)
 	default:
 		f, _, e := openRegular(p)

@@ -1,11 +1,8 @@
 package tools
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -15,9 +12,9 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"golang.org/x/sys/unix"
 
+	"github.com/hostd-dev/hostd/tools/ignore"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -98,8 +95,7 @@ func (d *dirRef) release() {
 // Every directory is opened through its parent's open descriptor
 // (os.Root), so a directory renamed and replaced by a link to elsewhere
 // mid-walk is refused rather than followed.
-// It honours every .gitignore from the root the directory lies under down
-// to each file, skips .git, never follows a symlinked directory, and
+// It leaves out what git would ignore (package ignore), skips .git, never follows a symlinked directory, and
 // follows a symlinked file only when it resolves into the session's roots.
 // Devices, FIFOs and sockets are never opened.
 type walker struct {
@@ -112,10 +108,36 @@ type walker struct {
 	// once, at once or later on any goroutine, whatever it returns.
 	visit func(candidate) error
 
-	// ignore holds the patterns of every .gitignore between the root and
-	// the directory being walked, least specific first, as the matcher
-	// wants them.
-	ignore []gitignore.Pattern
+	// global holds the patterns of the user's global excludes file
+	// (ignore.GlobalFile), which apply inside a git repository.
+	global []ignore.Pattern
+	// ignore holds the patterns that apply in the directory being walked,
+	// weakest first, as the matcher wants them: the global excludes and
+	// the innermost repository's info/exclude, then every .gitignore from
+	// that repository's top (or from the root) down. A nested repository
+	// starts afresh, as in git.
+	ignore []ignore.Pattern
+}
+
+// newWalker returns a walker of the session's workspace with the user's
+// global excludes loaded.
+func newWalker(ws *workspace.Workspace, glob *globPattern, limit int64) *walker {
+	return &walker{ws: ws, glob: glob, limit: limit,
+		global: ignore.ReadFile(ignore.GlobalFile(os.Getenv), nil, limit)}
+}
+
+// enter adds the ignore files of the directory abs, open as r, to
+// w.ignore. A directory holding .git is a repository's top: what applied
+// above it no longer does, and its info/exclude and the global excludes
+// do. parts is abs below the root, where the patterns anchor.
+func (w *walker) enter(r *os.Root, abs string, parts []string, hasGit, hasIgnore bool) {
+	if hasGit {
+		exclude := ignore.ReadFile(ignore.InfoExclude(filepath.Join(abs, ".git")), parts, w.limit)
+		w.ignore = append(slices.Clip(w.global), exclude...)
+	}
+	if hasIgnore {
+		w.ignore = append(w.ignore, w.readIgnore(r, parts)...)
+	}
 }
 
 // walk visits the files under dir (a canonical directory under the open
@@ -130,15 +152,21 @@ func (w *walker) walk(d *workspace.Dir, dir, display string) error {
 	if rel != "." {
 		parts = strings.Split(filepath.ToSlash(rel), "/")
 	}
-	// The .gitignore files above dir apply to it, unless they ignore dir
+	// The ignore files above dir apply to it, unless they ignore dir
 	// itself: then the model asked for an ignored directory by name, and
 	// gets its files.
+	if ignore.InRepository(root) {
+		w.ignore = slices.Clip(w.global)
+	}
 	for i := range parts {
-		if ar, err := d.OpenRoot(filepath.Join(root, filepath.Join(parts[:i]...))); err == nil {
-			w.ignore = append(w.ignore, w.readIgnore(ar, parts[:i])...)
+		above := filepath.Join(root, filepath.Join(parts[:i]...))
+		if ar, err := d.OpenRoot(above); err == nil {
+			_, gitErr := ar.Lstat(".git")
+			_, ignoreErr := ar.Lstat(".gitignore")
+			w.enter(ar, above, parts[:i], gitErr == nil, ignoreErr == nil)
 			ar.Close()
 		}
-		if gitignore.NewMatcher(w.ignore).Match(parts[:i+1], true) {
+		if ignore.NewMatcher(w.ignore).Match(parts[:i+1], true) {
 			w.ignore = nil
 			break
 		}
@@ -168,12 +196,10 @@ func (w *walker) dir(r *os.Root, abs, display, rel string, parts []string) error
 	if err != nil {
 		return nil
 	}
-	depth := len(w.ignore)
-	if hasEntry(entries, ".gitignore") {
-		w.ignore = append(w.ignore, w.readIgnore(r, parts)...)
-	}
-	defer func() { w.ignore = w.ignore[:depth] }()
-	matcher := gitignore.NewMatcher(w.ignore)
+	outer := w.ignore
+	w.enter(r, abs, parts, hasEntry(entries, ".git"), hasEntry(entries, ".gitignore"))
+	defer func() { w.ignore = outer }()
+	matcher := ignore.NewMatcher(w.ignore)
 
 	for _, e := range entries {
 		name := e.Name()
@@ -267,8 +293,8 @@ func readDirSorted(fd int, abs string) ([]fs.DirEntry, error) {
 }
 
 // readIgnore parses the .gitignore of the directory open as r, if there is
-// one, with the domain the library needs to anchor its patterns.
-func (w *walker) readIgnore(r *os.Root, parts []string) []gitignore.Pattern {
+// one, anchored at parts.
+func (w *walker) readIgnore(r *os.Root, parts []string) []ignore.Pattern {
 	f, err := r.OpenFile(".gitignore", os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil
@@ -277,17 +303,7 @@ func (w *walker) readIgnore(r *os.Root, parts []string) []gitignore.Pattern {
 	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
 		return nil
 	}
-	var ps []gitignore.Pattern
-	sc := bufio.NewScanner(io.LimitReader(f, w.limit))
-	sc.Buffer(nil, 64<<10)
-	for sc.Scan() {
-		line := string(bytes.TrimSuffix(sc.Bytes(), []byte{'\r'}))
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(line, parts))
-	}
-	return ps
+	return ignore.Parse(f, parts, w.limit)
 }
 
 // globPattern filters the files a walk searches. A pattern is matched, a
