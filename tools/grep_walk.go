@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -61,21 +60,14 @@ func (c candidate) letGo() {
 // dirRef is an open directory shared by the walk and the files listed in
 // it that wait to be opened: the last of them to let go closes it.
 type dirRef struct {
-	r    *os.Root // subdirectories are opened through it
-	f    *os.File // the directory itself, opened in r
-	fd   int      // f's descriptor, which files are opened relative to
+	fd   int // the directory, which its files and subdirectories are opened from
 	refs atomic.Int64
 }
 
-// openDir opens the directory of r for listing and for opening its files.
-func openDir(r *os.Root) (*dirRef, error) {
-	f, err := r.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	d := &dirRef{r: r, f: f, fd: int(f.Fd())}
+func newDirRef(fd int) *dirRef {
+	d := &dirRef{fd: fd}
 	d.refs.Store(1)
-	return d, nil
+	return d
 }
 
 func (d *dirRef) hold() *dirRef {
@@ -85,16 +77,46 @@ func (d *dirRef) hold() *dirRef {
 
 func (d *dirRef) release() {
 	if d.refs.Add(-1) == 0 {
-		d.f.Close()
-		d.r.Close()
+		unix.Close(d.fd)
 	}
+}
+
+// rootFD returns a descriptor of the directory r holds open, the caller's
+// to close.
+func rootFD(r *os.Root) (int, error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return -1, err
+	}
+	defer f.Close()
+	return unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+}
+
+// openSubdir opens the directory name lists, through fd: one component,
+// O_NOFOLLOW and O_DIRECTORY, so a directory replaced by a link or a file
+// since it was listed is refused, never followed.
+func openSubdir(fd int, name string) (int, error) {
+	for {
+		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			return sub, err
+		}
+	}
+}
+
+// exists reports whether the directory open as fd lists name.
+func exists(fd int, name string) bool {
+	var st unix.Stat_t
+	return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil
 }
 
 // walker visits the files under a directory depth-first, entries of each
 // directory in byte order, so the same tree always gives the same order.
-// Every directory is opened through its parent's open descriptor
-// (os.Root), so a directory renamed and replaced by a link to elsewhere
-// mid-walk is refused rather than followed.
+// The walk's first directory is opened through the workspace's open root
+// (os.Root) and every directory below it through its parent's open
+// descriptor, one component at a time without following links, so a
+// directory renamed and replaced by a link to elsewhere mid-walk is
+// refused rather than followed.
 // It leaves out what git would ignore (package ignore), skips .git, never follows a symlinked directory, and
 // follows a symlinked file only when it resolves into the session's roots.
 // Devices, FIFOs and sockets are never opened.
@@ -130,13 +152,13 @@ func newWalker(ws *workspace.Workspace, glob *globPattern, limit int64) *walker 
 // w.ignore. A directory holding .git is a repository's top: what applied
 // above it no longer does, and its info/exclude and the global excludes
 // do. parts is abs below the root, where the patterns anchor.
-func (w *walker) enter(r *os.Root, abs string, parts []string, hasGit, hasIgnore bool) {
+func (w *walker) enter(fd int, abs string, parts []string, hasGit, hasIgnore bool) {
 	if hasGit {
 		exclude := ignore.ReadFile(ignore.InfoExclude(filepath.Join(abs, ".git")), parts, w.limit)
 		w.ignore = append(slices.Clip(w.global), exclude...)
 	}
 	if hasIgnore {
-		w.ignore = append(w.ignore, w.readIgnore(r, parts)...)
+		w.ignore = append(w.ignore, w.readIgnore(fd, parts)...)
 	}
 }
 
@@ -161,9 +183,10 @@ func (w *walker) walk(d *workspace.Dir, dir, display string) error {
 	for i := range parts {
 		above := filepath.Join(root, filepath.Join(parts[:i]...))
 		if ar, err := d.OpenRoot(above); err == nil {
-			_, gitErr := ar.Lstat(".git")
-			_, ignoreErr := ar.Lstat(".gitignore")
-			w.enter(ar, above, parts[:i], gitErr == nil, ignoreErr == nil)
+			if fd, err := rootFD(ar); err == nil {
+				w.enter(fd, above, parts[:i], exists(fd, ".git"), exists(fd, ".gitignore"))
+				unix.Close(fd)
+			}
 			ar.Close()
 		}
 		if ignore.NewMatcher(w.ignore).Match(parts[:i+1], true) {
@@ -175,34 +198,34 @@ func (w *walker) walk(d *workspace.Dir, dir, display string) error {
 	if err != nil {
 		return nil // gone, or no longer inside the root: nothing to search
 	}
-	return w.dir(r, dir, display, "", parts)
-}
-
-// dir walks one directory, open as r, and closes r once every file it
-// offered has been opened. rel is the path below the walk's start (for the
-// glob), parts the path below the root (for .gitignore).
-func (w *walker) dir(r *os.Root, abs, display, rel string, parts []string) error {
-	if err := w.ctx.Err(); err != nil {
-		r.Close()
-		return err
-	}
-	ref, err := openDir(r)
-	if err != nil {
-		r.Close()
-		return nil // an unreadable directory holds nothing we can search
-	}
-	defer ref.release()
-	entries, err := readDirSorted(ref.fd, abs)
+	fd, err := rootFD(r)
+	r.Close()
 	if err != nil {
 		return nil
 	}
+	return w.dir(fd, dir, display, "", parts)
+}
+
+// dir walks one directory, open as fd, and closes fd once every file it
+// offered has been opened. rel is the path below the walk's start (for the
+// glob), parts the path below the root (for .gitignore).
+func (w *walker) dir(fd int, abs, display, rel string, parts []string) error {
+	ref := newDirRef(fd)
+	defer ref.release()
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	entries, err := listDir(fd)
+	if err != nil {
+		return nil // an unreadable directory holds nothing we can search
+	}
 	outer := w.ignore
-	w.enter(r, abs, parts, hasEntry(entries, ".git"), hasEntry(entries, ".gitignore"))
+	w.enter(fd, abs, parts, hasEntry(entries, ".git"), hasEntry(entries, ".gitignore"))
 	defer func() { w.ignore = outer }()
 	matcher := ignore.NewMatcher(w.ignore)
 
 	for _, e := range entries {
-		name := e.Name()
+		name := e.name
 		if name == ".git" {
 			continue
 		}
@@ -212,12 +235,12 @@ func (w *walker) dir(r *os.Root, abs, display, rel string, parts []string) error
 		if rel != "" {
 			childRel = rel + "/" + name
 		}
-		switch t := e.Type(); {
+		switch t := e.typ; {
 		case t.IsDir():
 			if matcher.Match(childParts, true) {
 				continue
 			}
-			sub, err := r.OpenRoot(name)
+			sub, err := openSubdir(fd, name)
 			if err != nil {
 				continue // gone, or replaced by a link since it was listed
 			}
@@ -260,8 +283,8 @@ func joinAbs(dir, name string) string {
 }
 
 // hasEntry reports whether the sorted entries hold name.
-func hasEntry(entries []fs.DirEntry, name string) bool {
-	_, ok := slices.BinarySearchFunc(entries, name, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
+func hasEntry(entries []dirEntry, name string) bool {
+	_, ok := slices.BinarySearchFunc(entries, name, func(e dirEntry, name string) int { return strings.Compare(e.name, name) })
 	return ok
 }
 
@@ -272,35 +295,16 @@ func joinDisplay(dir, name string) string {
 	return dir + "/" + name
 }
 
-// readDirSorted lists the directory open as fd in byte order of names.
-// It lists through a copy of the descriptor: an *os.File opened in an
-// os.Root lstats every entry it lists, where a plain one takes the types
-// the directory records, one system call per directory instead of one per
-// entry. The copy is only read; files are still opened through fd.
-func readDirSorted(fd int, abs string) ([]fs.DirEntry, error) {
-	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	d := os.NewFile(uintptr(dup), abs)
-	defer d.Close()
-	entries, err := d.ReadDir(-1)
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, nil
-}
-
-// readIgnore parses the .gitignore of the directory open as r, if there is
-// one, anchored at parts.
-func (w *walker) readIgnore(r *os.Root, parts []string) []ignore.Pattern {
-	f, err := r.OpenFile(".gitignore", os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// readIgnore parses the .gitignore of the directory open as fd, if there
+// is one, anchored at parts.
+// A .gitignore that is a symlink is not followed, as git does not.
+func (w *walker) readIgnore(fd int, parts []string) []ignore.Pattern {
+	f, err := openAt(fd, ".gitignore")
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+	if _, regular, err := f.stat(); err != nil || !regular {
 		return nil
 	}
 	return ignore.Parse(f, parts, w.limit)
