@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"regexp/syntax"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -23,6 +24,38 @@ type prefilter struct {
 	lit    []byte
 	litAt  int
 	anchor int
+	// rare is the offset in lit of its rarest byte (byteRank): when it is
+	// rarer than lit's first byte, lit is found by looking for that byte,
+	// which stops less often than bytes.Index looking for the first.
+	rare int
+}
+
+// byteRank orders bytes by how often they occur in source code and prose,
+// rarest first: a rough table, by classes, that only needs to tell an X
+// or a 'U' from an 'e'.
+func byteRank(b byte) int {
+	switch {
+	case b >= 'a' && b <= 'z':
+		if strings.IndexByte("jkqxz", b) >= 0 {
+			return 2
+		}
+		return 4
+	case b == ' ' || b == '\t' || strings.IndexByte("().,\"=_/", b) >= 0:
+		return 4
+	case b >= 'A' && b <= 'Z':
+		if strings.IndexByte("ACEINORST", b) >= 0 {
+			return 3
+		}
+		return 2
+	case b >= '0' && b <= '9':
+		if b <= '2' {
+			return 3
+		}
+		return 2
+	case strings.IndexByte(":;[]{}<>+-*&'!", b) >= 0:
+		return 3
+	}
+	return 1 // other punctuation, control bytes, bytes of non-ASCII characters
 }
 
 // byteSet is a set of bytes below utf8.RuneSelf: only a byte that is a
@@ -74,6 +107,11 @@ func newPrefilter(re *syntax.Regexp) *prefilter {
 	if f.lit == nil && bits(seq) < minPrefilterBits {
 		return nil
 	}
+	for i, b := range f.lit {
+		if byteRank(b) < byteRank(f.lit[f.rare]) {
+			f.rare = i
+		}
+	}
 	for i := range seq {
 		if seq[i].size() < seq[f.anchor].size() {
 			f.anchor = i
@@ -89,13 +127,22 @@ func (f *prefilter) index(body []byte, from int) int {
 		at, n = f.litAt, len(f.lit)
 	}
 	for q := from + at; q+n <= len(body); q++ {
-		if f.lit != nil {
+		switch {
+		case f.rare > 0:
+			i := bytes.IndexByte(body[q+f.rare:], f.lit[f.rare])
+			if i < 0 || q+i+n > len(body) {
+				return -1
+			}
+			if q += i; !bytes.Equal(body[q:q+n], f.lit) {
+				continue
+			}
+		case f.lit != nil:
 			i := bytes.Index(body[q:], f.lit)
 			if i < 0 {
 				return -1
 			}
 			q += i
-		} else {
+		default:
 			set := &f.seq[at]
 			for q < len(body) && !set[body[q]] {
 				q++

@@ -39,6 +39,9 @@ func TestPrefilterRuns(t *testing.T) {
 		if f != nil {
 			run, lit = describeRun(f.seq), string(f.lit)
 		}
+		if f != nil && tt.pattern == "ErrUnexpectedEOF" && f.rare != 3 {
+			t.Errorf("%q: looks for byte %d, want 3 (the U)", tt.pattern, f.rare)
+		}
 		if run != tt.run || lit != tt.lit {
 			t.Errorf("%q: run %q literal %q, want %q and %q", tt.pattern, run, lit, tt.run, tt.lit)
 		}
