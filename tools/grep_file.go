@@ -31,6 +31,12 @@ type fileResult struct {
 	hasText bool
 }
 
+// unbudgetedRead: a file this small is read without taking from the call's
+// read budget, which would cost two lock operations per file of a tree of
+// small files; what such files hold at once is at most this much per
+// searcher.
+const unbudgetedRead = 1 << 20
+
 // bigReadBuffer is the largest read buffer a search goroutine keeps
 // between files; a larger one, grown for a large file, is dropped after it.
 const bigReadBuffer = 4 << 20
@@ -68,7 +74,7 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 	if size > lim.MaxGrepFileBytes {
 		return &fileResult{skip: tooLargeForGrep(cd.display, size, lim.MaxGrepFileBytes)}
 	}
-	if g.reads != nil {
+	if g.reads != nil && size > unbudgetedRead {
 		// The bytes being searched at once stay within the call's read
 		// budget however many goroutines search.
 		n := readWeight(size, lim.MaxGrepFileBytes)

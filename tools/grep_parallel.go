@@ -17,20 +17,26 @@ import (
 // so the answer is the one a single goroutine would give, whichever
 // search finishes first.
 //
-// What is in flight is bounded: at most grepWindow files per searcher are
-// offered and not yet taken, each open file keeps its directory's
-// descriptor until it is opened (dirRef), and the bytes read at once stay
-// within grepReadBudget. Once take has what the call can show, or the
-// call is cancelled, the walk and the searchers stop and the pipeline is
-// drained before grep returns.
+// What is in flight is bounded: at most grepInFlight files are offered and
+// not yet taken, whatever the number of searchers; each open file keeps its
+// directory's descriptor until it is opened (dirRef), and the bytes read
+// at once stay within grepReadBudget plus unbudgetedRead per searcher. A
+// file taken later holds its matches (at most about maxResultBytes) and,
+// when it matched, its text if small enough to retain
+// (maxRetainedFileBytes), so the results waiting for take hold at most
+// grepInFlight times their sum: 160 MiB with the defaults, reached only
+// when every file is a 2 MiB file that matches. Once take has what the
+// call can show, or the call is cancelled, the walk and the searchers stop
+// and the pipeline is drained before grep returns.
 
-// The walk hands files to the searchers in batches of up to grepBatch, so
-// that a tree of small files costs a channel send per batch, not per file;
-// grepWindow batches per searcher may wait between the walk and take.
-const (
-	grepBatch  = 16
-	grepWindow = 2
-)
+// grepInFlight bounds the files offered to the searchers and not yet
+// taken. The walk hands them over in batches (grepBatchSize), so that a
+// tree of small files costs a channel send per batch, not per file.
+const grepInFlight = 64
+
+// grepBatchSize is the batch for n searchers: up to 16 files, and small
+// enough that every searcher has two batches in the window.
+func grepBatchSize(n int) int { return max(1, min(16, grepInFlight/(2*n))) }
 
 // grepReadBudget bounds the bytes of the files searched at once, with at
 // least one file of the largest size grep reads always allowed.
@@ -70,7 +76,10 @@ func (g *grepper) walk(w *walker, p workspace.Path) error {
 	defer cancel()
 	g.reads = semaphore.NewWeighted(grepReadBudget(g.c.Limits.MaxGrepFileBytes))
 	jobs := make(chan *grepJob)
-	order := make(chan *grepJob, grepWindow*n)
+	// A job waits in order from its offer until take starts on it; with
+	// the one take holds, that is grepInFlight files at most.
+	batchSize := grepBatchSize(n)
+	order := make(chan *grepJob, max(1, grepInFlight/batchSize-1))
 
 	var searchers sync.WaitGroup
 	for range n {
@@ -109,7 +118,7 @@ func (g *grepper) walk(w *walker, p workspace.Path) error {
 		w.ctx = ctx
 		w.visit = func(cd candidate) error {
 			batch = append(batch, cd)
-			if len(batch) < grepBatch {
+			if len(batch) < batchSize {
 				return nil
 			}
 			return flush()
