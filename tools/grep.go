@@ -139,7 +139,7 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 			return Failed(e)
 		}
 		var buf []byte
-		r := g.search(ctx, candidate{abs: p.Abs, display: p.Display}, osSource{f}, &buf)
+		r := g.search(ctx, candidate{named: &p}, osSource{f}, &buf)
 		f.Close()
 		var skip *Error
 		skip, err = g.take(r)

@@ -66,13 +66,20 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 		defer f.Close()
 	}
 	lim := g.c.Limits
-	p := workspace.Path{Abs: cd.abs, Display: cd.display}
+	// The file's paths, joined only once something is to be said of it.
+	var p workspace.Path
+	path := func() workspace.Path {
+		if p.Abs == "" {
+			p = workspace.Path{Abs: cd.abs(), Display: cd.display()}
+		}
+		return p
+	}
 	size, regular, serr := f.stat()
 	if serr != nil || !regular {
-		return &fileResult{skip: Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", cd.display)}
+		return &fileResult{skip: Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", path().Display)}
 	}
 	if size > lim.MaxGrepFileBytes {
-		return &fileResult{skip: tooLargeForGrep(cd.display, size, lim.MaxGrepFileBytes)}
+		return &fileResult{skip: tooLargeForGrep(path().Display, size, lim.MaxGrepFileBytes)}
 	}
 	if g.reads != nil && size > unbudgetedRead {
 		// The bytes being searched at once stay within the call's read
@@ -86,7 +93,7 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 	raw, rerr := readBounded(f, *buf, size, lim.MaxGrepFileBytes)
 	if rerr == errBinary {
 		*buf = raw[:0]
-		return &fileResult{searched: true, skip: notText(p)}
+		return &fileResult{searched: true, skip: notText(path())}
 	}
 	if cap(raw) <= bigReadBuffer {
 		*buf = raw[:0]
@@ -94,13 +101,13 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 		*buf = nil
 	}
 	if errors.Is(rerr, errTooLarge) {
-		return &fileResult{skip: tooLargeForGrep(cd.display, int64(len(raw)), lim.MaxGrepFileBytes)}
+		return &fileResult{skip: tooLargeForGrep(path().Display, int64(len(raw)), lim.MaxGrepFileBytes)}
 	} else if rerr != nil {
-		return &fileResult{skip: Errorf(CodeToolFailed, "cannot read %s: %v; call again", cd.display, rerr)}
+		return &fileResult{skip: Errorf(CodeToolFailed, "cannot read %s: %v; call again", path().Display, rerr)}
 	}
 	r := &fileResult{searched: true}
 	if bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0 {
-		r.skip = notText(p)
+		r.skip = notText(path())
 		return r
 	}
 
@@ -110,7 +117,7 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 	if bytes.HasPrefix(raw, []byte("\xEF\xBB\xBF")) || bytes.IndexByte(raw, '\r') >= 0 {
 		t, derr := workspace.Decode(raw)
 		if derr != nil {
-			r.skip = notText(p)
+			r.skip = notText(path())
 			return r
 		}
 		body, text, decoded = []byte(t.Body), t.Body, true
@@ -123,10 +130,11 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 			return false
 		case grepContent:
 			shown, clipped := clipLine(string(line), lim.MaxLineChars)
-			r.matches = append(r.matches, GrepMatch{Path: cd.display, Line: n, Text: shown, Clipped: clipped})
-			cost += matchAnswerCost(cd.display, shown)
+			display := path().Display
+			r.matches = append(r.matches, GrepMatch{Path: display, Line: n, Text: shown, Clipped: clipped})
+			cost += matchAnswerCost(display, shown)
 			if r.count == 1 {
-				cost += fileAnswerCost(cd.display)
+				cost += fileAnswerCost(display)
 			}
 			return r.count <= g.max && cost <= lim.MaxResultBytes
 		}
@@ -135,10 +143,10 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 	if r.count == 0 {
 		return r
 	}
-	gf := &grepFile{abs: cd.abs, display: cd.display, bytes: int64(len(raw))}
+	gf := &grepFile{abs: path().Abs, display: path().Display, bytes: int64(len(raw))}
 	r.file = gf
 	if !decoded && !utf8.Valid(raw) {
-		r.notText = notText(p)
+		r.notText = notText(path())
 		return r
 	}
 	if !decoded {

@@ -20,10 +20,13 @@ import (
 // errStop ends a walk early; it is not a failure.
 var errStop = errors.New("stop walking")
 
-// candidate is a regular file a walk offers for searching.
+// candidate is a regular file a walk offers for searching. Its paths are
+// joined only when asked for (abs, display): most files searched never
+// show.
 type candidate struct {
-	abs     string // canonical path: the snapshot store's key
-	display string // as the model sees it
+	dirAbs, dirDisplay string // the directory it was listed in: canonical, and as the model sees it
+	// named is the file the model named, for a grep of one file.
+	named *workspace.Path
 	// name is its name in dir, the directory it was listed in, which it is
 	// opened through (never by its path from "/": a directory swapped for
 	// a link since it was listed cannot lead the search outside the
@@ -34,6 +37,26 @@ type candidate struct {
 	// link, for a file reached through a symlink, is its target, already
 	// resolved into a root; dir is nil.
 	link *workspace.Path
+}
+
+// abs is the file's canonical path, the snapshot store's key: for a file
+// reached through a symlink, its target's.
+func (c candidate) abs() string {
+	switch {
+	case c.named != nil:
+		return c.named.Abs
+	case c.link != nil:
+		return c.link.Abs
+	}
+	return joinAbs(c.dirAbs, c.name)
+}
+
+// display is the file's path as the model sees it.
+func (c candidate) display() string {
+	if c.named != nil {
+		return c.named.Display
+	}
+	return joinDisplay(c.dirDisplay, c.name)
 }
 
 // openOnce opens the candidate for reading, never following a link and
@@ -229,10 +252,15 @@ func (w *walker) dir(fd int, abs, display, rel string, parts []string) error {
 		if name == ".git" {
 			continue
 		}
-		childParts := append(parts[:len(parts):len(parts)], name)
-		c := candidate{abs: joinAbs(abs, name), display: joinDisplay(display, name), name: name}
+		c := candidate{dirAbs: abs, dirDisplay: display, name: name}
+		// The path below the root (for the ignore patterns) and below the
+		// walk's start (for the glob) are built only when they are used.
+		var childParts []string
+		if len(w.ignore) > 0 || e.typ.IsDir() {
+			childParts = append(parts[:len(parts):len(parts)], name)
+		}
 		childRel := name
-		if rel != "" {
+		if rel != "" && (w.glob != nil || e.typ.IsDir()) {
 			childRel = rel + "/" + name
 		}
 		switch t := e.typ; {
@@ -244,23 +272,23 @@ func (w *walker) dir(fd int, abs, display, rel string, parts []string) error {
 			if err != nil {
 				continue // gone, or replaced by a link since it was listed
 			}
-			if err := w.dir(sub, c.abs, c.display, childRel, childParts); err != nil {
+			if err := w.dir(sub, c.abs(), c.display(), childRel, childParts); err != nil {
 				return err
 			}
 			continue
 		case t&fs.ModeSymlink != 0:
-			p, err := w.ws.Resolve(c.abs, workspace.Read)
+			p, err := w.ws.Resolve(c.abs(), workspace.Read)
 			if err != nil {
 				continue // out of the roots, dangling or a cycle
 			}
 			if info, err := p.Stat(); err != nil || !info.Mode().IsRegular() {
 				continue // directories behind links are not followed
 			}
-			c.abs, c.link = p.Abs, &p
+			c.link = &p
 		case !t.IsRegular():
 			continue
 		}
-		if matcher.Match(childParts, false) || !w.glob.match(name, c.display, childRel) {
+		if (childParts != nil && matcher.Match(childParts, false)) || (w.glob != nil && !w.glob.match(name, c.display(), childRel)) {
 			continue
 		}
 		if c.link == nil {
