@@ -3,10 +3,19 @@
 // .gitignore, a repository's .git/info/exclude, the user's global excludes
 // file) and orders their patterns so that, as in git, a .gitignore beats
 // info/exclude, which beats the global file, and a deeper .gitignore
-// beats a shallower one. Matching itself is go-git's gitignore matcher,
-// checked against git in tools' tests; Parse adapts the one pattern form
-// it reads differently ([!...]). The package reads only these files and
-// git's configuration; it never reads a file a walk would show.
+// beats a shallower one. The package reads only these files and git's
+// configuration; it never reads a file a walk would show.
+//
+// Matching itself is go-git's gitignore matcher (plumbing/format/gitignore),
+// chosen over a lighter library or our own: it is maintained with go-git,
+// it was already the dependency, and checked against git itself (tools'
+// TestGrepIgnoresWhatGitIgnores, over git ls-files) it agreed on every
+// pattern form tried but one, [!...], which Parse rewrites for it. The
+// small gitignore libraries (sabhiram/go-gitignore, monochromegane's,
+// denormal's) are unmaintained; writing a matcher would add code to keep
+// right where a maintained one does the job. Its cost is the go-git module
+// in go.sum; what links into the binary is that package and the config
+// readers it imports (go-billy, gcfg).
 package ignore
 
 import (
