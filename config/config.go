@@ -32,6 +32,7 @@ type Limits struct {
 	MaxReadLimit     int   `json:"maxReadLimit"`     // the largest window one read returns
 	MaxGrepMatches   int   `json:"maxGrepMatches"`   // grep stops collecting after this many matches
 	MaxGrepFileBytes int64 `json:"maxGrepFileBytes"` // grep skips files larger than this
+	GrepThreads      int   `json:"grepThreads"`      // goroutines one grep searches on; 0: GOMAXPROCS
 	MaxWriteBytes    int64 `json:"maxWriteBytes"`    // largest content a write accepts
 	MaxResultBytes   int64 `json:"maxResultBytes"`   // lines a read or grep shows stop past this many bytes, with a notice
 
@@ -202,6 +203,9 @@ func (l Limits) Validate() error {
 		if v := ints[name]; v <= 0 {
 			return &limitError{field: name, msg: fmt.Sprintf("must be positive, got %d", v)}
 		}
+	}
+	if l.GrepThreads < 0 {
+		return &limitError{field: "grepThreads", msg: fmt.Sprintf("must be 0 (one per CPU) or positive, got %d", l.GrepThreads)}
 	}
 	if l.DefaultReadLimit > l.MaxReadLimit {
 		return &limitError{field: "defaultReadLimit", msg: fmt.Sprintf("(%d) exceeds limits.maxReadLimit (%d)", l.DefaultReadLimit, l.MaxReadLimit)}

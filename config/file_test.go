@@ -56,6 +56,8 @@ func TestLoadErrorsNameLineAndColumn(t *testing.T) {
 			`:2:1: the file is empty; it must hold one JSON object`},
 		{"a zero limit", "{\"limits\": {\n  \"maxRevealLines\": 0}}",
 			`:2:3: limits.maxRevealLines must be positive, got 0`},
+		{"negative grep threads", "{\"limits\": {\"grepThreads\": -1}}",
+			`:1:13: limits.grepThreads must be 0 (one per CPU) or positive, got -1`},
 		{"columns count characters", "{\"logFile\": \"é\", \"x\": 1}",
 			`:1:18: unknown field "x"`},
 	}

@@ -1,16 +1,13 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
@@ -78,7 +75,11 @@ type grepFile struct {
 	matches      []GrepMatch
 }
 
-// grepper carries one grep call.
+// grepper carries one grep call. Files are searched by search, on as many
+// goroutines as the call may use (grep_parallel.go); everything below m
+// and max is the call's running result, which only take changes, one file
+// at a time in walk order, so the result never depends on which search
+// finished first.
 type grepper struct {
 	ctx  context.Context
 	c    *Call
@@ -90,10 +91,13 @@ type grepper struct {
 	shown     int // results so far
 	truncated bool
 	searched  int
-	kept      int64  // bytes of text held for the store
-	buf       []byte // reused read buffer
-	answer    int64  // bytes the answer holds so far (answerCost), bounded by maxResultBytes
-	overBytes bool   // the output byte limit stopped the search
+	kept      int64 // bytes of text held for the store
+	answer    int64 // bytes the answer holds so far (answerCost), bounded by maxResultBytes
+	overBytes bool  // the output byte limit stopped the search
+
+	// reads bounds the bytes of the files being searched at once, when
+	// more than one goroutine searches; nil otherwise.
+	reads *semaphore.Weighted
 }
 
 // Run implements Tool.
@@ -127,19 +131,18 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 	case err != nil:
 		return Failed(Errorf(CodeToolFailed, "cannot search %s: %v; check the path and call again", p.Display, err))
 	case info.IsDir():
-		w := &walker{ctx: ctx, ws: c.State.Workspace, glob: glob, limit: c.Limits.MaxGrepFileBytes, visit: func(cd candidate) error {
-			_, err := g.file(cd, nil)
-			return err
-		}}
-		err = w.walk(p.Dir(), p.Abs, p.Display)
+		w := newWalker(c.State.Workspace, glob, c.Limits.MaxGrepFileBytes)
+		err = g.walk(w, p)
 	default:
 		f, _, e := openRegular(p)
 		if e != nil {
 			return Failed(e)
 		}
-		var skip *Error
-		skip, err = g.file(candidate{abs: p.Abs, display: p.Display, open: p.Open}, f)
+		var buf []byte
+		r := g.search(ctx, candidate{named: &p}, osSource{f}, &buf)
 		f.Close()
+		var skip *Error
+		skip, err = g.take(r)
 		if skip != nil {
 			return Failed(skip)
 		}
@@ -178,81 +181,53 @@ func (g *grepper) setup(a grepArgs) *Error {
 	return nil
 }
 
-// file searches one file. f is the open file when the model named it; a
-// file found by the walk is opened here, never following a link and never
-// blocking. A file that cannot be searched is skipped; the reason is
-// returned for a named file, which must not fail silently.
-func (g *grepper) file(cd candidate, f *os.File) (skip *Error, err error) {
-	if err := g.ctx.Err(); err != nil {
-		return nil, err
+// take applies the call's bounds to one searched file, in walk order: the
+// results so far, the answer's byte bound and the retention budget. It
+// returns errStop once the result is full. For a file that was not
+// searched or is not text it returns the reason, which only a named file
+// reports.
+func (g *grepper) take(r *fileResult) (skip *Error, err error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.searched {
+		g.searched++
+	}
+	if r.skip != nil {
+		return r.skip, nil
+	}
+	if r.count == 0 {
+		return nil, nil
 	}
 	lim := g.c.Limits
-	p := workspace.Path{Abs: cd.abs, Display: cd.display}
-	if f == nil {
-		var oerr error
-		if f, oerr = cd.open(); oerr != nil {
-			return nil, nil
-		}
-		defer f.Close()
-	}
-	info, serr := f.Stat()
-	if serr != nil || !info.Mode().IsRegular() {
-		return Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", cd.display), nil
-	}
-	if info.Size() > lim.MaxGrepFileBytes {
-		return tooLargeForGrep(cd.display, info.Size(), lim.MaxGrepFileBytes), nil
-	}
-	raw, rerr := readBounded(f, g.buf, info.Size(), lim.MaxGrepFileBytes)
-	g.buf = raw[:0]
-	if errors.Is(rerr, errTooLarge) {
-		return tooLargeForGrep(cd.display, int64(len(raw)), lim.MaxGrepFileBytes), nil
-	} else if rerr != nil {
-		return Errorf(CodeToolFailed, "cannot read %s: %v; call again", cd.display, rerr), nil
-	}
-	g.searched++
-	if bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0 {
-		return notText(p), nil
-	}
-
-	// Most files need no normalization, and most files do not match: search
-	// the bytes as they are and decode only what will be shown.
-	body, text, decoded := raw, "", false
-	if bytes.HasPrefix(raw, []byte("\xEF\xBB\xBF")) || bytes.IndexByte(raw, '\r') >= 0 {
-		t, derr := workspace.Decode(raw)
-		if derr != nil {
-			return notText(p), nil
-		}
-		body, text, decoded = []byte(t.Body), t.Body, true
-	}
-	gf := &grepFile{abs: cd.abs, display: cd.display, bytes: int64(len(raw))}
+	gf := r.file
 	room := g.max - g.shown // results this file may still add
-	fileCost := fileAnswerCost(cd.display)
+	fileCost := fileAnswerCost(gf.display)
 	full := func(more int64) bool { return g.answer+more > lim.MaxResultBytes }
-	g.m.each(body, func(n int, line []byte) bool {
-		gf.count++
-		switch g.mode {
-		case grepFiles:
-			return false
-		case grepContent:
+	switch g.mode {
+	case grepContent:
+		// r.matches holds every match any room and byte bound could take
+		// (search stops collecting past both), so this stops inside it
+		// whenever the file has more.
+		for _, m := range r.matches {
+			gf.count++
 			if gf.count > room {
-				return false
+				break
 			}
-			shown, clipped := clipLine(string(line), lim.MaxLineChars)
-			cost := matchAnswerCost(cd.display, shown)
+			cost := matchAnswerCost(gf.display, m.Text)
 			if gf.count == 1 {
 				cost += fileCost
 			}
 			if full(cost) {
 				gf.count--
 				g.overBytes = true
-				return false
+				break
 			}
 			g.answer += cost
-			gf.matches = append(gf.matches, GrepMatch{Path: cd.display, Line: n, Text: shown, Clipped: clipped})
+			gf.matches = append(gf.matches, m)
 		}
-		return true
-	})
-	if gf.count > 0 && g.mode != grepContent {
+	default:
+		gf.count = r.count
 		// A file listed or counted costs its path in every field.
 		if full(fileCost) {
 			gf.count = 0
@@ -268,8 +243,8 @@ func (g *grepper) file(cd candidate, f *os.File) (skip *Error, err error) {
 		}
 		return nil, nil
 	}
-	if !decoded && !utf8.Valid(raw) {
-		return notText(p), nil
+	if r.notText != nil {
+		return r.notText, nil
 	}
 	if room <= 0 || (g.mode == grepContent && gf.count > room) || g.overBytes {
 		g.truncated = true
@@ -277,15 +252,7 @@ func (g *grepper) file(cd candidate, f *os.File) (skip *Error, err error) {
 	if room <= 0 {
 		return nil, errStop
 	}
-	if !decoded {
-		text = string(body)
-	}
-	gf.digest = workspace.Sum(text)
-	gf.lines = bytes.Count(body, []byte{'\n'})
-	if len(body) > 0 && body[len(body)-1] != '\n' {
-		gf.lines++
-	}
-	g.keep(gf, text)
+	g.keep(gf, r.text, r.hasText)
 	g.files = append(g.files, gf)
 	if g.mode == grepContent {
 		g.shown += len(gf.matches)
@@ -327,9 +294,9 @@ func jsonLen(s string) int64 {
 // keep holds a file's text for the store while the texts held stay within
 // what the store can retain for a session; past that, the earliest files
 // give theirs up, as the store itself would evict them first.
-func (g *grepper) keep(gf *grepFile, text string) {
+func (g *grepper) keep(gf *grepFile, text string, hasText bool) {
 	lim := g.c.Limits
-	if int64(len(text)) > lim.MaxRetainedFileBytes {
+	if !hasText || int64(len(text)) > lim.MaxRetainedFileBytes {
 		return
 	}
 	gf.text, gf.hasText = text, true
@@ -343,34 +310,6 @@ func (g *grepper) keep(gf *grepFile, text string) {
 			old.text, old.hasText = "", false
 		}
 	}
-}
-
-var errTooLarge = errors.New("file too large")
-
-// readBounded reads f whole into buf (grown to size as needed), failing
-// with errTooLarge past limit bytes: a file may grow after its stat.
-func readBounded(f *os.File, buf []byte, size, limit int64) ([]byte, error) {
-	buf = slices.Grow(buf[:0], int(min(size, limit))+512)
-	for {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, len(buf))
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if int64(len(buf)) > limit {
-			return buf, errTooLarge
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-}
-
-func tooLargeForGrep(display string, size, limit int64) *Error {
-	return Errorf(CodeFileTooLarge, "%s is %d bytes, over grep's %d-byte limit; read it in windows with read's offset and limit instead", display, size, limit)
 }
 
 // result records every file shown, in order, and renders the result.

@@ -20,13 +20,16 @@ import (
 )
 
 // The grep benchmarks search the Go standard library's source, a large
-// tree every machine with Go has, with hostd and with ripgrep run on one
-// thread (rg -j1), side by side in one run:
+// tree every machine with Go has, with hostd and with ripgrep side by side
+// in one run: hostd at its default thread count (limits.grepThreads 0, one
+// per CPU) against rg at its default, and hostd held to one thread against
+// rg -j1:
 //
 //	go test ./tools -run '^$' -bench 'BenchmarkGrep' -benchtime 5x
 //
 // Besides ns/op each reports cpu-ms/op: user+system CPU time per search
-// (rusage of this process for hostd, of the rg child for ripgrep).
+// (rusage of this process for hostd, of the rg child for ripgrep), and
+// matches, which must be ripgrep's.
 
 // goSource is $(go env GOROOT)/src, or "" when it cannot be found.
 func goSource(tb testing.TB) string {
@@ -47,46 +50,58 @@ func BenchmarkGrep(b *testing.B) {
 	src := goSource(b)
 	rg, rgErr := exec.LookPath("rg")
 	for _, p := range grepBenchPatterns {
-		b.Run("hostd/"+p.name, func(b *testing.B) {
-			lim := config.DefaultLimits()
-			ws, err := workspace.New(src, "", nil)
-			if err != nil {
-				b.Skip(err)
+		rgMatches := -1 // what ripgrep found, which hostd must find too
+		for _, threads := range []int{0, 1} {
+			suffix, rgArgs := "", []string{"--no-config", "-n"}
+			if threads == 1 {
+				suffix, rgArgs = "-j1", append(rgArgs, "-j1")
 			}
-			m := session.NewManager(lim)
-			s, _ := m.Create("", ws)
-			x := NewExecutor(Options{Sessions: m, Limits: lim, Tools: Builtin()})
-			args, _ := json.Marshal(map[string]string{"pattern": p.pattern})
-			var matches int
-			start := cpuTime()
-			for b.Loop() {
-				out, err := x.Execute(context.Background(), Request{SessionID: s.ID, Tool: "grep", Args: args})
-				if err != nil || !out.Base().OK {
-					b.Fatalf("grep failed: %v %s", err, out.Base().Content)
+			b.Run("rg"+suffix+"/"+p.name, func(b *testing.B) {
+				if rgErr != nil {
+					b.Skip("ripgrep is not installed (apt-get install ripgrep)")
 				}
-				matches = len(out.(*GrepResult).Matches)
-			}
-			b.ReportMetric(float64(matches), "matches")
-			b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
-		})
-		b.Run("rg-j1/"+p.name, func(b *testing.B) {
-			if rgErr != nil {
-				b.Skip("ripgrep is not installed (apt-get install ripgrep)")
-			}
-			var matches int
-			var cpu time.Duration
-			for b.Loop() {
-				cmd := exec.Command(rg, "-j1", "--no-config", "-n", p.pattern, src)
-				out, err := cmd.Output()
+				var matches int
+				var cpu time.Duration
+				for b.Loop() {
+					cmd := exec.Command(rg, append(rgArgs, p.pattern, src)...)
+					out, err := cmd.Output()
+					if err != nil {
+						b.Fatalf("rg: %v", err)
+					}
+					cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+					matches = bytes.Count(out, []byte{'\n'})
+				}
+				rgMatches = matches
+				b.ReportMetric(float64(matches), "matches")
+				b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+			})
+			b.Run("hostd"+suffix+"/"+p.name, func(b *testing.B) {
+				lim := config.DefaultLimits()
+				lim.GrepThreads = threads
+				ws, err := workspace.New(src, "", nil)
 				if err != nil {
-					b.Fatalf("rg: %v", err)
+					b.Skip(err)
 				}
-				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-				matches = bytes.Count(out, []byte{'\n'})
-			}
-			b.ReportMetric(float64(matches), "matches")
-			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
-		})
+				m := session.NewManager(lim)
+				s, _ := m.Create("", ws)
+				x := NewExecutor(Options{Sessions: m, Limits: lim, Tools: Builtin()})
+				args, _ := json.Marshal(map[string]string{"pattern": p.pattern})
+				var matches int
+				start := cpuTime()
+				for b.Loop() {
+					out, err := x.Execute(context.Background(), Request{SessionID: s.ID, Tool: "grep", Args: args})
+					if err != nil || !out.Base().OK {
+						b.Fatalf("grep failed: %v %s", err, out.Base().Content)
+					}
+					matches = len(out.(*GrepResult).Matches)
+				}
+				if rgMatches >= 0 && matches != rgMatches {
+					b.Errorf("hostd found %d matching lines, ripgrep %d", matches, rgMatches)
+				}
+				b.ReportMetric(float64(matches), "matches")
+				b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
+			})
+		}
 	}
 }
 

@@ -12,13 +12,13 @@ import (
 // and ends, \A and \z at the start and end of the line.
 //
 // It never runs the regexp line by line over a whole file unless it must:
-// a literal every match contains (the pattern's "required literal") is
-// found with bytes.Index and only lines holding it are tried; a pattern
-// without one is run over the whole text in multi-line mode and each hit is
-// checked against its own line.
+// a run of bytes every match contains (a literal, or bytes of known sets:
+// grep_prefilter.go) is found without the regexp and only lines holding
+// it are tried; a pattern without one is run over the whole text in
+// multi-line mode and each hit is checked against its own line.
 type lineMatcher struct {
 	re      *regexp.Regexp // (?m) plus the pattern; applied to a whole text or one line
-	literal []byte         // every matching line contains it; nil if none is known
+	pre     *prefilter     // finds the lines that may match; nil if nothing selective is known
 	perLine bool           // the pattern asserts \A or \z, which mean the line's ends
 }
 
@@ -46,38 +46,8 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 		return nil, errNewline
 	}
 	m.perLine = hasTextAnchor(tree)
-	if lit := requiredLiteral(tree); lit != "" {
-		m.literal = []byte(lit)
-	}
+	m.pre = newPrefilter(tree)
 	return m, nil
-}
-
-// requiredLiteral returns a case-sensitive literal that every match of re
-// contains, or "" when it knows none: the longest literal among the
-// mandatory parts of a concatenation.
-func requiredLiteral(re *syntax.Regexp) string {
-	switch re.Op {
-	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase != 0 {
-			return ""
-		}
-		return string(re.Rune)
-	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiteral(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0])
-		}
-	case syntax.OpConcat:
-		best := ""
-		for _, sub := range re.Sub {
-			if l := requiredLiteral(sub); len(l) > len(best) {
-				best = l
-			}
-		}
-		return best
-	}
-	return ""
 }
 
 func hasNewlineLiteral(re *syntax.Regexp) bool {
@@ -114,13 +84,13 @@ func hasTextAnchor(re *syntax.Regexp) bool {
 func (m *lineMatcher) each(body []byte, fn func(n int, line []byte) bool) {
 	lc := lineCounter{body: body}
 	switch {
-	case m.literal != nil:
+	case m.pre != nil:
 		for pos := 0; pos < len(body); {
-			i := bytes.Index(body[pos:], m.literal)
+			i := m.pre.index(body, pos)
 			if i < 0 {
 				return
 			}
-			start, end := lineAround(body, pos+i)
+			start, end := lineAround(body, i)
 			if line := body[start:end]; m.re.Match(line) && !fn(lc.number(start), line) {
 				return
 			}

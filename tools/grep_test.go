@@ -306,6 +306,11 @@ func FuzzLineMatcher(f *testing.F) {
 	for _, s := range [][2]string{
 		{"a", "a\nb\na"}, {"^$", "\n\n"}, {`[^a]+`, "ab\nba\n"}, {`\Ab`, "a\nb"}, {`a\s*b`, "a\n b\nab"},
 		{`(x|y)z`, "xz\nyz\nz"}, {`$`, "a\n"}, {`b\z`, "b\nb\n"},
+		// Prefilter runs: classes, repeats, case folding, UTF-8.
+		{`\b[a-z]+[0-9]{4,}[a-z]+\b`, "ab1234cd\nx12345\na1234\n1234ab"},
+		{`(?i)needle`, "NeEdLe\nneedl\n"}, {`(?i)kk`, "K\u212ak\nkk"}, {`é+x`, "éx\néé\nx"},
+		{`\d{3}-\d{2}`, "123-45\n12-345\n"}, {`(ab){2,}c`, "ababc\nabc\n"},
+		{`eeUe`, "eeUe\nUe\neeU\neeeUeeUe\neeU"}, {`aQ`, "aQ"},
 	} {
 		f.Add(s[0], s[1], false)
 	}

@@ -1,45 +1,146 @@
 package tools
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
+	"sync/atomic"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"golang.org/x/sys/unix"
 
+	"github.com/hostd-dev/hostd/tools/ignore"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
 // errStop ends a walk early; it is not a failure.
 var errStop = errors.New("stop walking")
 
-// candidate is a regular file a walk offers for searching.
+// candidate is a regular file a walk offers for searching. Its paths are
+// joined only when asked for (abs, display): most files searched never
+// show.
 type candidate struct {
-	abs     string // canonical path: the snapshot store's key
-	display string // as the model sees it
-	link    bool   // reached through a symlink (already resolved into a root)
-	// open opens it for reading through the directory it was listed in,
-	// never by its name from "/": a directory swapped for a link since
-	// it was listed cannot lead the search outside the roots.
-	open func() (*os.File, error)
+	dirAbs, dirDisplay string // the directory it was listed in: canonical, and as the model sees it
+	// named is the file the model named, for a grep of one file.
+	named *workspace.Path
+	// name is its name in dir, the directory it was listed in, which it is
+	// opened through (never by its path from "/": a directory swapped for
+	// a link since it was listed cannot lead the search outside the
+	// roots). dir stays open until then, which may be after the walk has
+	// left it.
+	name string
+	dir  *dirRef
+	// link, for a file reached through a symlink, is its target, already
+	// resolved into a root; dir is nil.
+	link *workspace.Path
+}
+
+// abs is the file's canonical path, the snapshot store's key: for a file
+// reached through a symlink, its target's.
+func (c candidate) abs() string {
+	switch {
+	case c.named != nil:
+		return c.named.Abs
+	case c.link != nil:
+		return c.link.Abs
+	}
+	return joinAbs(c.dirAbs, c.name)
+}
+
+// display is the file's path as the model sees it.
+func (c candidate) display() string {
+	if c.named != nil {
+		return c.named.Display
+	}
+	return joinDisplay(c.dirDisplay, c.name)
+}
+
+// openOnce opens the candidate for reading, never following a link and
+// never blocking, and lets go of its directory. It is called at most once
+// per candidate, and letGo instead when the file will not be opened.
+func (c candidate) openOnce() (grepSource, error) {
+	if c.link != nil {
+		f, err := c.link.Open()
+		if err != nil {
+			return nil, err
+		}
+		return osSource{f}, nil
+	}
+	defer c.letGo()
+	return openAt(c.dir.fd, c.name)
+}
+
+func (c candidate) letGo() {
+	if c.dir != nil {
+		c.dir.release()
+	}
+}
+
+// dirRef is an open directory shared by the walk and the files listed in
+// it that wait to be opened: the last of them to let go closes it.
+type dirRef struct {
+	fd   int // the directory, which its files and subdirectories are opened from
+	refs atomic.Int64
+}
+
+func newDirRef(fd int) *dirRef {
+	d := &dirRef{fd: fd}
+	d.refs.Store(1)
+	return d
+}
+
+func (d *dirRef) hold() *dirRef {
+	d.refs.Add(1)
+	return d
+}
+
+func (d *dirRef) release() {
+	if d.refs.Add(-1) == 0 {
+		unix.Close(d.fd)
+	}
+}
+
+// rootFD returns a descriptor of the directory r holds open, the caller's
+// to close.
+func rootFD(r *os.Root) (int, error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return -1, err
+	}
+	defer f.Close()
+	return unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+}
+
+// openSubdir opens the directory name lists, through fd: one component,
+// O_NOFOLLOW and O_DIRECTORY, so a directory replaced by a link or a file
+// since it was listed is refused, never followed.
+func openSubdir(fd int, name string) (int, error) {
+	for {
+		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			return sub, err
+		}
+	}
+}
+
+// exists reports whether the directory open as fd lists name.
+func exists(fd int, name string) bool {
+	var st unix.Stat_t
+	return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil
 }
 
 // walker visits the files under a directory depth-first, entries of each
 // directory in byte order, so the same tree always gives the same order.
-// Every directory is opened through its parent's open descriptor
-// (os.Root), so a directory renamed and replaced by a link to elsewhere
-// mid-walk is refused rather than followed.
-// It honours every .gitignore from the root the directory lies under down
-// to each file, skips .git, never follows a symlinked directory, and
+// The walk's first directory is opened through the workspace's open root
+// (os.Root) and every directory below it through its parent's open
+// descriptor, one component at a time without following links, so a
+// directory renamed and replaced by a link to elsewhere mid-walk is
+// refused rather than followed.
+// It leaves out what git would ignore (package ignore), skips .git, never follows a symlinked directory, and
 // follows a symlinked file only when it resolves into the session's roots.
 // Devices, FIFOs and sockets are never opened.
 type walker struct {
@@ -47,12 +148,41 @@ type walker struct {
 	ws    *workspace.Workspace
 	glob  *globPattern // nil: every file
 	limit int64        // .gitignore files larger than this are not read
+	// visit is offered every file in walk order, on the walk's goroutine.
+	// It owns the candidate: it calls its openOnce or its letGo exactly
+	// once, at once or later on any goroutine, whatever it returns.
 	visit func(candidate) error
 
-	// ignore holds the patterns of every .gitignore between the root and
-	// the directory being walked, least specific first, as the matcher
-	// wants them.
-	ignore []gitignore.Pattern
+	// global holds the patterns of the user's global excludes file
+	// (ignore.GlobalFile), which apply inside a git repository.
+	global []ignore.Pattern
+	// ignore holds the patterns that apply in the directory being walked,
+	// weakest first, as the matcher wants them: the global excludes and
+	// the innermost repository's info/exclude, then every .gitignore from
+	// that repository's top (or from the root) down. A nested repository
+	// starts afresh, as in git.
+	ignore []ignore.Pattern
+}
+
+// newWalker returns a walker of the session's workspace with the user's
+// global excludes loaded.
+func newWalker(ws *workspace.Workspace, glob *globPattern, limit int64) *walker {
+	return &walker{ws: ws, glob: glob, limit: limit,
+		global: ignore.ReadFile(ignore.GlobalFile(os.Getenv), nil, limit)}
+}
+
+// enter adds the ignore files of the directory abs, open as r, to
+// w.ignore. A directory holding .git is a repository's top: what applied
+// above it no longer does, and its info/exclude and the global excludes
+// do. parts is abs below the root, where the patterns anchor.
+func (w *walker) enter(fd int, abs string, parts []string, hasGit, hasIgnore bool) {
+	if hasGit {
+		exclude := ignore.ReadFile(ignore.InfoExclude(filepath.Join(abs, ".git")), parts, w.limit)
+		w.ignore = append(slices.Clip(w.global), exclude...)
+	}
+	if hasIgnore {
+		w.ignore = append(w.ignore, w.readIgnore(fd, parts)...)
+	}
 }
 
 // walk visits the files under dir (a canonical directory under the open
@@ -67,15 +197,22 @@ func (w *walker) walk(d *workspace.Dir, dir, display string) error {
 	if rel != "." {
 		parts = strings.Split(filepath.ToSlash(rel), "/")
 	}
-	// The .gitignore files above dir apply to it, unless they ignore dir
+	// The ignore files above dir apply to it, unless they ignore dir
 	// itself: then the model asked for an ignored directory by name, and
 	// gets its files.
+	if ignore.InRepository(root) {
+		w.ignore = slices.Clip(w.global)
+	}
 	for i := range parts {
-		if ar, err := d.OpenRoot(filepath.Join(root, filepath.Join(parts[:i]...))); err == nil {
-			w.ignore = append(w.ignore, w.readIgnore(ar, parts[:i])...)
+		above := filepath.Join(root, filepath.Join(parts[:i]...))
+		if ar, err := d.OpenRoot(above); err == nil {
+			if fd, err := rootFD(ar); err == nil {
+				w.enter(fd, above, parts[:i], exists(fd, ".git"), exists(fd, ".gitignore"))
+				unix.Close(fd)
+			}
 			ar.Close()
 		}
-		if gitignore.NewMatcher(w.ignore).Match(parts[:i+1], true) {
+		if ignore.NewMatcher(w.ignore).Match(parts[:i+1], true) {
 			w.ignore = nil
 			break
 		}
@@ -84,74 +221,99 @@ func (w *walker) walk(d *workspace.Dir, dir, display string) error {
 	if err != nil {
 		return nil // gone, or no longer inside the root: nothing to search
 	}
-	defer r.Close()
-	return w.dir(r, dir, display, "", parts)
+	fd, err := rootFD(r)
+	r.Close()
+	if err != nil {
+		return nil
+	}
+	return w.dir(fd, dir, display, "", parts)
 }
 
-// dir walks one directory, open as r. rel is the path below the walk's
-// start (for the glob), parts the path below the root (for .gitignore).
-func (w *walker) dir(r *os.Root, abs, display, rel string, parts []string) error {
+// dir walks one directory, open as fd, and closes fd once every file it
+// offered has been opened. rel is the path below the walk's start (for the
+// glob), parts the path below the root (for .gitignore).
+func (w *walker) dir(fd int, abs, display, rel string, parts []string) error {
+	ref := newDirRef(fd)
+	defer ref.release()
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := readDirSorted(r)
+	entries, err := listDir(fd)
 	if err != nil {
 		return nil // an unreadable directory holds nothing we can search
 	}
-	depth := len(w.ignore)
-	w.ignore = append(w.ignore, w.readIgnore(r, parts)...)
-	defer func() { w.ignore = w.ignore[:depth] }()
-	matcher := gitignore.NewMatcher(w.ignore)
+	outer := w.ignore
+	w.enter(fd, abs, parts, hasEntry(entries, ".git"), hasEntry(entries, ".gitignore"))
+	defer func() { w.ignore = outer }()
+	matcher := ignore.NewMatcher(w.ignore)
 
 	for _, e := range entries {
-		name := e.Name()
+		name := e.name
 		if name == ".git" {
 			continue
 		}
-		childParts := append(parts[:len(parts):len(parts)], name)
-		c := candidate{abs: filepath.Join(abs, name), display: joinDisplay(display, name)}
-		c.open = func() (*os.File, error) {
-			return r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+		c := candidate{dirAbs: abs, dirDisplay: display, name: name}
+		// The path below the root (for the ignore patterns) and below the
+		// walk's start (for the glob) are built only when they are used.
+		var childParts []string
+		if len(w.ignore) > 0 || e.typ.IsDir() {
+			childParts = append(parts[:len(parts):len(parts)], name)
 		}
 		childRel := name
-		if rel != "" {
+		if rel != "" && (w.glob != nil || e.typ.IsDir()) {
 			childRel = rel + "/" + name
 		}
-		switch t := e.Type(); {
+		switch t := e.typ; {
 		case t.IsDir():
 			if matcher.Match(childParts, true) {
 				continue
 			}
-			sub, err := r.OpenRoot(name)
+			sub, err := openSubdir(fd, name)
 			if err != nil {
 				continue // gone, or replaced by a link since it was listed
 			}
-			err = w.dir(sub, c.abs, c.display, childRel, childParts)
-			sub.Close()
-			if err != nil {
+			if err := w.dir(sub, c.abs(), c.display(), childRel, childParts); err != nil {
 				return err
 			}
 			continue
 		case t&fs.ModeSymlink != 0:
-			p, err := w.ws.Resolve(c.abs, workspace.Read)
+			p, err := w.ws.Resolve(c.abs(), workspace.Read)
 			if err != nil {
 				continue // out of the roots, dangling or a cycle
 			}
 			if info, err := p.Stat(); err != nil || !info.Mode().IsRegular() {
 				continue // directories behind links are not followed
 			}
-			c.abs, c.link, c.open = p.Abs, true, p.Open
+			c.link = &p
 		case !t.IsRegular():
 			continue
 		}
-		if matcher.Match(childParts, false) || !w.glob.match(name, c.display, childRel) {
+		if (childParts != nil && matcher.Match(childParts, false)) || (w.glob != nil && !w.glob.match(name, c.display(), childRel)) {
 			continue
+		}
+		if c.link == nil {
+			c.dir = ref.hold()
 		}
 		if err := w.visit(c); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// joinAbs joins a canonical directory and a name it lists: no cleaning is
+// needed.
+func joinAbs(dir, name string) string {
+	if strings.HasSuffix(dir, "/") {
+		return dir + name
+	}
+	return dir + "/" + name
+}
+
+// hasEntry reports whether the sorted entries hold name.
+func hasEntry(entries []dirEntry, name string) bool {
+	_, ok := slices.BinarySearchFunc(entries, name, func(e dirEntry, name string) int { return strings.Compare(e.name, name) })
+	return ok
 }
 
 func joinDisplay(dir, name string) string {
@@ -161,43 +323,19 @@ func joinDisplay(dir, name string) string {
 	return dir + "/" + name
 }
 
-// readDirSorted lists the directory open as r in byte order of names.
-func readDirSorted(r *os.Root) ([]fs.DirEntry, error) {
-	d, err := r.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	entries, err := d.ReadDir(-1)
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, nil
-}
-
-// readIgnore parses the .gitignore of the directory open as r, if there is
-// one, with the domain the library needs to anchor its patterns.
-func (w *walker) readIgnore(r *os.Root, parts []string) []gitignore.Pattern {
-	f, err := r.OpenFile(".gitignore", os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// readIgnore parses the .gitignore of the directory open as fd, if there
+// is one, anchored at parts.
+// A .gitignore that is a symlink is not followed, as git does not.
+func (w *walker) readIgnore(fd int, parts []string) []ignore.Pattern {
+	f, err := openAt(fd, ".gitignore")
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+	if _, regular, err := f.stat(); err != nil || !regular {
 		return nil
 	}
-	var ps []gitignore.Pattern
-	sc := bufio.NewScanner(io.LimitReader(f, w.limit))
-	sc.Buffer(nil, 64<<10)
-	for sc.Scan() {
-		line := string(bytes.TrimSuffix(sc.Bytes(), []byte{'\r'}))
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(line, parts))
-	}
-	return ps
+	return ignore.Parse(f, parts, w.limit)
 }
 
 // globPattern filters the files a walk searches. A pattern is matched, a

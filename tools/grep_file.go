@@ -1,0 +1,287 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"slices"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// fileResult is what searching one file found, before the call's bounds
+// are applied: take applies them, in walk order.
+type fileResult struct {
+	err      error  // the call was cancelled before the file was searched
+	searched bool   // the file was read: it counts in filesSearched
+	skip     *Error // it could not be searched, or is not text (NUL bytes, undecodable)
+	count    int    // matching lines: all in count mode, the first in files mode, len(matches) in content mode
+	// matches holds, in content mode, the file's first matches: every one
+	// that a call with room for maxGrepMatches results and an empty answer
+	// could take, and the one past that, so take knows more exist.
+	matches []GrepMatch
+	notText *Error    // set when the matches are in bytes that are not UTF-8
+	file    *grepFile // set when count > 0; its digest and lines when the file is text
+	text    string    // the file's text for the store, when small enough to retain
+	hasText bool
+}
+
+// unbudgetedRead: a file this small is read without taking from the call's
+// read budget, which would cost two lock operations per file of a tree of
+// small files; what such files hold at once is at most this much per
+// searcher.
+const unbudgetedRead = 1 << 20
+
+// bigReadBuffer is the largest read buffer a search goroutine keeps
+// between files; a larger one, grown for a large file, is dropped after it.
+const bigReadBuffer = 4 << 20
+
+// binaryProbeSize: a file larger than this is read first only as far as
+// the binary check looks, so a large binary file costs one small read.
+const binaryProbeSize = 64 << 10
+
+// search reads and searches one file. It is safe to run on many goroutines
+// at once: it reads the grepper's pattern, mode and limits and writes only
+// its result and *buf, the caller's read buffer. f is the open file when
+// the model named it; a file found by the walk is opened here, through the
+// directory it was listed in, never following a link and never blocking.
+// A file that cannot be opened is passed over: it is not searched.
+func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[]byte) *fileResult {
+	if err := ctx.Err(); err != nil {
+		if f == nil {
+			cd.letGo()
+		}
+		return &fileResult{err: err}
+	}
+	if f == nil {
+		var err error
+		if f, err = cd.openOnce(); err != nil {
+			return &fileResult{}
+		}
+		defer f.Close()
+	}
+	lim := g.c.Limits
+	// The file's paths, joined only once something is to be said of it.
+	var p workspace.Path
+	path := func() workspace.Path {
+		if p.Abs == "" {
+			p = workspace.Path{Abs: cd.abs(), Display: cd.display()}
+		}
+		return p
+	}
+	size, regular, serr := f.stat()
+	if serr != nil || !regular {
+		return &fileResult{skip: Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", path().Display)}
+	}
+	if size > lim.MaxGrepFileBytes {
+		return &fileResult{skip: tooLargeForGrep(path().Display, size, lim.MaxGrepFileBytes)}
+	}
+	if g.reads != nil && size > unbudgetedRead {
+		// The bytes being searched at once stay within the call's read
+		// budget however many goroutines search.
+		n := readWeight(size, lim.MaxGrepFileBytes)
+		if err := g.reads.Acquire(ctx, n); err != nil {
+			return &fileResult{err: err}
+		}
+		defer g.reads.Release(n)
+	}
+	raw, rerr := readBounded(f, *buf, size, lim.MaxGrepFileBytes)
+	if rerr == errBinary {
+		*buf = raw[:0]
+		return &fileResult{searched: true, skip: notText(path())}
+	}
+	if cap(raw) <= bigReadBuffer {
+		*buf = raw[:0]
+	} else {
+		*buf = nil
+	}
+	if errors.Is(rerr, errTooLarge) {
+		return &fileResult{skip: tooLargeForGrep(path().Display, int64(len(raw)), lim.MaxGrepFileBytes)}
+	} else if rerr != nil {
+		return &fileResult{skip: Errorf(CodeToolFailed, "cannot read %s: %v; call again", path().Display, rerr)}
+	}
+	r := &fileResult{searched: true}
+	if bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0 {
+		r.skip = notText(path())
+		return r
+	}
+
+	// Most files need no normalization, and most files do not match: search
+	// the bytes as they are and decode only what will be shown.
+	body, text, decoded := raw, "", false
+	if bytes.HasPrefix(raw, []byte("\xEF\xBB\xBF")) || bytes.IndexByte(raw, '\r') >= 0 {
+		t, derr := workspace.Decode(raw)
+		if derr != nil {
+			r.skip = notText(path())
+			return r
+		}
+		body, text, decoded = []byte(t.Body), t.Body, true
+	}
+	var cost int64 // what the matches collected would add to an empty answer
+	g.m.each(body, func(n int, line []byte) bool {
+		r.count++
+		switch g.mode {
+		case grepFiles:
+			return false
+		case grepContent:
+			shown, clipped := clipLine(string(line), lim.MaxLineChars)
+			display := path().Display
+			r.matches = append(r.matches, GrepMatch{Path: display, Line: n, Text: shown, Clipped: clipped})
+			cost += matchAnswerCost(display, shown)
+			if r.count == 1 {
+				cost += fileAnswerCost(display)
+			}
+			return r.count <= g.max && cost <= lim.MaxResultBytes
+		}
+		return true
+	})
+	if r.count == 0 {
+		return r
+	}
+	gf := &grepFile{abs: path().Abs, display: path().Display, bytes: int64(len(raw))}
+	r.file = gf
+	if !decoded && !utf8.Valid(raw) {
+		r.notText = notText(path())
+		return r
+	}
+	if !decoded {
+		text = string(body)
+	}
+	gf.digest = workspace.Sum(text)
+	gf.lines = bytes.Count(body, []byte{'\n'})
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		gf.lines++
+	}
+	if int64(len(text)) <= lim.MaxRetainedFileBytes {
+		r.text, r.hasText = text, true
+	}
+	return r
+}
+
+// readWeight is what reading a file of size bytes holds of the read budget.
+func readWeight(size, limit int64) int64 { return min(size, limit) + 512 }
+
+var (
+	errTooLarge = errors.New("file too large")
+	errBinary   = errors.New("binary file")
+)
+
+// readBounded reads f whole into buf (grown to size as needed), failing
+// with errTooLarge past limit bytes: a file may grow after its stat. A
+// read that returns less than it was asked for once size bytes are in is
+// the end of the file: a regular file reads short only there, and this
+// saves the call that would return nothing.
+//
+// A file over binaryProbeSize whose first workspace.NULScanBytes hold a
+// NUL byte is not read further: errBinary.
+func readBounded(f io.Reader, buf []byte, size, limit int64) ([]byte, error) {
+	if size > binaryProbeSize {
+		buf = slices.Grow(buf[:0], workspace.NULScanBytes)
+		n, err := io.ReadFull(f, buf[:workspace.NULScanBytes])
+		buf = buf[:n]
+		if bytes.IndexByte(buf, 0) >= 0 {
+			return buf, errBinary
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	} else {
+		buf = buf[:0]
+	}
+	buf = slices.Grow(buf, int(min(size, limit))+512-len(buf))
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, len(buf))
+		}
+		want := cap(buf) - len(buf)
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return buf, errTooLarge
+		}
+		if err == io.EOF || (err == nil && n < want && int64(len(buf)) >= size) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// grepSource is a file open for searching.
+type grepSource interface {
+	io.Reader
+	io.Closer
+	// stat returns the file's size and whether it is a regular file.
+	stat() (size int64, regular bool, err error)
+}
+
+// osSource is a file open as an *os.File: a file named in the call, or
+// reached through a symlink.
+type osSource struct{ *os.File }
+
+func (s osSource) stat() (int64, bool, error) {
+	info, err := s.Stat()
+	if err != nil {
+		return 0, false, err
+	}
+	return info.Size(), info.Mode().IsRegular(), nil
+}
+
+// fdSource is a file the walk found, open by its descriptor alone: an
+// *os.File's bookkeeping (a poller registration tried and refused, a
+// finalizer) costs a grep of thousands of small files more than reading
+// them.
+type fdSource int
+
+// openAt opens name in the directory open as dir: one path component, so
+// with O_NOFOLLOW it is that directory's own entry or nothing.
+func openAt(dir int, name string) (grepSource, error) {
+	for {
+		fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "openat", Path: name, Err: err}
+		}
+		return fdSource(fd), nil
+	}
+}
+
+func (s fdSource) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(int(s), p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (s fdSource) stat() (int64, bool, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(s), &st); err != nil {
+		return 0, false, err
+	}
+	return st.Size, st.Mode&unix.S_IFMT == unix.S_IFREG, nil
+}
+
+func (s fdSource) Close() error { return unix.Close(int(s)) }
+
+func tooLargeForGrep(display string, size, limit int64) *Error {
+	return Errorf(CodeFileTooLarge, "%s is %d bytes, over grep's %d-byte limit; read it in windows with read's offset and limit instead", display, size, limit)
+}

@@ -1,0 +1,123 @@
+package ignore
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// GlobalFile finds the file git would: core.excludesFile from the XDG
+// config, overridden by ~/.gitconfig, else the default under
+// XDG_CONFIG_HOME or ~/.config.
+func TestGlobalFile(t *testing.T) {
+	tests := []struct {
+		name      string
+		xdg       bool              // XDG_CONFIG_HOME is set (to HOME/xdg)
+		files     map[string]string // below HOME
+		want      string            // below HOME; "" for none
+		wantEmpty bool
+	}{
+		{name: "default", want: ".config/git/ignore"},
+		{name: "xdgDefault", xdg: true, want: "xdg/git/ignore"},
+		{name: "gitconfig", files: map[string]string{".gitconfig": "[core]\n\texcludesFile = ~/ex\n"}, want: "ex"},
+		{name: "xdgConfig", xdg: true, files: map[string]string{"xdg/git/config": "[core]\nexcludesfile=~/from-xdg\n"}, want: "from-xdg"},
+		{name: "gitconfigWins", xdg: true, files: map[string]string{
+			"xdg/git/config": "[core]\nexcludesfile=~/from-xdg\n",
+			".gitconfig":     "[core]\nexcludesfile=~/from-home\n",
+		}, want: "from-home"},
+		{name: "lastInFileWins", files: map[string]string{".gitconfig": "[core]\nexcludesFile = ~/one\n[user]\nexcludesFile = ~/not-core\n[CORE]\nExcludesFile = ~/two\n"}, want: "two"},
+		{name: "subsectionIsOther", files: map[string]string{".gitconfig": "[core \"x\"]\nexcludesFile = ~/sub\n"}, want: ".config/git/ignore"},
+		{name: "relativeIgnored", files: map[string]string{".gitconfig": "[core]\nexcludesFile = rel\n"}, wantEmpty: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			for f, data := range tt.files {
+				write(t, filepath.Join(home, f), data)
+			}
+			env := map[string]string{"HOME": home}
+			if tt.xdg {
+				env["XDG_CONFIG_HOME"] = filepath.Join(home, "xdg")
+			}
+			got := GlobalFile(func(k string) string { return env[k] })
+			want := filepath.Join(home, tt.want)
+			if tt.wantEmpty {
+				want = ""
+			}
+			if got != want {
+				t.Errorf("GlobalFile = %q, want %q", got, want)
+			}
+		})
+	}
+	if got := GlobalFile(func(string) string { return "" }); got != "" {
+		t.Errorf("no HOME and no XDG_CONFIG_HOME: %q", got)
+	}
+}
+
+func TestConfigValue(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"[core]\nexcludesFile = /a/b\n", "/a/b"},
+		{"[core]\n\texcludesfile = \"/with space/x\" ; comment\n", "/with space/x"},
+		{"[core]\nexcludesFile = /a # comment\n", "/a"},
+		{"[core]\nexcludesFile = \"/a#b\"\n", "/a#b"},
+		{"[core]\nexcludesFile = /a\\\\b\n", `/a\b`},
+		{"[core]\nexcludesFile = /long\\\n/path\n", "/long/path"},
+		{"[core] excludesFile = /same-line\n", "/same-line"},
+		{"[core]\r\nexcludesFile = /crlf\r\n", "/crlf"},
+		{"# [core]\n; excludesFile = /no\n[core]\nexcludesFile\n", ""}, // a boolean is no value
+	}
+	for _, tt := range tests {
+		got, _ := configValue(tt.text, "core", "excludesfile")
+		if got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// A worktree's .git is a file naming its git directory; the exclude file
+// git reads is the common directory's.
+func TestInfoExclude(t *testing.T) {
+	dir := t.TempDir()
+	main := filepath.Join(dir, "main")
+	write(t, filepath.Join(main, ".git", "info", "exclude"), "x\n")
+	if got := InfoExclude(filepath.Join(main, ".git")); got != filepath.Join(main, ".git", "info", "exclude") {
+		t.Errorf("repository: %q", got)
+	}
+	wtGit := filepath.Join(main, ".git", "worktrees", "wt")
+	write(t, filepath.Join(wtGit, "commondir"), "../..\n")
+	write(t, filepath.Join(dir, "wt", ".git"), "gitdir: "+wtGit+"\n")
+	if got := InfoExclude(filepath.Join(dir, "wt", ".git")); got != filepath.Join(main, ".git", "info", "exclude") {
+		t.Errorf("worktree: %q", got)
+	}
+	sub := filepath.Join(main, ".git", "modules", "sub")
+	write(t, filepath.Join(sub, "HEAD"), "")
+	write(t, filepath.Join(main, "sub", ".git"), "gitdir: ../.git/modules/sub\n")
+	if got := InfoExclude(filepath.Join(main, "sub", ".git")); got != filepath.Join(sub, "info", "exclude") {
+		t.Errorf("submodule: %q", got)
+	}
+	write(t, filepath.Join(dir, "junk", ".git"), "not a gitdir line\n")
+	if got := InfoExclude(filepath.Join(dir, "junk", ".git")); got != "" {
+		t.Errorf("junk .git file: %q", got)
+	}
+}
+
+func TestParse(t *testing.T) {
+	ps := Parse(strings.NewReader("# comment\n\n*.log\r\n[!b]x.c\n\\[!a]\n"), nil, 1<<20)
+	m := NewMatcher(ps)
+	for path, want := range map[string]bool{"a.log": true, "ax.c": true, "bx.c": false, "[!a]": true, "# comment": false} {
+		if got := m.Match([]string{path}, false); got != want {
+			t.Errorf("%q ignored %v, want %v", path, got, want)
+		}
+	}
+}
