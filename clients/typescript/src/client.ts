@@ -38,6 +38,13 @@ export type CallArgs<M extends MethodName> = Record<string, never> extends Metho
   ? [params?: Methods[M]['params'], options?: CallOptions]
   : [params: Methods[M]['params'], options?: CallOptions];
 
+/**
+ * What tools.execute answers for tool T: the tool's own result when it
+ * succeeded, and only the shared fields (content, error, warnings, ...)
+ * when it failed (wire-contract §4). Test `ok` to reach the tool's fields.
+ */
+export type ToolOutcome<T extends ToolName> = (ToolResults[T] & { ok: true }) | (ToolResult & { ok: false });
+
 /** Options of tools.execute besides the tool and its args. */
 export interface ExecuteOptions extends CallOptions {
   /** The user turn the call belongs to; the repeat guard counts failed edits per turn only with it. */
@@ -299,11 +306,11 @@ export class HostdClient {
    * runs and fails resolves with ok: false; only a request hostd could not
    * serve rejects.
    */
-  execute<T extends ToolName>(sessionId: string, tool: T, args: ToolArgs[T], options: ExecuteOptions = {}): Promise<ToolResults[T]> {
+  execute<T extends ToolName>(sessionId: string, tool: T, args: ToolArgs[T], options: ExecuteOptions = {}): Promise<ToolOutcome<T>> {
     const { signal, promptId, toolCallId } = options;
     // The generated tools.execute result is the shared ToolResult; hostd
     // answers the named tool's own result (x-tools in docs/openrpc.json).
-    return this.call('tools.execute', { sessionId, tool, args, promptId, toolCallId }, { signal }) as Promise<unknown> as Promise<ToolResults[T]>;
+    return this.call('tools.execute', { sessionId, tool, args, promptId, toolCallId }, { signal }) as Promise<unknown> as Promise<ToolOutcome<T>>;
   }
 
   /** review.list: a session's review entries, oldest first; path keeps one file's. */

@@ -3,7 +3,7 @@
 // which scripts/generate.mjs writes from docs/openrpc.json.
 
 export * from './generated';
-export { HostdClient, type CallArgs, type CallOptions, type Disposable, type ExecuteOptions, type SpawnOptions } from './client';
+export { HostdClient, type CallArgs, type CallOptions, type Disposable, type ExecuteOptions, type SpawnOptions, type ToolOutcome } from './client';
 export { HostdConnectionError, HostdError } from './errors';
 export {
   runTool,

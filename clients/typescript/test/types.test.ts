@@ -17,15 +17,24 @@ async function typeChecks(client: HostdClient): Promise<void> {
   // @ts-expect-error no such method
   await client.call('session.destroy', { sessionId: 's' });
   const r = await client.execute('s', 'read', { path: 'a.go', offset: 2 });
-  const tag: string = r.tag;
-  void tag;
+  // @ts-expect-error a failed read has no tag: test ok first
+  void r.tag;
+  if (r.ok) {
+    const tag: string = r.tag;
+    void tag;
+  } else {
+    const code: string | undefined = r.error?.code;
+    void code;
+  }
   // @ts-expect-error read takes path, not file
   await client.execute('s', 'read', { file: 'a.go' });
   // @ts-expect-error edit needs tag and ops
   await client.execute('s', 'edit', { path: 'a.go' });
-  const e = await client.execute('s', 'edit', { path: 'a.go', tag: 'ABCD', ops: 'DEL 1' });
-  // @ts-expect-error an edit result has no totalLines
-  void e.totalLines;
+  const e = await client.execute('s', 'edit', { path: 'a.go', tag: 'ABCD', ops: 'CUT 1' });
+  if (e.ok) {
+    // @ts-expect-error an edit result has no totalLines
+    void e.totalLines;
+  }
   client.onReviewRecorded((p) => {
     const change: string = p.entries[0]?.change ?? '';
     void change;
