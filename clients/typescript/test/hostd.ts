@@ -1,4 +1,4 @@
-// Test helpers: the hostd binary under test, scratch directories, and a
+// What the tests share: the hostd binary under test, scratch directories, and a
 // socket daemon of the test's own.
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
