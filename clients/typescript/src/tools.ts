@@ -1,0 +1,119 @@
+// The glue between a model API's tool calls and hostd: tools.definitions
+// turned into the tool shapes model APIs take, and runTool, which runs a
+// model's tool call with tools.execute and says what to hand back.
+
+import { HostdError } from './errors';
+import type { ToolResult, ToolsDefinitionsResult } from './generated';
+
+/** One entry of tools.definitions. */
+export type ToolDefinition = ToolsDefinitionsResult['tools'][number];
+
+/** A tool as the Anthropic Messages API takes it (the `tools` request field). */
+export interface AnthropicTool {
+  name: string;
+  description: string;
+  input_schema: ToolDefinition['inputSchema'];
+}
+
+/** A tool as the OpenAI Chat Completions API takes it (the `tools` request field). */
+export interface OpenAITool {
+  type: 'function';
+  function: {
+    name: string;
+    description: string;
+    parameters: ToolDefinition['inputSchema'];
+  };
+}
+
+export type ToolSchemaFormat = 'anthropic' | 'openai';
+
+/**
+ * toolSchemas turns tools.definitions (the result, or its tools array) into
+ * the tool list of a model API. Names, descriptions and schemas are passed
+ * on as hostd gives them (wire-contract §3: hostd is the single source of
+ * the model-facing text), including tools this client does not know.
+ */
+export function toolSchemas(definitions: ToolsDefinitionsResult | readonly ToolDefinition[], format: 'openai'): OpenAITool[];
+export function toolSchemas(definitions: ToolsDefinitionsResult | readonly ToolDefinition[], format?: 'anthropic'): AnthropicTool[];
+export function toolSchemas(
+  definitions: ToolsDefinitionsResult | readonly ToolDefinition[],
+  format: ToolSchemaFormat = 'anthropic',
+): AnthropicTool[] | OpenAITool[] {
+  const tools = isToolList(definitions) ? definitions : definitions.tools;
+  switch (format) {
+    case 'anthropic':
+      return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+    case 'openai':
+      return tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+    default:
+      throw new Error(`toolSchemas: unknown format ${JSON.stringify(format)}; use "anthropic" or "openai"`);
+  }
+}
+
+function isToolList(d: ToolsDefinitionsResult | readonly ToolDefinition[]): d is readonly ToolDefinition[] {
+  return Array.isArray(d);
+}
+
+/** A model's tool call: the tool's name, its input as the model wrote it, and the call's id. */
+export interface ToolCall {
+  name: string;
+  input: unknown;
+  /**
+   * The model API's id of the call (Anthropic's tool_use id, OpenAI's
+   * tool_call id), sent as the toolCallId that files the call's review
+   * records. Left out, hostd makes one up.
+   */
+  id?: string;
+}
+
+/** What became of a tool call. */
+export interface ToolRun {
+  /**
+   * The text to hand back to the model as the tool's result: the result's
+   * content, which on a failure starts `Error CODE: message` (wire-contract
+   * §4). For a tool name hostd does not serve, the same form with
+   * UNKNOWN_TOOL and the daemon's message, which lists the tools.
+   */
+  text: string;
+  /** The call failed; mark the tool result as an error (Anthropic's is_error). */
+  isError: boolean;
+  /** The repeat guard stopped the turn: end it rather than call the model again (wire-contract §4). */
+  terminate: boolean;
+  /** The whole tools.execute result; absent when hostd refused the call as UNKNOWN_TOOL. */
+  result: ToolResult | undefined;
+}
+
+// The client surface runTool needs.
+interface Executor {
+  executeAny(sessionId: string, tool: string, args: unknown, options: { promptId?: string; toolCallId?: string; signal?: AbortSignal }): Promise<ToolResult>;
+}
+
+/**
+ * runTool executes a model's tool call in a session. Every outcome the
+ * model must read resolves (a failed tool, an unknown tool name); a request
+ * hostd could not serve for the runtime's reasons (unknown session, daemon
+ * shutting down, cancelled) rejects with HostdError.
+ */
+export async function runTool(
+  client: Executor,
+  sessionId: string,
+  call: ToolCall,
+  options: { promptId?: string; signal?: AbortSignal } = {},
+): Promise<ToolRun> {
+  let result: ToolResult;
+  try {
+    result = await client.executeAny(sessionId, call.name, call.input, {
+      promptId: options.promptId,
+      toolCallId: call.id,
+      signal: options.signal,
+    });
+  } catch (err) {
+    // The model named a tool that does not exist: that is the model's
+    // mistake to fix, so it is told, in the form of every tool error.
+    if (err instanceof HostdError && err.codeName === 'UNKNOWN_TOOL') {
+      return { text: `Error UNKNOWN_TOOL: ${err.message}`, isError: true, terminate: false, result: undefined };
+    }
+    throw err;
+  }
+  return { text: result.content, isError: !result.ok, terminate: result.terminate === true, result };
+}
