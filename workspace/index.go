@@ -3,23 +3,40 @@ package workspace
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"unsafe"
 )
 
 // Index is a text's lines found in the file bytes it was decoded from,
-// by offset: no string per line and no pointer per line, so a large file
-// costs one pointer-free array to index and nothing for the collector to
-// scan. Line n is the same string as Lines(t.Body)[n-1], made on demand.
-// It implements hashline.Text.
+// on demand: building it counts the newlines of each indexChunk bytes
+// (one fast pass, a small pointer-free table), and a line is found from
+// the table by searching at most one chunk. An edit reads only the lines
+// its ops touch and the ends of the runs it keeps, so it never pays for a
+// string, or even an offset, per line. Line n is the same string as
+// Lines(t.Body)[n-1]. It implements hashline.Text.
+//
+// An Index remembers the last line it found, so that reading lines in
+// order costs one newline search each; it is therefore not safe for
+// concurrent use.
 type Index struct {
-	raw string // the file's bytes, BOM included; shared with the caller
-	// start[n-1] is where line n begins in raw; start[Len()] is len(raw).
-	start []uint32
+	raw  string // the file's bytes, BOM included; shared with the caller
+	base int    // where line 1 starts: after the BOM
+	n    int    // the number of lines
+	// before[k] is the number of newlines in raw[base:base+k*indexChunk].
+	before []uint32
+	cur    *indexCursor
 }
 
+// indexChunk is the span of bytes an Index counts as one: a line lookup
+// searches at most this far, and the table has one entry per chunk.
+const indexChunk = 1 << 10
+
+// indexCursor is the last line an Index found and where it starts.
+type indexCursor struct{ line, off int }
+
 // ErrIndexTooLarge reports a file of 4 GiB or more, which an Index's
-// 32-bit offsets cannot address.
+// 32-bit counts cannot address.
 var ErrIndexTooLarge = errors.New("a file of 4 GiB or more cannot be indexed by line")
 
 // Index returns the lines of this text in raw, the bytes it was decoded
@@ -33,29 +50,31 @@ func (t Text) Index(raw []byte) (Index, error) {
 	if len(raw) > 0 {
 		s = unsafe.String(&raw[0], len(raw))
 	}
-	off := 0
+	x := Index{raw: s, cur: &indexCursor{line: 1}}
 	if t.BOM {
-		off = len(utf8BOM)
+		x.base = len(utf8BOM)
 	}
-	x := Index{raw: s, start: make([]uint32, 0, strings.Count(s[off:], "\n")+2)}
-	for off < len(s) {
-		x.start = append(x.start, uint32(off))
-		i := strings.IndexByte(s[off:], '\n')
-		if i < 0 {
-			break
-		}
-		off += i + 1
+	x.cur.off = x.base
+	x.before = make([]uint32, 0, (len(s)-x.base)/indexChunk+2)
+	newlines := 0
+	for off := x.base; off < len(s); off += indexChunk {
+		x.before = append(x.before, uint32(newlines))
+		newlines += strings.Count(s[off:min(off+indexChunk, len(s))], "\n")
 	}
-	x.start = append(x.start, uint32(len(s)))
+	x.before = append(x.before, uint32(newlines))
+	x.n = newlines
+	if len(s) > x.base && s[len(s)-1] != '\n' {
+		x.n++ // a last line without a newline
+	}
 	return x, nil
 }
 
 // Len is the number of lines.
-func (x Index) Len() int { return len(x.start) - 1 }
+func (x Index) Len() int { return x.n }
 
 // Line returns line n (1-based) without its ending: an LF, or a CRLF.
 func (x Index) Line(n int) string {
-	l := x.raw[x.start[n-1]:x.start[n]]
+	l := x.raw[x.start(n):x.start(n+1)]
 	if strings.HasSuffix(l, "\n") {
 		l = l[:len(l)-1]
 		l = strings.TrimSuffix(l, "\r")
@@ -63,10 +82,39 @@ func (x Index) Line(n int) string {
 	return l
 }
 
+// start returns where line l (1 <= l <= Len()+1) starts in raw; line
+// Len()+1 starts at the end.
+func (x Index) start(l int) int {
+	switch {
+	case l <= 1:
+		return x.base
+	case l > x.n:
+		return len(x.raw)
+	}
+	// Line l starts after newline number l-1, which lies in chunk k-1:
+	// the last chunk with fewer newlines before it.
+	k, _ := slices.BinarySearch(x.before, uint32(l-1))
+	off, skip := x.base+(k-1)*indexChunk, l-1-int(x.before[k-1])
+	if c := x.cur; c.line <= l && c.off >= off {
+		off, skip = c.off, l-c.line
+	}
+	for ; skip > 0; skip-- {
+		off += strings.IndexByte(x.raw[off:], '\n') + 1
+	}
+	x.cur.line, x.cur.off = l, off
+	return off
+}
+
+// run returns the bytes of lines from..to (1-based, inclusive), their
+// endings included.
+func (x Index) run(from, to int) string {
+	return x.raw[x.start(from):x.start(to+1)]
+}
+
 // endLen is the byte length of line n's ending: 0 for a last line
 // without a newline, 2 for CRLF, 1 for LF.
 func (x Index) endLen(n int) int {
-	l := x.raw[x.start[n-1]:x.start[n]]
+	l := x.run(n, n)
 	switch {
 	case !strings.HasSuffix(l, "\n"):
 		return 0
@@ -97,7 +145,7 @@ func (t Text) EncodeRows(x Index, rows []string, copies []Copy, final bool) []by
 	}
 	for _, c := range copies {
 		if c.N > 0 {
-			size += int(x.start[c.Old-1+c.N] - x.start[c.Old-1])
+			size += len(x.run(c.Old, c.Old+c.N-1))
 		}
 	}
 	out := make([]byte, 0, len(utf8BOM)+size+len(eol))
@@ -126,7 +174,7 @@ func (t Text) EncodeRows(x Index, rows []string, copies []Copy, final bool) []by
 		if endLen == 0 {
 			out = append(out, eol...)
 		}
-		out = append(out, x.raw[x.start[c.Old-1]:x.start[c.Old-1+c.N]]...)
+		out = append(out, x.run(c.Old, c.Old+c.N-1)...)
 		endLen = x.endLen(c.Old + c.N - 1)
 		next += c.N
 	}
