@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"slices"
@@ -135,31 +136,23 @@ func (x Index) endLen(n int) int {
 // The work is one block copy per run plus the rows: no pass over the
 // lines the edit leaves alone.
 func (t Text) EncodeRows(x Index, rows []string, copies []Copy, final bool) []byte {
-	eol := "\n"
+	eol := lf
 	if t.CRLF {
-		eol = "\r\n"
+		eol = crlf
 	}
-	size := len(rows) * len(eol)
-	for _, r := range rows {
-		size += len(r)
-	}
-	for _, c := range copies {
-		if c.N > 0 {
-			size += len(x.run(c.Old, c.Old+c.N-1))
-		}
-	}
-	out := make([]byte, 0, len(utf8BOM)+size+len(eol))
+	// The output is gathered as pieces and joined in one allocation that
+	// bytes.Join does not zero first: every byte of it is written.
+	pieces := make([][]byte, 0, 2*len(rows)+len(copies)+3)
 	if t.BOM {
-		out = append(out, utf8BOM...)
+		pieces = append(pieces, utf8BOM)
 	}
 	endLen := -1 // the ending length of the last line written; -1 before any
 	r := 0       // the next row
 	row := func() {
 		if endLen == 0 {
-			out = append(out, eol...) // an old last line without a newline is no longer last
+			pieces = append(pieces, eol) // an old last line without a newline is no longer last
 		}
-		out = append(out, rows[r]...)
-		out = append(out, eol...)
+		pieces = append(pieces, stringBytes(rows[r]), eol)
 		endLen = len(eol)
 		r++
 	}
@@ -172,9 +165,9 @@ func (t Text) EncodeRows(x Index, rows []string, copies []Copy, final bool) []by
 			row()
 		}
 		if endLen == 0 {
-			out = append(out, eol...)
+			pieces = append(pieces, eol)
 		}
-		out = append(out, x.run(c.Old, c.Old+c.N-1)...)
+		pieces = append(pieces, stringBytes(x.run(c.Old, c.Old+c.N-1)))
 		endLen = x.endLen(c.Old + c.N - 1)
 		next += c.N
 	}
@@ -184,9 +177,21 @@ func (t Text) EncodeRows(x Index, rows []string, copies []Copy, final bool) []by
 	switch {
 	case next == 1 && r == 0: // no lines
 	case final && endLen == 0:
-		out = append(out, eol...)
+		pieces = append(pieces, eol)
 	case !final && endLen > 0:
-		out = out[:len(out)-endLen]
+		last := &pieces[len(pieces)-1]
+		if len(*last) == endLen {
+			pieces = pieces[:len(pieces)-1] // a row's ending
+		} else {
+			*last = (*last)[:len(*last)-endLen]
+		}
 	}
-	return out
+	return bytes.Join(pieces, nil)
+}
+
+var lf, crlf = []byte("\n"), []byte("\r\n")
+
+// stringBytes views s as bytes for bytes.Join, which only reads them.
+func stringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }

@@ -91,3 +91,21 @@ func TestIndexSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeRowsDoesNotAlias: the bytes EncodeRows returns are new memory
+// even when the new file is one run of the old, whose bytes are the
+// review's before bytes and must not change.
+func TestEncodeRowsDoesNotAlias(t *testing.T) {
+	raw := []byte("a\nb\n")
+	text, _ := Decode(raw)
+	x, _ := text.Index(raw)
+	for _, copies := range [][]Copy{{{New: 1, Old: 1, N: 2}}, {{New: 1, Old: 2, N: 1}}} {
+		out := text.EncodeRows(x, nil, copies, true)
+		for i := range out {
+			out[i] = 'X'
+		}
+		if string(raw) != "a\nb\n" {
+			t.Fatalf("writing the output of %v changed the file's bytes to %q", copies, raw)
+		}
+	}
+}
