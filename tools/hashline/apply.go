@@ -113,7 +113,11 @@ func ApplyText(text Text, ir IR) (Result, error) {
 	slices.Sort(dels)
 	dels = slices.Compact(dels)
 
-	b := builder{text: text}
+	// Every run kept lies between two edit points, and each insert adds at
+	// most a row, a copy, a piece and a region: sized once, never grown.
+	edits := len(ins) + len(dels)
+	b := builder{text: text, rows: make([]string, 0, len(ins)), copies: make([]Copy, 0, edits+1),
+		pieces: make([]Piece, 0, edits+1), changed: make([]Region, 0, edits)}
 	cur, i, j := 1, 0, 0 // next original line; next insert; next delete
 	for {
 		next := n + 1
@@ -159,7 +163,17 @@ type builder struct {
 }
 
 func (b *builder) result(ir IR) Result {
-	return Result{Changed: b.changed, Pieces: b.pieces, Copies: b.copies, Rows: b.rows, Resolutions: slices.Clone(ir.Resolutions)}
+	return Result{Changed: orNil(b.changed), Pieces: orNil(b.pieces), Copies: orNil(b.copies), Rows: orNil(b.rows),
+		Resolutions: slices.Clone(ir.Resolutions)}
+}
+
+// orNil is s, or nil when s is empty, so that an empty list in a Result is
+// always nil whatever capacity the builder gave it.
+func orNil[S ~[]E, E any](s S) S {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 // piece records where the next count lines of out come from (see Piece),
