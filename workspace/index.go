@@ -44,7 +44,7 @@ var ErrIndexTooLarge = errors.New("a file of 4 GiB or more cannot be indexed by 
 // from. As with DecodeOwned, raw must never be written again: the lines
 // share its memory.
 func (t Text) Index(raw []byte) (Index, error) {
-	if len(raw) > math.MaxUint32 {
+	if uint64(len(raw)) > math.MaxUint32 {
 		return Index{}, ErrIndexTooLarge
 	}
 	s := ""
