@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -46,8 +47,27 @@ func textPathOps(k, n int) string {
 	return b.String()
 }
 
-// textPath is one edit, bytes in and bytes out.
+// textPath is one edit, bytes in and bytes out, as cmd/hostbench times
+// it: the lines indexed in the bytes, no line built.
 func textPath(raw []byte, ops string, env hashline.Env) ([]byte, error) {
+	t, err := workspace.DecodeOwned(raw)
+	if err != nil {
+		return nil, err
+	}
+	old, err := t.Index(raw)
+	if err != nil {
+		return nil, err
+	}
+	res, err := hashline.RunText(old, ops, env)
+	if err != nil {
+		return nil, err
+	}
+	return t.EncodeRows(old, res.Rows, copiesOf(res.Copies), true), nil
+}
+
+// splitPath is the text path with the lines split into strings and the
+// new lines built, as the edit tool does because it keeps them.
+func splitPath(raw []byte, ops string, env hashline.Env) ([]byte, error) {
 	t, err := workspace.DecodeOwned(raw)
 	if err != nil {
 		return nil, err
@@ -59,6 +79,31 @@ func textPath(raw []byte, ops string, env hashline.Env) ([]byte, error) {
 	}
 	return t.EncodeEdit(raw, old, res.Lines, copiesOf(res.Copies), true), nil
 }
+
+// TestTextPathsAgree: the indexed path writes the bytes the split path
+// and the whole-body path write, on LF, CRLF and mixed files with a BOM.
+func TestTextPathsAgree(t *testing.T) {
+	env := hashline.Env{Limits: hashline.DefaultLimits()}
+	mixed := append([]byte("\xEF\xBB\xBF"), textPathFile(40, "\r\n")...)
+	mixed = append(mixed, textPathFile(60, "\n")...)
+	for _, raw := range [][]byte{textPathFile(200, "\n"), textPathFile(200, "\r\n"), mixed} {
+		for _, ops := range []string{singleOp100, textPathOps(20, 100), "CUT 3.=5\nPUT >90:\n+x", "CUT 1.=2 @a\nPUT >$ @a"} {
+			want, err := splitPath(raw, ops, hashline.Env{Limits: env.Limits, Registers: regs{session.NewRegisters(4)}})
+			if err != nil {
+				t.Fatalf("%q: %v", ops, err)
+			}
+			got, err := textPath(raw, ops, hashline.Env{Limits: env.Limits, Registers: regs{session.NewRegisters(4)}})
+			if err != nil {
+				t.Fatalf("%q: %v", ops, err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%q on %.20q...: the indexed path wrote %d bytes that differ from the split path's %d", ops, raw, len(got), len(want))
+			}
+		}
+	}
+}
+
+const singleOp100 = "PUT 50.=51:\n+\tvalue := replaced()\n+\tuse(value)\n"
 
 func benchTextPath(b *testing.B, raw []byte, ops string) {
 	env := hashline.Env{Limits: hashline.DefaultLimits()}
@@ -123,6 +168,15 @@ func BenchmarkTextPathSingleOp5kLinesCRLF(b *testing.B) {
 	benchTextPath(b, textPathFile(5000, "\r\n"), singleOp)
 }
 
+func BenchmarkSplitPathSingleOp5kLines(b *testing.B) {
+	raw, env := textPathFile(5000, "\n"), hashline.Env{Limits: hashline.DefaultLimits()}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		splitPath(raw, singleOp, env)
+	}
+}
+
 // BenchmarkTextPathSteps times each step alone on the 5,000-line file.
 func BenchmarkTextPathSteps(b *testing.B) {
 	raw := textPathFile(5000, "\n")
@@ -146,9 +200,25 @@ func BenchmarkTextPathSteps(b *testing.B) {
 			workspace.Lines(t.Body)
 		}
 	})
+	b.Run("index", func(b *testing.B) {
+		for b.Loop() {
+			t.Index(raw)
+		}
+	})
 	b.Run("run", func(b *testing.B) {
 		for b.Loop() {
 			hashline.Run(old, singleOp, env)
+		}
+	})
+	x, _ := t.Index(raw)
+	b.Run("run text", func(b *testing.B) {
+		for b.Loop() {
+			hashline.RunText(x, singleOp, env)
+		}
+	})
+	b.Run("encode rows", func(b *testing.B) {
+		for b.Loop() {
+			t.EncodeRows(x, res.Rows, copies, true)
 		}
 	})
 	b.Run("encode", func(b *testing.B) {

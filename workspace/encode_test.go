@@ -66,10 +66,11 @@ func TestEncodeEditKeepsUntouchedEndings(t *testing.T) {
 	}
 }
 
-// TestEncodeEditOracle checks EncodeEdit against a model that keeps each
-// line's own ending: random files (BOM or not, LF, CRLF or a mix, lone
-// CRs, with or without a final newline) and random new versions made of
-// runs of old lines, moved old lines and new rows.
+// TestEncodeEditOracle checks EncodeEdit, and EncodeRows on the file's
+// Index, against a model that keeps each line's own ending: random files
+// (BOM or not, LF, CRLF or a mix, lone CRs, with or without a final
+// newline) and random new versions made of runs of old lines, moved old
+// lines and new rows.
 func TestEncodeEditOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	texts := []string{"", "x", "  y", "z\r", "\tq := 1", "a\rb"}
@@ -99,6 +100,18 @@ func TestEncodeEditOracle(t *testing.T) {
 		if len(old) != n {
 			t.Fatalf("%q: %d lines, want %d", raw, len(old), n)
 		}
+		x, err := text.Index(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Len() != n {
+			t.Fatalf("%q: Index has %d lines, want %d", raw, x.Len(), n)
+		}
+		for i, l := range old {
+			if got := x.Line(i + 1); got != l {
+				t.Fatalf("%q: Index line %d is %q, want %q", raw, i+1, got, l)
+			}
+		}
 		dom := "\n"
 		if text.CRLF {
 			dom = "\r\n"
@@ -106,10 +119,13 @@ func TestEncodeEditOracle(t *testing.T) {
 		// Build a new version: walk the old lines, keeping, dropping or
 		// replacing each, with new rows and moved lines between.
 		var want []oline
-		var cur []string
+		var cur, rows []string
 		var copies []Copy
 		add := func(l oline, from int) {
 			cur = append(cur, l.text)
+			if from == 0 {
+				rows = append(rows, l.text)
+			}
 			if from > 0 {
 				if k := len(copies) - 1; k >= 0 && copies[k].Old+copies[k].N == from && copies[k].New+copies[k].N == len(cur) {
 					copies[k].N++
@@ -153,6 +169,9 @@ func TestEncodeEditOracle(t *testing.T) {
 		got := text.EncodeEdit(raw, old, cur, copies, final)
 		if exp := oracleBytes(bom, want); string(got) != string(exp) {
 			t.Fatalf("iteration %d: raw %q, new lines %q, copies %v, final %v:\ngot  %q\nwant %q", iter, raw, cur, copies, final, got, exp)
+		}
+		if got := text.EncodeRows(x, rows, copies, final); string(got) != string(oracleBytes(bom, want)) {
+			t.Fatalf("iteration %d: EncodeRows: raw %q, rows %q, copies %v, final %v:\ngot  %q\nwant %q", iter, raw, rows, copies, final, got, oracleBytes(bom, want))
 		}
 	}
 }

@@ -26,8 +26,9 @@ func referenceSection(ctx context.Context, o options) *Section {
 	s.Intro = "Both sides apply the same edits to the same 5,000-line file. hostd's pure apply is `hashline.Run` " +
 		"(parse, lower, resolve, expand, validate, apply) on the file's lines, timed in this process; the goal is held to it. " +
 		"Because the reference's applier takes and returns text, hostd is also timed on the whole text path an edit takes, " +
-		"bytes in and bytes out: decode (UTF-8 and NUL check, BOM, line endings; edit-contract §3.1), split, Run, and encode " +
-		"the new lines with each untouched line's own bytes (workspace.DecodeOwned, Lines, hashline.Run, Text.EncodeEdit); " +
+		"bytes in and bytes out: decode (UTF-8 and NUL check, BOM, line endings; edit-contract §3.1), index the lines " +
+		"(offsets into the bytes, no string per line), run the language, and encode the new file from the runs of untouched " +
+		"lines, each copied with its own bytes, and the new rows (workspace.DecodeOwned, Text.Index, hashline.RunText, Text.EncodeRows); " +
 		"the tag's digest is the version gate, not the text path, and the reference's loop computes none either. " +
 		"Goals: Run at least 5x and the text path at least 2x. The reference runs `Patch.parseSingle` + `applyEdits` " +
 		"inside one Bun process (bench/omp-apply.ts), " +
@@ -97,7 +98,7 @@ func referenceSection(ctx context.Context, o options) *Section {
 		ref.Bun, ref.Hashline = out.Bun, out.Hashline
 	}
 	job.Rounds = rounds
-	t := Table{Header: []string{"patch", "hostd hashline.Run", "hostd text path (decode, split, Run, encode)", "reference parse + apply",
+	t := Table{Header: []string{"patch", "hostd hashline.Run", "hostd text path (decode, index, RunText, encode)", "reference parse + apply",
 		"ratio reference / Run", "ratio reference / text path", "same output"}}
 	var textGoals []Goal
 	for i, p := range job.Patches {
@@ -243,16 +244,16 @@ func runReference(ctx context.Context, o options, bun string, job refJob) (refOu
 
 // hostTiming is hostd's side of one patch, accumulated over rounds.
 type hostTiming struct {
-	rounds  []time.Duration // decode, split, Run, encode: bytes in, bytes out
+	rounds  []time.Duration // decode, index, RunText, encode: bytes in, bytes out
 	runOnly []time.Duration // Run alone on lines split beforehand
 	sha256  string
 }
 
-// timeHostd times one round of ops on the job's text the way the edit
-// tool takes it from the bytes it read to the bytes it writes: decode
-// (UTF-8 and NUL check, BOM, line endings: edit-contract §3.1), split,
-// run the language, and encode the new lines with each untouched line's
-// own bytes. It also times Run alone, for scale. The tag's digest is not
+// timeHostd times one round of ops on the job's text from the bytes read
+// to the bytes written: decode (UTF-8 and NUL check, BOM, line endings:
+// edit-contract §3.1), index the lines, run the language, and encode the
+// untouched runs with their own bytes and the new rows. It also times
+// Run alone, lines in and lines out, for scale. The tag's digest is not
 // in the path: it is the version gate, and the reference's loop computes
 // no tag either.
 func timeHostd(ctx context.Context, job refJob, ops string, h *hostTiming) error {
@@ -263,8 +264,11 @@ func timeHostd(ctx context.Context, job refJob, ops string, h *hostTiming) error
 		if err != nil {
 			return nil, err
 		}
-		old := workspace.Lines(t.Body)
-		res, err := hashline.Run(old, ops, env)
+		old, err := t.Index(raw)
+		if err != nil {
+			return nil, err
+		}
+		res, err := hashline.RunText(old, ops, env)
 		if err != nil {
 			return nil, err
 		}
@@ -272,7 +276,7 @@ func timeHostd(ctx context.Context, job refJob, ops string, h *hostTiming) error
 		for i, c := range res.Copies {
 			copies[i] = workspace.Copy{New: c.New, Old: c.Old, N: c.N}
 		}
-		return t.EncodeEdit(raw, old, res.Lines, copies, strings.HasSuffix(t.Body, "\n")), nil
+		return t.EncodeRows(old, res.Rows, copies, strings.HasSuffix(t.Body, "\n")), nil
 	}
 	first, err := apply()
 	if err != nil {

@@ -34,12 +34,16 @@ type Copy struct {
 
 // Result is the outcome of Apply.
 type Result struct {
+	// Lines is the new text, built by Apply and Run; ApplyText and
+	// RunText leave it nil (see NewLines).
 	Lines   []string
 	Changed []Region
 	Pieces  []Piece // the whole new text, in order
 	// Copies lists, in new line order, every new line that is an
-	// original line; the other new lines are rows the model wrote.
+	// original line; the other new lines are Rows, in order: rows the
+	// model wrote or pasted from a register an earlier call filled.
 	Copies      []Copy
+	Rows        []string
 	Resolutions []Resolution // copied from the IR, for the result echo
 }
 
@@ -57,10 +61,24 @@ type placed struct {
 // no edit sees another's effect. An apply that reproduces the input is
 // EDIT_NO_CHANGE.
 //
-// The work is proportional to the edits plus one bulk copy of the
-// untouched lines: runs between edits are appended whole.
+// The work is ApplyText's plus one bulk copy of the untouched lines: runs
+// between edits are appended whole.
 func Apply(lines []string, ir IR) (Result, error) {
-	n := len(lines)
+	res, err := ApplyText(Lines(lines), ir)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Lines = res.NewLines(Lines(lines))
+	return res, nil
+}
+
+// ApplyText is Apply without building the new lines: the Result
+// describes them as Copies of original runs and Rows, and its Lines is
+// nil. The work is proportional to the edits, not to the text, except
+// for the no-change check, which reads the lines between the first and
+// the last change when the line count did not move.
+func ApplyText(text Text, ir IR) (Result, error) {
+	n := text.Len()
 	if n != ir.NumLines {
 		return Result{}, fail(CodeInvalidArgument, 0, 0,
 			"the text has %d lines but the edit was lowered for %d; lower it again for this text", n, ir.NumLines)
@@ -95,7 +113,11 @@ func Apply(lines []string, ir IR) (Result, error) {
 	slices.Sort(dels)
 	dels = slices.Compact(dels)
 
-	b := builder{lines: lines, out: make([]string, 0, n-len(dels)+len(ins))}
+	// Every run kept lies between two edit points, and each insert adds at
+	// most a row, a copy, a piece and a region: sized once, never grown.
+	edits := len(ins) + len(dels)
+	b := builder{text: text, rows: make([]string, 0, len(ins)), copies: make([]Copy, 0, edits+1),
+		pieces: make([]Piece, 0, edits+1), changed: make([]Region, 0, edits)}
 	cur, i, j := 1, 0, 0 // next original line; next insert; next delete
 	for {
 		next := n + 1
@@ -125,17 +147,33 @@ func Apply(lines []string, ir IR) (Result, error) {
 	if b.unchanged() {
 		return Result{}, noChange(ir)
 	}
-	return Result{Lines: b.out, Changed: b.changed, Pieces: b.pieces, Copies: b.copies, Resolutions: slices.Clone(ir.Resolutions)}, nil
+	return b.result(ir), nil
 }
 
-// builder assembles the new lines and the regions that differ.
+// builder records the new text as copies and rows, and the regions that
+// differ.
 type builder struct {
-	lines   []string
-	out     []string
+	text    Text
+	n       int // new lines so far
+	rows    []string
 	changed []Region
 	copies  []Copy
 	cur     *Region
 	pieces  []Piece
+}
+
+func (b *builder) result(ir IR) Result {
+	return Result{Changed: orNil(b.changed), Pieces: orNil(b.pieces), Copies: orNil(b.copies), Rows: orNil(b.rows),
+		Resolutions: slices.Clone(ir.Resolutions)}
+}
+
+// orNil is s, or nil when s is empty, so that an empty list in a Result is
+// always nil whatever capacity the builder gave it.
+func orNil[S ~[]E, E any](s S) S {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 // piece records where the next count lines of out come from (see Piece),
@@ -147,18 +185,18 @@ func (b *builder) piece(from, count int) {
 			return
 		}
 	}
-	b.pieces = append(b.pieces, Piece{Start: len(b.out) + 1, Len: count, From: from})
+	b.pieces = append(b.pieces, Piece{Start: b.n + 1, Len: count, From: from})
 }
 
 func (b *builder) open() {
 	if b.cur == nil {
-		b.cur = &Region{Start: len(b.out) + 1}
+		b.cur = &Region{Start: b.n + 1}
 	}
 }
 
 func (b *builder) flush() {
 	if b.cur != nil {
-		b.cur.End = len(b.out)
+		b.cur.End = b.n
 		b.changed = append(b.changed, *b.cur)
 		b.cur = nil
 	}
@@ -168,8 +206,8 @@ func (b *builder) flush() {
 func (b *builder) keep(from, to int) {
 	b.flush()
 	b.piece(from, to-from+1)
-	b.copies = append(b.copies, Copy{New: len(b.out) + 1, Old: from, N: to - from + 1})
-	b.out = append(b.out, b.lines[from-1:to]...)
+	b.copies = append(b.copies, Copy{New: b.n + 1, Old: from, N: to - from + 1})
+	b.n += to - from + 1
 }
 
 // insert adds one row; origin is the original line it copies, or 0.
@@ -177,9 +215,11 @@ func (b *builder) insert(text string, origin int) {
 	b.open()
 	b.piece(origin, 1)
 	if origin > 0 {
-		b.copies = append(b.copies, Copy{New: len(b.out) + 1, Old: origin, N: 1})
+		b.copies = append(b.copies, Copy{New: b.n + 1, Old: origin, N: 1})
+	} else {
+		b.rows = append(b.rows, text)
 	}
-	b.out = append(b.out, text)
+	b.n++
 	b.cur.Inserted++
 }
 
@@ -194,7 +234,7 @@ func (b *builder) remove() {
 // after the last were copied, so only the span between needs comparing,
 // and only when the lengths agree.
 func (b *builder) unchanged() bool {
-	if len(b.out) != len(b.lines) {
+	if b.n != b.text.Len() {
 		return false
 	}
 	if len(b.changed) == 0 {
@@ -203,7 +243,18 @@ func (b *builder) unchanged() bool {
 	from := b.changed[0].Start - 1        // 0-based first line a region may touch
 	to := b.changed[len(b.changed)-1].End // new lines up to here may differ
 	to = max(to, b.changed[len(b.changed)-1].Start-1)
-	return slices.Equal(b.out[from:to], b.lines[from:to])
+	// Once a line differs the rest need no comparing.
+	same, k := true, from // k: the 0-based new line compared next
+	Result{Copies: b.copies, Rows: b.rows}.walk(b.text, from, to, func(s string) {
+		same = same && s == b.text.Line(k+1)
+		k++
+	}, func(first, last int) {
+		for l := first; same && l <= last; l++ {
+			same = b.text.Line(l) == b.text.Line(k+1)
+			k++
+		}
+	})
+	return same
 }
 
 func noChange(ir IR) error {

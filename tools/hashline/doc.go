@@ -19,6 +19,12 @@
 //	              each new line came from (kept, moved, or written)
 //	Commit        named-register captures, after the write has landed
 //
+// The steps that read line content (Expand, Apply) also take any Text, a
+// line count and a line by number: ExpandText, ApplyText and RunText then
+// read only the lines the ops touch and return the new text as Copies of
+// original runs and Rows, without building it, for a caller that holds
+// the file as bytes (workspace.Index) and writes it back run by run.
+//
 // Every line number in an IR indexes the tagged text. Ops never see each
 // other's effects, so the order of ops in the text never changes where they
 // land; it only orders register captures and pastes.

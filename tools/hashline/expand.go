@@ -39,15 +39,20 @@ type anonCapture struct {
 // leaves the session's registers untouched. regs may be nil when no named
 // register is used.
 func Expand(ir IR, lines []string, regs Registers) (IR, error) {
-	out, err := expand(ir, lines, regs)
+	return ExpandText(ir, Lines(lines), regs)
+}
+
+// ExpandText is Expand on any Text.
+func ExpandText(ir IR, text Text, regs Registers) (IR, error) {
+	out, err := expand(ir, text, regs)
 	return out, wholeCall(len(ir.Sources), err)
 }
 
-func expand(ir IR, lines []string, regs Registers) (IR, error) {
+func expand(ir IR, text Text, regs Registers) (IR, error) {
 	lim := ir.Limits.orDefault()
-	if len(lines) != ir.NumLines {
+	if text.Len() != ir.NumLines {
 		return IR{}, fail(CodeInvalidArgument, 0, 0,
-			"the text has %d lines but the edit was lowered for %d; lower it again for this text", len(lines), ir.NumLines)
+			"the text has %d lines but the edit was lowered for %d; lower it again for this text", text.Len(), ir.NumLines)
 	}
 	if len(ir.Edits) <= lim.MaxExpandedLines && !slices.ContainsFunc(ir.Edits, func(e Edit) bool {
 		return e.Kind == KindCut || e.Kind == KindPaste || e.Kind == KindBlock
@@ -72,7 +77,7 @@ func expand(ir IR, lines []string, regs Registers) (IR, error) {
 			out.Edits = append(out.Edits, e)
 			budget--
 		case KindCut:
-			if err := checkSpan(src, e.Start, e.End, len(lines)); err != nil {
+			if err := checkSpan(src, e.Start, e.End, text.Len()); err != nil {
 				return IR{}, err
 			}
 			if e.Register == "" {
@@ -83,7 +88,7 @@ func expand(ir IR, lines []string, regs Registers) (IR, error) {
 				if regs == nil {
 					return IR{}, noRegisters(src, e.Register)
 				}
-				captured := append([]string(nil), lines[e.Start-1:e.End]...)
+				captured := slices.Clone(linesOf(text, e.Start, e.End))
 				if err := checkCapture(lim, src, captured); err != nil {
 					return IR{}, err
 				}
@@ -100,7 +105,7 @@ func expand(ir IR, lines []string, regs Registers) (IR, error) {
 				if err != nil {
 					return IR{}, err
 				}
-				content, from = lines[c.start-1:c.end], c.start
+				content, from = linesOf(text, c.start, c.end), c.start
 				if err := checkCapture(lim, ir.source(c.src), content); err != nil {
 					return IR{}, err
 				}
@@ -122,7 +127,7 @@ func expand(ir IR, lines []string, regs Registers) (IR, error) {
 			}
 			at := e.Cursor
 			if e.IsSpanPaste() {
-				if err := checkSpan(src, e.Start, e.End, len(lines)); err != nil {
+				if err := checkSpan(src, e.Start, e.End, text.Len()); err != nil {
 					return IR{}, err
 				}
 				out.Edits = appendDeletes(out.Edits, e.Src, e.Start, e.End)

@@ -93,6 +93,33 @@ type oracleEdit struct {
 	rows       []string
 }
 
+// indexedText is a Text that holds one string and line offsets, as a
+// caller indexing file bytes does, so the language cannot take Lines'
+// shortcuts.
+type indexedText struct {
+	body string
+	ends []int // ends[i] is where line i+1 ends in body
+}
+
+func newIndexedText(lines []string) indexedText {
+	var x indexedText
+	for _, l := range lines {
+		x.body += l + "\n"
+		x.ends = append(x.ends, len(x.body)-1)
+	}
+	return x
+}
+
+func (x indexedText) Len() int { return len(x.ends) }
+
+func (x indexedText) Line(n int) string {
+	start := 0
+	if n > 1 {
+		start = x.ends[n-2] + 1
+	}
+	return x.body[start:x.ends[n-1]]
+}
+
 // FuzzApplyOracle: random files and random valid, non-overlapping ops
 // (ranges, gaps, head, end, CUT, anonymous move) give the same text as a
 // naive oracle that edits a line list op by op from the bottom up.
@@ -125,6 +152,18 @@ func FuzzApplyOracle(f *testing.F) {
 
 		want := oracleApply(lines, g.edits)
 		res, err := Run(lines, ops, Env{})
+		// RunText on a Text that is not a line slice reads each line
+		// through Line and builds no lines: the same outcome.
+		byLine := newIndexedText(lines)
+		lazy, lazyErr := RunText(byLine, ops, Env{})
+		if (err == nil) != (lazyErr == nil) || err != nil && err.Error() != lazyErr.Error() {
+			t.Fatalf("ops %q on %q: Run gave %v, RunText %v", ops, lines, err, lazyErr)
+		}
+		if err == nil && (lazy.Lines != nil || !slices.Equal(lazy.NewLines(byLine), res.Lines) ||
+			!reflect.DeepEqual(lazy.Copies, res.Copies) || !slices.Equal(lazy.Rows, res.Rows)) {
+			t.Fatalf("ops %q on %q: RunText gave lines %q, copies %v, rows %q; Run %q, %v, %q",
+				ops, lines, lazy.NewLines(byLine), lazy.Copies, lazy.Rows, res.Lines, res.Copies, res.Rows)
+		}
 		if slices.Equal(want, lines) {
 			if !errors.Is(err, ErrNoChange) {
 				t.Fatalf("ops %q on %q: want EDIT_NO_CHANGE, got %q, %v", ops, lines, res.Lines, err)
