@@ -70,6 +70,7 @@ func TestLanguageFor(t *testing.T) {
 		{"run", "#!/usr/bin/env ruby\n", "ruby"},
 		{"run", "#!/usr/bin/lua5.4\n", "lua"},
 		{"run", "#!/usr/bin/env elixir\n", "elixir"},
+		{"run", "#!/usr/bin/env php\n<?php\n", "php"},
 		{"run", "#!/usr/bin/env perl\n", ""},
 		{"run", "#!\n", ""},
 		{"run", "echo hi\n", ""},
