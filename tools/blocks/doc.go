@@ -39,15 +39,22 @@
 //
 // # Attached nodes and comments (edit-contract §8.2)
 //
-// Decorators (Python, TypeScript, JavaScript) and attributes (Rust) are
-// separate nodes. Anchoring the declaration's own line orphans them: the
-// block starts at that line. Anchoring the first of them takes the whole
-// run and the declaration it attaches to. Anchoring a later one declines,
-// because "from the second decorator on" is neither unit. The grammars
-// differ (Python nests decorators in decorated_definition, TypeScript puts
-// class decorators inside the class but member decorators beside the
-// member, Rust puts attributes beside the item); the rules above give the
-// same answer for all of them.
+// Decorators (Python, TypeScript, JavaScript), attributes (Rust, C#,
+// PHP, Swift), annotations (Java, Kotlin, Scala) and Lua's "---"
+// documentation are separate nodes. Anchoring the declaration's own line
+// orphans them: the block starts at that line. Anchoring the first of
+// them takes the whole run and the declaration it attaches to. Anchoring
+// a later one declines, because "from the second decorator on" is neither
+// unit, unless the declaration itself starts on that line after it
+// ("@objc func push() {" under "@discardableResult"): that line is the
+// declaration's own line. The grammars differ (Python nests decorators in
+// decorated_definition, TypeScript puts class decorators inside the class
+// but member decorators beside the member, Rust puts attributes beside
+// the item, Java, Kotlin and Swift put them in a modifiers node with the
+// keywords, PHP groups a run in one attribute_list); the rules above give
+// the same answer for all of them. Go, C, C++, Ruby, Elixir, HCL,
+// Dockerfile, Protocol Buffers and SQL attach nothing: their doc comments
+// are comments, and Elixir's @doc and @spec are statements of their own.
 //
 // Comments are never blocks, not even a multi-line doc comment. A doc
 // comment is its own node, so a block op on it could mean the comment or
