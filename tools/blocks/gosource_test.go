@@ -79,3 +79,46 @@ func closingLine(lines []string, i int) int {
 	}
 	return -1
 }
+
+// BenchmarkBlockOpByLanguage is one block op (build a resolver, parse,
+// resolve one line, release) on real Go, the toolchain's
+// encoding/json/decode.go, against the TypeScript file of
+// BenchmarkBlockOp5000 as the reference measured in the same run. The
+// files differ in size, so compare throughput (MB/s, from SetBytes).
+func BenchmarkBlockOpByLanguage(b *testing.B) {
+	path := filepath.Join(build.Default.GOROOT, "src", "encoding/json/decode.go")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		b.Skipf("the Go toolchain's sources are not at %s: %v", path, err)
+	}
+	goText := string(raw)
+	goLine := 0
+	for i, l := range workspace.Lines(goText) {
+		if i > 100 && strings.HasPrefix(l, "func ") && strings.HasSuffix(l, "{") {
+			goLine = i + 1
+			break
+		}
+	}
+	tsText, tsLine := benchSource(b)
+	for _, c := range []struct {
+		name, path, text string
+		line             int
+	}{
+		{"go", "decode.go", goText, goLine},
+		{"typescript-reference", "bench.ts", tsText, tsLine},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.text)))
+			for b.Loop() {
+				r, err := NewResolver(c.path, c.text, defaultLimit)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if s, e, err := r.Resolve(c.line); err != nil || s != c.line || e <= s {
+					b.Fatalf("line %d: %d-%d, %v", c.line, s, e, err)
+				}
+				r.Close()
+			}
+		})
+	}
+}
