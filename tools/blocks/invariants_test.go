@@ -11,7 +11,7 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-var declineKinds = []error{ErrUnsupported, ErrTooLarge, ErrNotClean, ErrLineRange, ErrNoBlock}
+var declineKinds = []error{ErrUnsupported, ErrTooLarge, ErrNotClean, ErrUnsafe, ErrParseTime, ErrLineRange, ErrNoBlock}
 
 // checkLine checks what holds for any resolution of any line: a block
 // opens at the anchor, spans several lines and ends on a non-blank line; a
