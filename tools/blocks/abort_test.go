@@ -51,7 +51,9 @@ var fuzzChild parseChild
 // FuzzParseChild: no text, in any grammar, takes the process down through
 // the package's API. Each input is parsed in the child process, so an
 // abort fails the input (and the fuzzer keeps it) instead of killing the
-// fuzzer.
+// fuzzer. An input names its grammar by index in Languages(): adding a
+// grammar renumbers them, and the kept inputs in testdata/fuzz must be
+// renumbered with it.
 func FuzzParseChild(f *testing.F) {
 	f.Cleanup(fuzzChild.close)
 	names := Languages()
