@@ -100,8 +100,11 @@
 // the process with every session in it. Such inputs never reach a
 // parser: a language may have a guard (guard.go) that refuses them before
 // any parse, and a refused text is handled like one over the parse limit
-// (block ops decline with ErrUnsafe; Check answers unsupported). The
-// known case and its bound:
+// (block ops decline with ErrUnsafe; Check answers unsupported). A guard
+// also refuses a shape whose parse cannot be stopped in time: tree-sitter
+// looks at its clock between parse operations, and one operation of a
+// grammar's error recovery can run for minutes. The known cases and their
+// bounds:
 //
 //   - markdown: before its text, a line may hold at most 128 block-quote
 //     markers, list markers and whitespace columns together (a tab
@@ -109,9 +112,15 @@
 //     never more than 128 open containers. The grammar's scanner
 //     overflows tree-sitter's 1024-byte state buffer at 255 open
 //     containers, which a 518-byte file of 256 nested "> " reaches.
+//   - csharp: at most 64 type argument lists opened in a row
+//     ("List<List<..."; maxCSharpTypeNesting). Error recovery on such a
+//     run costs about the cube of its length in one operation: 2,000 in
+//     a row took over a second, 20,000 (100 KB) over 100 s past a 10 s
+//     limit, and TestParseStress's 363 KB input did not finish in two
+//     minutes.
 //
 // The other grammars have no guard: their scanners bound their own
-// state, and none aborted in the tests that parse generated inputs (deep
+// state, and none aborted or hung in the tests that parse generated inputs (deep
 // nesting, long lines, odd bytes, truncated and mutated files) for every
 // grammar in a child process (TestParseStress, FuzzParseChild,
 // TestDeepNestingEveryGrammar). The YAML scanner's bound is off by one:

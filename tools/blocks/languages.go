@@ -99,7 +99,7 @@ var languages = map[string]*language{
 
 	"c":          {name: "c", grammar: c.GetLanguage},
 	"cpp":        {name: "cpp", grammar: cpp.GetLanguage},
-	"csharp":     {name: "csharp", grammar: csharp.GetLanguage, attached: []string{"attribute_list"}},
+	"csharp":     {name: "csharp", grammar: csharp.GetLanguage, attached: []string{"attribute_list"}, guard: csharpGuard},
 	"dockerfile": {name: "dockerfile", grammar: dockerfile.GetLanguage},
 	"elixir":     {name: "elixir", grammar: elixir.GetLanguage},
 	"go":         {name: "go", grammar: golang.GetLanguage},
