@@ -112,12 +112,16 @@
 //     never more than 128 open containers. The grammar's scanner
 //     overflows tree-sitter's 1024-byte state buffer at 255 open
 //     containers, which a 518-byte file of 256 nested "> " reaches.
-//   - csharp: at most 64 type argument lists opened in a row
-//     ("List<List<..."; maxCSharpTypeNesting). Error recovery on such a
-//     run costs about the cube of its length in one operation: 2,000 in
-//     a row took over a second, 20,000 (100 KB) over 100 s past a 10 s
-//     limit, and TestParseStress's 363 KB input did not finish in two
-//     minutes.
+//   - csharp, java: at most 64 type argument lists opened in a row
+//     ("List<List<..."; maxTypeNesting). Error recovery on such a run
+//     costs about the cube of its length in one operation: in C# 20,000
+//     in a row (100 KB) took 107 s past a 10 s limit and TestParseStress's
+//     363 KB input did not finish in two minutes; in Java 20,000 took
+//     35 s past 500 ms.
+//   - kotlin: at most 512 string interpolations ("${";
+//     maxKotlinInterpolations). The scanner keeps one entry per open
+//     string in the same 1024-byte buffer, unbounded: 1,025 strings
+//     nested through "${" abort the process.
 //
 // The other grammars have no guard: their scanners bound their own
 // state, and none aborted or hung in the tests that parse generated inputs (deep
