@@ -160,7 +160,7 @@ func TestMarkdownNesting(t *testing.T) {
 
 // TestDeepNestingEveryGrammar: every grammar's nesting constructs, at the
 // depths where a scanner's fixed state runs out (255 four-byte entries,
-// 510 two-byte ones in 1024 bytes) and far past them, closed and
+// 510 two-byte ones, 1024 one-byte ones in 1024 bytes: Kotlin's strings) and far past them, closed and
 // truncated, through the API in a child; raw too, unless the grammar's
 // guard refuses the text (Markdown aborts on it, C# takes minutes). Raw,
 // only the Markdown grammar aborts; the YAML scanner writes one byte past the same buffer from
@@ -168,7 +168,7 @@ func TestMarkdownNesting(t *testing.T) {
 // there, so it is pinned here.
 func TestDeepNestingEveryGrammar(t *testing.T) {
 	c := newParseChild(t)
-	depths := []int{254, 255, 256, 509, 510, 511}
+	depths := []int{254, 255, 256, 509, 510, 511, 1024, 1025}
 	switch {
 	case raceEnabled:
 		depths = []int{256, 511}
