@@ -32,7 +32,7 @@ func TestE2EHostInfoAndDiscover(t *testing.T) {
 		t.Errorf("host.info: %+v", info)
 	}
 	// The grammars block ops resolve with (edit-contract §8.2 names these).
-	for _, g := range []string{"rust", "typescript", "python", "markdown", "json"} {
+	for _, g := range []string{"rust", "typescript", "python", "markdown", "json", "go", "java", "cpp"} {
 		if !slices.Contains(info.Grammars, g) {
 			t.Errorf("host.info grammars %v lack %s", info.Grammars, g)
 		}

@@ -39,15 +39,22 @@
 //
 // # Attached nodes and comments (edit-contract §8.2)
 //
-// Decorators (Python, TypeScript, JavaScript) and attributes (Rust) are
-// separate nodes. Anchoring the declaration's own line orphans them: the
-// block starts at that line. Anchoring the first of them takes the whole
-// run and the declaration it attaches to. Anchoring a later one declines,
-// because "from the second decorator on" is neither unit. The grammars
-// differ (Python nests decorators in decorated_definition, TypeScript puts
-// class decorators inside the class but member decorators beside the
-// member, Rust puts attributes beside the item); the rules above give the
-// same answer for all of them.
+// Decorators (Python, TypeScript, JavaScript), attributes (Rust, C#,
+// PHP, Swift), annotations (Java, Kotlin, Scala) and Lua's "---"
+// documentation are separate nodes. Anchoring the declaration's own line
+// orphans them: the block starts at that line. Anchoring the first of
+// them takes the whole run and the declaration it attaches to. Anchoring
+// a later one declines, because "from the second decorator on" is neither
+// unit, unless the declaration itself starts on that line after it
+// ("@objc func push() {" under "@discardableResult"): that line is the
+// declaration's own line. The grammars differ (Python nests decorators in
+// decorated_definition, TypeScript puts class decorators inside the class
+// but member decorators beside the member, Rust puts attributes beside
+// the item, Java, Kotlin and Swift put them in a modifiers node with the
+// keywords, PHP groups a run in one attribute_list); the rules above give
+// the same answer for all of them. Go, C, C++, Ruby, Elixir, HCL,
+// Dockerfile, Protocol Buffers and SQL attach nothing: their doc comments
+// are comments, and Elixir's @doc and @spec are statements of their own.
 //
 // Comments are never blocks, not even a multi-line doc comment. A doc
 // comment is its own node, so a block op on it could mean the comment or
@@ -112,8 +119,11 @@
 // the process with every session in it. Such inputs never reach a
 // parser: a language may have a guard (guard.go) that refuses them before
 // any parse, and a refused text is handled like one over the parse limit
-// (block ops decline with ErrUnsafe; Check answers unsupported). The
-// known case and its bound:
+// (block ops decline with ErrUnsafe; Check answers unsupported). A guard
+// also refuses a shape whose parse cannot be stopped in time: tree-sitter
+// looks at its clock between parse operations, and one operation of a
+// grammar's error recovery can run for minutes. The known cases and their
+// bounds:
 //
 //   - markdown: before its text, a line may hold at most 128 block-quote
 //     markers, list markers and whitespace columns together (a tab
@@ -121,9 +131,19 @@
 //     never more than 128 open containers. The grammar's scanner
 //     overflows tree-sitter's 1024-byte state buffer at 255 open
 //     containers, which a 518-byte file of 256 nested "> " reaches.
+//   - csharp, java: at most 64 type argument lists opened in a row
+//     ("List<List<..."; maxTypeNesting). Error recovery on such a run
+//     costs about the cube of its length in one operation: in C# 20,000
+//     in a row (100 KB) took 107 s past a 10 s limit and TestParseStress's
+//     363 KB input did not finish in two minutes; in Java 20,000 took
+//     35 s past 500 ms.
+//   - kotlin: at most 512 string interpolations ("${";
+//     maxKotlinInterpolations). The scanner keeps one entry per open
+//     string in the same 1024-byte buffer, unbounded: 1,025 strings
+//     nested through "${" abort the process.
 //
 // The other grammars have no guard: their scanners bound their own
-// state, and none aborted in the tests that parse generated inputs (deep
+// state, and none aborted or hung in the tests that parse generated inputs (deep
 // nesting, long lines, odd bytes, truncated and mutated files) for every
 // grammar in a child process (TestParseStress, FuzzParseChild,
 // TestDeepNestingEveryGrammar). The YAML scanner's bound is off by one:

@@ -12,7 +12,8 @@ import (
 )
 
 // fuzzPaths picks the grammar for FuzzResolve.
-var fuzzPaths = []string{"a.rs", "a.ts", "a.tsx", "a.js", "a.json", "a.md", "a.css", "a.py", "a.toml", "a.yaml", "a.html", "a.sh", "a.txt"}
+var fuzzPaths = []string{"a.rs", "a.ts", "a.tsx", "a.js", "a.json", "a.md", "a.css", "a.py", "a.toml", "a.yaml", "a.html", "a.sh", "a.txt",
+	"a.go", "a.java", "a.c", "a.cpp", "a.cs", "a.rb", "a.php", "a.kt", "a.swift", "a.scala", "a.lua", "a.ex", "a.tf", "Dockerfile", "a.proto", "a.sql"}
 
 // FuzzResolve: any text in any language, any line: no panic, and every
 // answer satisfies checkLine.
@@ -25,7 +26,7 @@ func FuzzResolve(f *testing.F) {
 		}
 		for _, file := range ar.Files {
 			for i, p := range fuzzPaths {
-				if filepath.Ext(p) == filepath.Ext(file.Name) {
+				if languageFor(p, "") == languageFor(file.Name, string(file.Data)) {
 					f.Add(string(file.Data), uint8(i), uint16(3))
 				}
 			}

@@ -101,3 +101,68 @@ func markdownNesting(line string) int {
 func markerEnds(line string, i int) bool {
 	return i >= len(line) || line[i] == ' ' || line[i] == '\t' || line[i] == '\r'
 }
+
+// maxTypeNesting bounds how many type argument lists a C# or Java text
+// may open in a row ("List<List<List<..."). Error recovery in those
+// grammars does work that grows with about the cube of that count inside
+// one parse operation, where neither the parse's clock nor the reader can
+// stop it: in C#, 2,000 in a row (10 KB) parse in over a second and the
+// 72,000 of a 363 KB input did not finish in two minutes (TestParseStress
+// found it); in Java 4,000 take 0.9 s and 20,000 take 35 s. Real code
+// nests a handful (Dictionary<string, List<Task<int>>> is three); 64
+// cost under 1 ms.
+const maxTypeNesting = 64
+
+// typeArgumentGuard is the guard of a grammar with that cost (C#, Java),
+// called grammar in its reason. It refuses a text with a run of more than
+// maxTypeNesting "<" in which only identifiers, whitespace and the
+// punctuation of a type name (. ? [ ] : @) stand between one "<" and the
+// next. A ",", ">" or any other character ends the run: a list of type
+// arguments or an expression with comparisons never grows one. Strings
+// and comments are not skipped, so the count can only be too high, never
+// too low.
+func typeArgumentGuard(grammar string) func(text string) string {
+	return func(text string) string {
+		run, row, start := 0, 0, 0
+		for i := 0; i < len(text); i++ {
+			c := text[i]
+			switch {
+			case c == '<':
+				if run == 0 {
+					start = row
+				}
+				run++
+				if run > maxTypeNesting {
+					return "line " + strconv.Itoa(start+1) + " opens more than " + strconv.Itoa(maxTypeNesting) +
+						" type argument lists in a row, which the " + grammar + " grammar cannot parse in bounded time"
+				}
+			case c == '\n':
+				row++
+			case c == '_' || c == '.' || c == '?' || c == '[' || c == ']' || c == ':' || c == '@' ||
+				c == ' ' || c == '\t' || c == '\r' ||
+				c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80:
+			default:
+				run = 0
+			}
+		}
+		return ""
+	}
+}
+
+// maxKotlinInterpolations bounds the "${" a Kotlin text may hold. The
+// Kotlin grammar's scanner keeps one entry per open string and writes
+// them into tree-sitter's 1024-byte serialization buffer without a
+// bound: 1,025 strings nested through "${" abort the process (found by
+// probing past TestDeepNestingEveryGrammar's depths). A string opens
+// inside another only through an interpolation, so the count of "${"
+// bounds the nesting from above; real files hold far fewer than 512.
+const maxKotlinInterpolations = 512
+
+// kotlinGuard refuses a text with more than maxKotlinInterpolations "${".
+func kotlinGuard(text string) string {
+	if n := strings.Count(text, "${"); n > maxKotlinInterpolations {
+		return "it holds " + strconv.Itoa(n) + " string interpolations (\"${\"), more than the " +
+			strconv.Itoa(maxKotlinInterpolations) + " the Kotlin grammar can nest safely"
+	}
+	return ""
+}

@@ -7,12 +7,28 @@ import (
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/bash"
+	"github.com/smacker/go-tree-sitter/c"
+	"github.com/smacker/go-tree-sitter/cpp"
+	"github.com/smacker/go-tree-sitter/csharp"
 	"github.com/smacker/go-tree-sitter/css"
+	"github.com/smacker/go-tree-sitter/dockerfile"
+	"github.com/smacker/go-tree-sitter/elixir"
+	"github.com/smacker/go-tree-sitter/golang"
+	"github.com/smacker/go-tree-sitter/hcl"
 	"github.com/smacker/go-tree-sitter/html"
+	"github.com/smacker/go-tree-sitter/java"
 	"github.com/smacker/go-tree-sitter/javascript"
+	"github.com/smacker/go-tree-sitter/kotlin"
+	"github.com/smacker/go-tree-sitter/lua"
 	markdown "github.com/smacker/go-tree-sitter/markdown/tree-sitter-markdown"
+	"github.com/smacker/go-tree-sitter/php"
+	"github.com/smacker/go-tree-sitter/protobuf"
 	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/ruby"
 	"github.com/smacker/go-tree-sitter/rust"
+	"github.com/smacker/go-tree-sitter/scala"
+	"github.com/smacker/go-tree-sitter/sql"
+	"github.com/smacker/go-tree-sitter/swift"
 	"github.com/smacker/go-tree-sitter/toml"
 	"github.com/smacker/go-tree-sitter/typescript/tsx"
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
@@ -34,6 +50,15 @@ type language struct {
 	// attached are node types that attach to the declaration after them
 	// (decorators, attributes): separate nodes under edit-contract §8.2.
 	attached []string
+	// wrappers are node types that hold attached nodes among other
+	// items and sit at the start of the declaration (Java's modifiers:
+	// annotations and keywords). Climbing through one is climbing through
+	// the attached nodes in it.
+	wrappers []string
+	// spacedLeaves: the grammar's named leaves may begin with the
+	// whitespace before them (Lua's keywords and identifiers do), so a
+	// named leaf's first non-space byte is where it starts (nodes.go).
+	spacedLeaves bool
 	// markdown enables heading sections (edit-contract §8.2).
 	markdown bool
 	// guard, when set, is run before every parse and refuses a text the
@@ -71,6 +96,23 @@ var languages = map[string]*language{
 	"tsx":        {name: "tsx", grammar: tsx.GetLanguage, attached: ecmaAttached},
 	"typescript": {name: "typescript", grammar: typescript.GetLanguage, attached: ecmaAttached},
 	"yaml":       {name: "yaml", grammar: yaml.GetLanguage, lists: []string{"block_mapping", "block_sequence", "block_node", "document"}},
+
+	"c":          {name: "c", grammar: c.GetLanguage},
+	"cpp":        {name: "cpp", grammar: cpp.GetLanguage},
+	"csharp":     {name: "csharp", grammar: csharp.GetLanguage, attached: []string{"attribute_list"}, guard: typeArgumentGuard("C#")},
+	"dockerfile": {name: "dockerfile", grammar: dockerfile.GetLanguage},
+	"elixir":     {name: "elixir", grammar: elixir.GetLanguage},
+	"go":         {name: "go", grammar: golang.GetLanguage},
+	"hcl":        {name: "hcl", grammar: hcl.GetLanguage, lists: []string{"body"}},
+	"java":       {name: "java", grammar: java.GetLanguage, attached: []string{"marker_annotation", "annotation"}, wrappers: []string{"modifiers"}, guard: typeArgumentGuard("Java")},
+	"kotlin":     {name: "kotlin", grammar: kotlin.GetLanguage, lists: []string{"statements"}, attached: []string{"annotation"}, wrappers: []string{"modifiers"}, guard: kotlinGuard},
+	"lua":        {name: "lua", grammar: lua.GetLanguage, lists: []string{"function_body"}, attached: []string{"emmy_documentation"}, spacedLeaves: true},
+	"php":        {name: "php", grammar: php.GetLanguage, attached: []string{"attribute_group"}, wrappers: []string{"attribute_list"}},
+	"protobuf":   {name: "protobuf", grammar: protobuf.GetLanguage},
+	"ruby":       {name: "ruby", grammar: ruby.GetLanguage, lists: []string{"body_statement"}},
+	"scala":      {name: "scala", grammar: scala.GetLanguage, attached: []string{"annotation"}},
+	"sql":        {name: "sql", grammar: sql.GetLanguage},
+	"swift":      {name: "swift", grammar: swift.GetLanguage, lists: []string{"statements"}, attached: []string{"attribute"}, wrappers: []string{"modifiers"}},
 }
 
 // fileTypes maps a file to its language: a key starting with "." is a
@@ -99,6 +141,39 @@ var fileTypes = map[string]string{
 	".htm":      "html",
 	".sh":       "bash",
 	".bash":     "bash",
+	".go":       "go",
+	".java":     "java",
+	".c":        "c",
+	// A .h header is read as C++: that grammar takes nearly every C
+	// header, while C's rejects every header that uses a class or a
+	// namespace.
+	".h":          "cpp",
+	".cc":         "cpp",
+	".cpp":        "cpp",
+	".cxx":        "cpp",
+	".c++":        "cpp",
+	".hh":         "cpp",
+	".hpp":        "cpp",
+	".hxx":        "cpp",
+	".cs":         "csharp",
+	".rb":         "ruby",
+	".rake":       "ruby",
+	".gemspec":    "ruby",
+	".php":        "php",
+	".kt":         "kotlin",
+	".kts":        "kotlin",
+	".swift":      "swift",
+	".scala":      "scala",
+	".sc":         "scala",
+	".lua":        "lua",
+	".ex":         "elixir",
+	".exs":        "elixir",
+	".hcl":        "hcl",
+	".tf":         "hcl",
+	".tfvars":     "hcl",
+	".dockerfile": "dockerfile",
+	".proto":      "protobuf",
+	".sql":        "sql",
 
 	".bashrc":       "bash",
 	".bash_profile": "bash",
@@ -109,6 +184,10 @@ var fileTypes = map[string]string{
 	"Pipfile":       "toml",
 	"poetry.lock":   "toml",
 	"uv.lock":       "toml",
+	"Dockerfile":    "dockerfile",
+	"Containerfile": "dockerfile",
+	"Gemfile":       "ruby",
+	"Rakefile":      "ruby",
 }
 
 // Languages lists the grammar names block ops support, sorted, for
@@ -165,6 +244,14 @@ func byShebang(text string) string {
 		return "python"
 	case interp == "node":
 		return "javascript"
+	case interp == "ruby":
+		return "ruby"
+	case interp == "lua" || strings.HasPrefix(interp, "lua5"):
+		return "lua"
+	case interp == "elixir":
+		return "elixir"
+	case interp == "php":
+		return "php"
 	}
 	return ""
 }

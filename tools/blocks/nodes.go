@@ -92,6 +92,8 @@ func isComment(n *sitter.Node) bool {
 var closers = []string{
 	"end_tag", "erroneous_end_tag", "jsx_closing_element", "string_end", "heredoc_end",
 	"fenced_code_block_delimiter", "setext_h1_underline", "setext_h2_underline",
+	"block_end", "object_end", "tuple_end", // hcl
+	"function_end", "if_end", "do_end", "for_end", "while_end", // lua
 }
 
 func firstNonBlank(s string) int {
@@ -123,7 +125,9 @@ func (r *Resolver) blank(from, to uint32) bool {
 // token absorb the whitespace before it (JSX's "<" can start at the end of
 // the previous line), so when n begins with such a token its first
 // non-space byte counts. A named leaf (string content, raw text) keeps its
-// start: its leading whitespace is content.
+// start: its leading whitespace is content, except in a grammar whose
+// named keyword tokens absorb the whitespace before them (Lua's
+// "function_start", "local", even "identifier").
 func (r *Resolver) startByte(n *sitter.Node) uint32 {
 	b, _ := r.contentStart(n)
 	return b
@@ -145,7 +149,7 @@ func (r *Resolver) contentStart(n *sitter.Node) (uint32, int) {
 	for first.ChildCount() > 0 {
 		first = first.Child(0)
 	}
-	if first.IsNamed() || first.StartByte() != b {
+	if (first.IsNamed() && !r.lang.spacedLeaves) || first.StartByte() != b {
 		return b, row
 	}
 	for e := first.EndByte(); b < e && isSpace(r.text[b]); b++ {

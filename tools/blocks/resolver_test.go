@@ -34,11 +34,14 @@ func mustResolver(t testing.TB, path, text string) *Resolver {
 // TestLanguages: host.info lists exactly the contract's grammar set
 // (edit-contract §8.2).
 func TestLanguages(t *testing.T) {
-	want := []string{"bash", "css", "html", "javascript", "json", "jsx", "markdown", "python", "rust", "toml", "tsx", "typescript", "yaml"}
+	want := []string{"bash", "c", "cpp", "csharp", "css", "dockerfile", "elixir", "go", "hcl", "html", "java", "javascript", "json", "jsx",
+		"kotlin", "lua", "markdown", "php", "protobuf", "python", "ruby", "rust", "scala", "sql", "swift", "toml", "tsx", "typescript", "yaml"}
 	if got := Languages(); !slices.Equal(got, want) {
 		t.Fatalf("Languages() = %v, want %v", got, want)
 	}
-	for _, ext := range []string{".rs", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".json", ".md", ".css", ".py", ".toml", ".yaml", ".yml", ".html", ".sh", ".bash"} {
+	for _, ext := range []string{".rs", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".json", ".md", ".css", ".py", ".toml", ".yaml", ".yml", ".html", ".sh", ".bash",
+		".go", ".java", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".kt", ".kts", ".swift", ".scala", ".lua", ".ex", ".exs",
+		".tf", ".hcl", ".proto", ".sql", ".dockerfile"} {
 		if languages[fileTypes[ext]] == nil {
 			t.Errorf("extension %s maps to no grammar", ext)
 		}
@@ -64,12 +67,26 @@ func TestLanguageFor(t *testing.T) {
 		{"run", "#!/usr/bin/env python3\n", "python"},
 		{"run", "#!/usr/bin/python3.12\n", "python"},
 		{"run", "#!/usr/bin/env node\n", "javascript"},
-		{"run", "#!/usr/bin/env ruby\n", ""},
+		{"run", "#!/usr/bin/env ruby\n", "ruby"},
+		{"run", "#!/usr/bin/lua5.4\n", "lua"},
+		{"run", "#!/usr/bin/env elixir\n", "elixir"},
+		{"run", "#!/usr/bin/env php\n<?php\n", "php"},
+		{"run", "#!/usr/bin/env perl\n", ""},
 		{"run", "#!\n", ""},
 		{"run", "echo hi\n", ""},
 		// An extension wins over a #! line.
 		{"notes.txt", "#!/bin/bash\n", ""},
-		{"main.go", "", ""},
+		{"main.go", "", "go"},
+		{"include/vec.h", "", "cpp"},
+		{"src/lib.c", "", "c"},
+		{"Foo.Java", "", "java"},
+		{"infra/main.tf", "", "hcl"},
+		{"build/Dockerfile", "", "dockerfile"},
+		{"Containerfile", "", "dockerfile"},
+		{"app.dockerfile", "", "dockerfile"},
+		{"Gemfile", "", "ruby"},
+		{"api/v1/shop.proto", "", "protobuf"},
+		{"main.zig", "", ""},
 		{"Makefile", "", ""},
 	}
 	for _, c := range cases {
@@ -99,7 +116,7 @@ func TestDeclineKinds(t *testing.T) {
 		line       int
 		kind       error
 	}{
-		{"a.go", "package a\n", 1, ErrUnsupported},
+		{"a.zig", "const a = 1;\n", 1, ErrUnsupported},
 		{"a.ts", "const a = 1;\n", 2, ErrLineRange},
 		{"a.ts", "const a = 1;\n", -3, ErrLineRange},
 		{"a.ts", "const a = ;\n", 1, ErrNotClean},
@@ -233,9 +250,9 @@ func TestNoFinalNewline(t *testing.T) {
 
 // TestUnsupportedMessage: the model is told that only block ops are lost.
 func TestUnsupportedMessage(t *testing.T) {
-	r := mustResolver(t, "cmd/main.go", "package main\n")
+	r := mustResolver(t, "src/main.zig", "const a = 1;\n")
 	_, _, err := r.Resolve(1)
-	for _, want := range []string{`".go" files`, "N*", "PUT N.=M:", "CUT N.=M", "PUT >N:", "still works"} {
+	for _, want := range []string{`".zig" files`, "N*", "PUT N.=M:", "CUT N.=M", "PUT >N:", "still works"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("message %q lacks %q", err, want)
 		}

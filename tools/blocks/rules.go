@@ -64,38 +64,33 @@ func (r *Resolver) resolveRow(row int, withAlt bool) (span, *UnresolvedError) {
 		return span{}, r.enclosing(ue, p, len(p)-1, row, withAlt)
 	}
 
-	// Climb from the leaf to the outermost ancestor that opens on this row.
-	cur, named, attached := len(p)-1, -1, -1
-	for {
-		n := p[cur]
-		if isComment(n) {
-			return span{}, r.commentDecline(line, n, withAlt)
-		}
-		if n.IsNamed() {
-			named = cur
-		}
-		if attached < 0 && r.lang.isAttached(n) {
-			attached = cur
-		}
-		parent := p[cur-1]
-		if cur-1 == 0 || slices.Contains(r.lang.lists, parent.Type()) {
-			break
-		}
-		if r.startRow(parent) != row && !r.orphans(parent, n) {
-			break
-		}
-		cur--
+	cur, named, attached, comment := r.climb(p, row, at)
+	if comment != nil {
+		return span{}, r.commentDecline(line, comment, withAlt)
 	}
-
 	if named < 0 {
 		return span{}, r.noNamedDecline(line, row, p, cur, withAlt)
 	}
 	if attached >= 0 {
 		if prev, _ := r.attachedRun(p[attached-1], p[attached]); prev != nil {
-			first := r.startRow(prev) + 1
-			return span{}, decline(ErrNoBlock, line,
-				"line %d: this %s is not the first of the run that starts at line %d; anchor line %d for the declaration with everything attached to it, or the declaration's own line for the declaration alone",
-				line, p[attached].Type(), first, first)
+			// A later attached node opens the line. When the declaration
+			// itself starts on this line after it ("@objc func f() {"
+			// under "@discardableResult"), the line is the declaration's
+			// own line: resolve from the declaration's first token, which
+			// orphans the whole run. Otherwise "from this attached node
+			// on" is neither unit.
+			decl, ok := r.declarationAfter(p[attached], lineEnd)
+			if !ok {
+				first := r.startRow(prev) + 1
+				return span{}, decline(ErrNoBlock, line,
+					"line %d: this %s is not the first of the run that starts at line %d; anchor line %d for the declaration with everything attached to it, or the declaration's own line for the declaration alone",
+					line, p[attached].Type(), first, first)
+			}
+			p = r.descend(decl)
+			cur, named, _, _ = r.climb(p, row, decl)
+			if named < 0 {
+				return span{}, r.noNamedDecline(line, row, p, cur, withAlt)
+			}
 		}
 	}
 	last := p[named]
@@ -115,33 +110,103 @@ func (r *Resolver) resolveRow(row int, withAlt bool) (span, *UnresolvedError) {
 	return span{row, end, p[named]}, nil
 }
 
+// climb goes from the leaf of p, which starts at the anchor (byte at on
+// row), to the outermost ancestor that opens on this row, through
+// ancestors that start earlier only where that orphans attached nodes.
+// It returns where it stopped (cur), the outermost named node and the
+// first attached node on the way (indexes into p, -1 for none), or the
+// comment it met: comments are never blocks.
+func (r *Resolver) climb(p path, row int, at uint32) (cur, named, attached int, comment *sitter.Node) {
+	cur, named, attached = len(p)-1, -1, -1
+	for {
+		n := p[cur]
+		if isComment(n) {
+			return cur, named, attached, n
+		}
+		if n.IsNamed() {
+			named = cur
+		}
+		if attached < 0 && r.lang.isAttached(n) {
+			attached = cur
+		}
+		parent := p[cur-1]
+		if cur-1 == 0 || slices.Contains(r.lang.lists, parent.Type()) {
+			return cur, named, attached, nil
+		}
+		if r.startRow(parent) != row && !r.orphans(parent, n, at) {
+			return cur, named, attached, nil
+		}
+		cur--
+	}
+}
+
+// declarationAfter finds where, on the rest of the line that ends at
+// lineEnd, the declaration begins after the attached node n: past n and
+// any further attached nodes and comments on the line. ok is false when
+// the line ends first.
+func (r *Resolver) declarationAfter(n *sitter.Node, lineEnd int) (at uint32, ok bool) {
+	pos := int(n.EndByte())
+	for pos < lineEnd {
+		if isSpace(r.text[pos]) {
+			pos++
+			continue
+		}
+		q := r.descend(uint32(pos))
+		skip := -1
+		for _, m := range q[1:] {
+			if r.lang.isAttached(m) || isComment(m) {
+				skip = int(m.EndByte())
+				break
+			}
+		}
+		if skip < 0 {
+			return uint32(pos), true
+		}
+		pos = max(skip, pos+1)
+	}
+	return 0, false
+}
+
 // orphans reports whether climbing from child into p keeps the block
-// opening at the anchor although p starts earlier: everything in p before
-// child is attached nodes (and comments), and child is not one of them.
-// That is the declaration line of a decorated class or an attributed item
-// whose grammar puts the decorators inside the item; the decorators are
-// left out of the span (edit-contract §8.2, "anchoring the declaration
-// line orphans them").
-func (r *Resolver) orphans(p, child *sitter.Node) bool {
+// opening at the anchor (byte at) although p starts earlier: everything
+// in p before the anchor is attached nodes (and comments), at least one
+// of them, and child is not one of them. That is the declaration line of
+// a decorated class or an attributed item whose grammar puts the
+// decorators inside the item; the decorators are left out of the span
+// (edit-contract §8.2, "anchoring the declaration line orphans them").
+// A wrapper (Java's modifiers) is looked into: its annotations before the
+// anchor count, and the keywords from the anchor on are the declaration
+// line's own.
+func (r *Resolver) orphans(p, child *sitter.Node, at uint32) bool {
 	if len(r.lang.attached) == 0 || r.lang.isAttached(child) {
 		return false
 	}
-	seen, ok := false, false
-	eachChild(p, func(c *sitter.Node) bool {
-		if c.StartByte() >= child.StartByte() {
-			ok = seen && c.Equal(child)
+	seen, ok := r.attachedBefore(p, at)
+	return seen && ok
+}
+
+// attachedBefore looks at n's children that start before at: ok when
+// each is an attached node, a comment or a wrapper whose own children
+// before at are such; seen when at least one attached node is among them.
+func (r *Resolver) attachedBefore(n *sitter.Node, at uint32) (seen, ok bool) {
+	ok = true
+	eachChild(n, func(c *sitter.Node) bool {
+		if r.startByte(c) >= at {
 			return false
 		}
 		switch {
 		case r.lang.isAttached(c):
 			seen = true
-			return true
 		case isComment(c):
-			return true
+		case c.IsNamed() && slices.Contains(r.lang.wrappers, c.Type()):
+			s, o := r.attachedBefore(c, at)
+			seen, ok = seen || s, o
+		default:
+			ok = false
 		}
-		return false
+		return ok
 	})
-	return ok
+	return seen, ok
 }
 
 // attachedRun looks at the siblings of the attached node n inside parent:
