@@ -181,8 +181,9 @@ func (w window) holds(start, end int) bool {
 // there a construct that spans several lines is a row even when it
 // declares nothing (an if, a loop, a call with a callback). nest counts
 // the nodes walked through, against maxContainerNesting. inFunc says a
-// function-like declaration was walked through: inside one, a declaration
-// on one line is a local variable, read with the function, not a row.
+// function-like declaration or a local scope (outlineTable.localScopes)
+// was walked through: inside one, a declaration on one line is a local
+// variable or a setting, read with what holds it, not a row.
 func (r *Resolver) outlineIn(n *sitter.Node, w window, body, inFunc bool, depth, nest int, out *[]Decl) {
 	attachedFrom := -1 // first row of a run of attached nodes waiting for their declaration
 	eachChild(n, func(c *sitter.Node) bool {
@@ -206,7 +207,7 @@ func (r *Resolver) outlineIn(n *sitter.Node, w window, body, inFunc bool, depth,
 		}
 		if !w.holds(start, end) {
 			if nest < maxContainerNesting {
-				r.outlineIn(c, w, r.isContainer(c), inFunc || r.functionLike(c), depth, nest+1, out)
+				r.outlineIn(c, w, r.isContainer(c), inFunc || r.functionLike(c) || r.table().localScopes[c.Type()], depth, nest+1, out)
 			}
 			return true
 		}
@@ -550,7 +551,7 @@ var cFamily = outlineTable{
 }
 
 // outlineTables are the grammars whose outline needs a table of its own.
-var outlineTables = map[string]outlineTable{
+var outlineTables = map[string]*outlineTable{
 	"go": {
 		decls:      set("type_spec", "type_alias", "const_spec", "var_spec", "method_elem"),
 		containers: set("interface_type", "var_spec_list"),
@@ -558,8 +559,8 @@ var outlineTables = map[string]outlineTable{
 		holders:    set("type_declaration", "const_declaration", "var_declaration"),
 		groups:     set("type_declaration", "const_declaration", "var_declaration"),
 	},
-	"c":   cFamily,
-	"cpp": cFamily,
+	"c":   &cFamily,
+	"cpp": &cFamily,
 	"java": {
 		notDecls:   set("package_declaration"),
 		containers: set("enum_body_declarations"),
@@ -615,8 +616,13 @@ var outlineTables = map[string]outlineTable{
 	},
 }
 
-// table is the outline table of the resolver's language (empty for most).
+// noTable is the table of the grammars that need none.
+var noTable = &outlineTable{}
+
+// table is the outline table of the resolver's language.
 func (r *Resolver) table() *outlineTable {
-	tab := outlineTables[r.lang.name]
-	return &tab
+	if tab := outlineTables[r.lang.name]; tab != nil {
+		return tab
+	}
+	return noTable
 }

@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"context"
+	"fmt"
 	"testing"
 )
 
@@ -711,6 +712,37 @@ WHERE id = 1;
 				if err != nil || s != d.Start || e != d.End {
 					t.Errorf("row %+v: block op at %d resolves %d-%d (%v)", d, d.Start, s, e, err)
 				}
+			}
+		})
+	}
+}
+
+// TestOutlineLinesLanguages: the outline of a declaration's own lines
+// lists the multi-line constructs inside it; one-line locals, and an HCL
+// block's one-line settings, are read with it.
+func TestOutlineLinesLanguages(t *testing.T) {
+	cases := []struct {
+		path, text string
+		from, to   int
+		want       string
+	}{
+		{"a.rb", "class A\n  def run(x)\n    y = 1\n    if x\n      go\n    end\n    items.each do |i|\n      use(i)\n    end\n  end\nend\n",
+			2, 10, "[{4 4 6 0} {7 7 9 0}]"},
+		{"a.ex", "defmodule A do\n  def run(x) do\n    y = 1\n    case x do\n      1 -> :a\n      _ -> :b\n    end\n  end\nend\n",
+			2, 8, "[{4 4 7 0}]"},
+		{"a.go", "package a\n\nfunc f() {\n\tx := 1\n\tif x > 0 {\n\t\tg()\n\t}\n\ttype local struct {\n\t\ta int\n\t}\n}\n",
+			3, 11, "[{5 5 7 0} {8 8 10 0}]"},
+		{"main.tf", "resource \"a\" \"b\" {\n  x = 1\n  y = {\n    z = 2\n  }\n  lifecycle {\n    k = 1\n  }\n}\n",
+			1, 9, "[{3 3 5 0} {6 6 8 0}]"},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			ds, err := OutlineLines(context.Background(), c.path, c.text, defaultLimit, c.from, c.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(ds); got != c.want {
+				t.Fatalf("outline of lines %d-%d: %s, want %s", c.from, c.to, got, c.want)
 			}
 		})
 	}
