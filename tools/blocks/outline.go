@@ -48,8 +48,10 @@ const maxContainerNesting = 32
 // What a declaration is comes from the node types of the grammar (see
 // isDecl), so a grammar added to the language table gets an outline
 // without a table of its own when its node names follow tree-sitter's
-// conventions; what attaches to a declaration and where it ends are the
-// block rules' own (the language's attached types, lastRow).
+// conventions; one whose names do not (Ruby's "class" and "method", Go's
+// type specs, HCL's "block") has an outlineTable. What attaches to a
+// declaration and where it ends are the block rules' own (the language's
+// attached types and wrappers, lastRow).
 //
 // The parse is the block resolver's, with its limits: a file over
 // maxParseBytes, one its grammar's guard refuses, one that does not parse
@@ -580,7 +582,7 @@ var outlineTables = map[string]*outlineTable{
 		containers: set("enum_declaration_list"),
 	},
 	"ruby": {
-		decls:      set("class", "method", "singleton_method", "singleton_class"),
+		decls:      set("class", "method", "singleton_method", "singleton_class", "assignment"),
 		containers: set("body_statement"),
 	},
 	"lua": {

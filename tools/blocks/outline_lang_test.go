@@ -331,6 +331,39 @@ end
 2 3 3-5
 1 10 10-12
 `},
+		{"ruby: module functions and constants", "util.rb", `module Util
+  def self.slug(s)
+    s.downcase
+  end
+
+  VERSION = "1.0"
+end
+`, `0 1 1-7
+1 2 2-4
+1 6 6-6
+`},
+		{"c: a struct with a declarator, an enum, a union", "value.c", `struct point {
+	int x;
+	int y;
+} origin = { 0, 0 };
+
+enum color {
+	RED,
+	GREEN,
+};
+
+union value {
+	int i;
+	float f;
+};
+`, `0 1 1-4
+1 2 2-2
+1 3 3-3
+0 6 6-9
+0 11 11-14
+1 12 12-12
+1 13 13-13
+`},
 		{"php: attributed class and method, interface", "User.php", `<?php
 
 namespace App;
