@@ -107,9 +107,11 @@
 //
 // Outline and OutlineLines list a text's declarations for read's outline
 // mode (outline.go), from the same parse with the same limits: what a
-// declaration is comes from the grammars' node names, what attaches to it
-// and where it ends from the rules above, so the span of a row that runs
-// over several lines is the span a block op anchored at its first line
+// declaration is comes from the grammars' node names (tree-sitter's
+// conventions, and a table per grammar whose names are generic: a Ruby
+// "class", an HCL "block", an Elixir "def" call), what attaches to it and
+// where it ends from the rules above, so the span of a row that runs over
+// several lines is the span a block op anchored at its first line
 // resolves to.
 //
 // # Texts a grammar cannot take

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -47,8 +48,10 @@ const maxContainerNesting = 32
 // What a declaration is comes from the node types of the grammar (see
 // isDecl), so a grammar added to the language table gets an outline
 // without a table of its own when its node names follow tree-sitter's
-// conventions; what attaches to a declaration and where it ends are the
-// block rules' own (the language's attached types, lastRow).
+// conventions; one whose names do not (Ruby's "class" and "method", Go's
+// type specs, HCL's "block") has an outlineTable. What attaches to a
+// declaration and where it ends are the block rules' own (the language's
+// attached types and wrappers, lastRow).
 //
 // The parse is the block resolver's, with its limits: a file over
 // maxParseBytes, one its grammar's guard refuses, one that does not parse
@@ -180,8 +183,9 @@ func (w window) holds(start, end int) bool {
 // there a construct that spans several lines is a row even when it
 // declares nothing (an if, a loop, a call with a callback). nest counts
 // the nodes walked through, against maxContainerNesting. inFunc says a
-// function-like declaration was walked through: inside one, a declaration
-// on one line is a local variable, read with the function, not a row.
+// function-like declaration or a local scope (outlineTable.localScopes)
+// was walked through: inside one, a declaration on one line is a local
+// variable or a setting, read with what holds it, not a row.
 func (r *Resolver) outlineIn(n *sitter.Node, w window, body, inFunc bool, depth, nest int, out *[]Decl) {
 	attachedFrom := -1 // first row of a run of attached nodes waiting for their declaration
 	eachChild(n, func(c *sitter.Node) bool {
@@ -205,7 +209,7 @@ func (r *Resolver) outlineIn(n *sitter.Node, w window, body, inFunc bool, depth,
 		}
 		if !w.holds(start, end) {
 			if nest < maxContainerNesting {
-				r.outlineIn(c, w, isContainer(c.Type()), inFunc || functionLike(c.Type()), depth, nest+1, out)
+				r.outlineIn(c, w, r.isContainer(c), inFunc || r.functionLike(c) || r.table().localScopes[c.Type()], depth, nest+1, out)
 			}
 			return true
 		}
@@ -215,15 +219,10 @@ func (r *Resolver) outlineIn(n *sitter.Node, w window, body, inFunc bool, depth,
 			// A local variable on one line: read with its function.
 		case decl != nil:
 			*out = append(*out, Decl{Line: r.ownRow(decl) + 1, Start: start + 1, End: end + 1, Depth: depth})
-			if depth+1 < MaxOutlineDepth && !functionLike(decl.Type()) {
-				eachChild(decl, func(b *sitter.Node) bool {
-					if b.IsNamed() && isContainer(b.Type()) && nest < maxContainerNesting {
-						r.outlineIn(b, w, true, inFunc, depth+1, nest+1, out)
-					}
-					return true
-				})
+			if depth+1 < MaxOutlineDepth && !r.functionLike(decl) && nest < maxContainerNesting {
+				r.members(decl, w, inFunc || r.table().localScopes[decl.Type()], depth+1, nest+1, out)
 			}
-		case isContainer(c.Type()):
+		case r.isContainer(c):
 			// A body holds rows; it is never one (a JSON document's object).
 			if nest < maxContainerNesting {
 				r.outlineIn(c, w, true, inFunc, depth, nest+1, out)
@@ -234,7 +233,30 @@ func (r *Resolver) outlineIn(n *sitter.Node, w window, body, inFunc bool, depth,
 			// A multi-line construct that is no row (an else clause, a
 			// multi-line parameter list): rows may be inside it. A
 			// one-line one holds nothing worth a row, so it is not walked.
-			r.outlineIn(c, w, isContainer(c.Type()), inFunc, depth, nest+1, out)
+			r.outlineIn(c, w, r.isContainer(c), inFunc, depth, nest+1, out)
+		}
+		return true
+	})
+}
+
+// members lists the members of decl, a declaration that is a row: the
+// rows in the bodies among its children, looking through the nodes
+// that stand between a declaration and its body (Go's struct type, a C
+// typedef's struct), or in decl's own children when it holds its members
+// itself (a protobuf service's rpcs, a Go group's specs).
+func (r *Resolver) members(decl *sitter.Node, w window, inFunc bool, depth, nest int, out *[]Decl) {
+	tab := r.table()
+	if tab.holders[decl.Type()] {
+		r.outlineIn(decl, w, true, inFunc, depth, nest, out)
+		return
+	}
+	eachChild(decl, func(b *sitter.Node) bool {
+		switch {
+		case !b.IsNamed():
+		case r.isContainer(b):
+			r.outlineIn(b, w, true, inFunc, depth, nest, out)
+		case tab.throughs[b.Type()] && nest < maxContainerNesting:
+			r.members(b, w, inFunc, depth, nest+1, out)
 		}
 		return true
 	})
@@ -248,7 +270,7 @@ func (r *Resolver) declIn(n *sitter.Node) *sitter.Node {
 		if t == "expression_statement" && n.NamedChildCount() == 1 {
 			// A statement that is only a declaration: a TypeScript
 			// namespace, a Python assignment.
-			if c := n.NamedChild(0); isDecl(c.Type()) {
+			if c := n.NamedChild(0); r.isDecl(c) {
 				return c
 			}
 			if r.isAssignmentStatement(n) {
@@ -256,16 +278,19 @@ func (r *Resolver) declIn(n *sitter.Node) *sitter.Node {
 			}
 			return nil
 		}
-		if !isWrapper(t) {
-			if isDecl(t) {
-				return n
+		if !r.isWrapper(n) {
+			if !r.isDecl(n) {
+				return nil
 			}
-			return nil
+			if single := r.singleSpec(n); single != nil {
+				return single
+			}
+			return n
 		}
 		var inner *sitter.Node
 		eachChild(n, func(c *sitter.Node) bool {
 			if c.IsNamed() && !isComment(c) && !r.lang.isAttached(c) {
-				if isDecl(c.Type()) || isWrapper(c.Type()) || (t == "export_statement" && exportedValues[c.Type()]) {
+				if r.isDecl(c) || r.isWrapper(c) || (t == "export_statement" && exportedValues[c.Type()]) {
 					inner = c
 					return false
 				}
@@ -292,19 +317,32 @@ func (r *Resolver) isAssignmentStatement(n *sitter.Node) bool {
 
 // ownRow is the row that names decl: its first child that is neither
 // attached (a decorator inside the declaration, as TypeScript puts a
-// class's) nor a comment.
+// class's) nor a comment. A wrapper of attached nodes and keywords
+// (Java's modifiers: "@Override" on one line, "public" on the next) is
+// looked into: its first keyword is on the declaration's own line, and a
+// wrapper that holds only attached nodes has no part of that line.
 func (r *Resolver) ownRow(decl *sitter.Node) int {
+	if row := r.firstOwnRow(decl, 0); row >= 0 {
+		return row
+	}
+	return r.startRow(decl)
+}
+
+// firstOwnRow is the row of n's first child that is neither attached nor
+// a comment, looking into wrappers; -1 when there is none.
+func (r *Resolver) firstOwnRow(n *sitter.Node, nest int) int {
 	row := -1
-	eachChild(decl, func(c *sitter.Node) bool {
-		if isComment(c) || r.lang.isAttached(c) {
+	eachChild(n, func(c *sitter.Node) bool {
+		switch {
+		case isComment(c) || r.lang.isAttached(c):
 			return true
+		case c.IsNamed() && slices.Contains(r.lang.wrappers, c.Type()) && nest < maxContainerNesting:
+			row = r.firstOwnRow(c, nest+1)
+			return row < 0
 		}
 		row = r.startRow(c)
 		return false
 	})
-	if row < 0 {
-		return r.startRow(decl)
-	}
 	return row
 }
 
@@ -345,6 +383,22 @@ func isDecl(t string) bool {
 	return false
 }
 
+// isDecl reports whether n is a declaration of its language: by the
+// language's own table first, then by the conventions.
+func (r *Resolver) isDecl(n *sitter.Node) bool {
+	tab := r.table()
+	t := n.Type()
+	switch {
+	case tab.decls[t]:
+		return true
+	case tab.notDecls[t]:
+		return false
+	case tab.defCalls != nil && t == "call":
+		return tab.defCalls[r.callTarget(n)] != defNone
+	}
+	return isDecl(t)
+}
+
 // exportedValues are the anonymous functions and classes an export
 // default declares: "export default function (api) {".
 var exportedValues = map[string]bool{
@@ -356,6 +410,10 @@ var exportedValues = map[string]bool{
 // export, Python's decorated definitions, TypeScript's declare.
 func isWrapper(t string) bool {
 	return t == "export_statement" || t == "decorated_definition" || t == "ambient_declaration"
+}
+
+func (r *Resolver) isWrapper(n *sitter.Node) bool {
+	return isWrapper(n.Type()) || r.table().wrappers[n.Type()]
 }
 
 // containers are the nodes the outline walks through to reach members:
@@ -373,9 +431,200 @@ var containers = map[string]bool{
 
 func isContainer(t string) bool { return containers[t] }
 
+func (r *Resolver) isContainer(n *sitter.Node) bool {
+	tab := r.table()
+	return tab.containers[n.Type()] || (!tab.notContainers[n.Type()] && isContainer(n.Type()))
+}
+
 // functionLike declarations hold statements, not members: their bodies
 // are never listed (a local function is read with the one it is in).
 func functionLike(t string) bool {
 	return strings.Contains(t, "function") || strings.Contains(t, "method") ||
 		strings.Contains(t, "constructor") || strings.Contains(t, "lambda")
+}
+
+func (r *Resolver) functionLike(n *sitter.Node) bool {
+	if tab := r.table(); tab.defCalls != nil && n.Type() == "call" {
+		return tab.defCalls[r.callTarget(n)] == defFunction
+	}
+	return functionLike(n.Type())
+}
+
+// singleSpec is the one declaration a group declaration holds when it is
+// written without parentheses (Go's "type T struct {" is a type
+// declaration of one type spec), so the row is the spec's and its members
+// are the struct's fields; nil for a parenthesized group, which lists its
+// specs as members, and for a declaration that is no group.
+func (r *Resolver) singleSpec(n *sitter.Node) *sitter.Node {
+	if !r.table().groups[n.Type()] {
+		return nil
+	}
+	var only *sitter.Node
+	count := 0
+	eachChild(n, func(c *sitter.Node) bool {
+		switch {
+		case c.Type() == "(":
+			count = 2
+		case c.IsNamed() && !isComment(c):
+			only = c
+			count++
+		}
+		return count < 2
+	})
+	if count == 1 && r.isDecl(only) {
+		return only
+	}
+	return nil
+}
+
+// callTarget is the name a call calls when it is a plain identifier
+// ("defmodule" in "defmodule Shop do"), "" otherwise.
+func (r *Resolver) callTarget(n *sitter.Node) string {
+	if n.NamedChildCount() == 0 {
+		return ""
+	}
+	c := n.NamedChild(0)
+	if c.Type() != "identifier" {
+		return ""
+	}
+	return r.text[c.StartByte():c.EndByte()]
+}
+
+// outlineTable is what one grammar's outline needs beyond the
+// conventions above: node types whose names are generic (a Ruby class
+// is "class", an HCL block "block", a protobuf field "field"), so that
+// listing them for every grammar would misread the others.
+type outlineTable struct {
+	// decls and notDecls override the conventions, as declTypes and
+	// notDecls do for every grammar.
+	decls, notDecls map[string]bool
+	// containers are bodies the outline walks through to members;
+	// notContainers are the shared containers that are no body here.
+	containers, notContainers map[string]bool
+	// wrappers hold one declaration after what attaches to it (a C++
+	// template's parameter line), as isWrapper's types do.
+	wrappers map[string]bool
+	// throughs stand between a declaration and its body: Go's
+	// "type T struct {" is a type spec holding a struct type holding
+	// the field list.
+	throughs map[string]bool
+	// holders are declarations whose own children are their members: a
+	// protobuf service's rpcs, a Go group's specs.
+	holders map[string]bool
+	// groups are holders that hold one spec or several: with one, the
+	// spec is the row (see singleSpec).
+	groups map[string]bool
+	// localScopes are declarations whose one-line members are read with
+	// them, as a function's locals are: an HCL block's attributes.
+	localScopes map[string]bool
+	// defCalls are, for a grammar whose declarations are calls (Elixir's
+	// defmodule and def), the call names that declare.
+	defCalls map[string]defKind
+}
+
+// defKind is what a declaring call declares.
+type defKind int
+
+const (
+	defNone     defKind = iota
+	defHolder           // holds members: defmodule, defprotocol
+	defFunction         // holds statements: def, defmacro
+	defOther            // a row without members: defstruct
+)
+
+func set(types ...string) map[string]bool {
+	m := make(map[string]bool, len(types))
+	for _, t := range types {
+		m[t] = true
+	}
+	return m
+}
+
+// cFamily is C's and C++'s: a struct, union or enum written on its own is
+// a declaration (a type specifier with a body), and so is a plain
+// declaration (a prototype, a global); preprocessor conditionals and
+// extern "C" blocks are walked through (a header guard wraps the whole
+// file).
+var cFamily = outlineTable{
+	decls:      set("struct_specifier", "union_specifier", "enum_specifier", "class_specifier", "declaration"),
+	containers: set("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef", "linkage_specification"),
+	throughs:   set("struct_specifier", "union_specifier", "class_specifier"),
+	wrappers:   set("template_declaration"),
+}
+
+// outlineTables are the grammars whose outline needs a table of its own.
+var outlineTables = map[string]*outlineTable{
+	"go": {
+		decls:      set("type_spec", "type_alias", "const_spec", "var_spec", "method_elem"),
+		containers: set("interface_type", "var_spec_list"),
+		throughs:   set("struct_type"),
+		holders:    set("type_declaration", "const_declaration", "var_declaration"),
+		groups:     set("type_declaration", "const_declaration", "var_declaration"),
+	},
+	"c":   &cFamily,
+	"cpp": &cFamily,
+	"java": {
+		notDecls:   set("package_declaration"),
+		containers: set("enum_body_declarations"),
+	},
+	"kotlin": {
+		decls:      set("companion_object"),
+		containers: set("enum_class_body"),
+	},
+	"swift": {
+		containers: set("enum_class_body", "protocol_body"),
+	},
+	"scala": {
+		containers: set("template_body"),
+	},
+	"php": {
+		notDecls:   set("namespace_use_declaration"),
+		containers: set("enum_declaration_list"),
+	},
+	"ruby": {
+		decls:      set("class", "method", "singleton_method", "singleton_class", "assignment"),
+		containers: set("body_statement"),
+	},
+	"lua": {
+		decls: set("function_statement"),
+	},
+	"elixir": {
+		containers: set("do_block"),
+		defCalls: map[string]defKind{
+			"defmodule": defHolder, "defprotocol": defHolder, "defimpl": defHolder,
+			"def": defFunction, "defp": defFunction, "defmacro": defFunction, "defmacrop": defFunction,
+			"defguard": defFunction, "defguardp": defFunction, "defn": defFunction, "defnp": defFunction,
+			"defdelegate": defOther, "defstruct": defOther, "defexception": defOther,
+		},
+	},
+	"hcl": {
+		decls:         set("block", "attribute"),
+		containers:    set("body"),
+		notContainers: set("block", "object"),
+		localScopes:   set("block"),
+	},
+	"protobuf": {
+		decls:      set("message", "enum", "service", "rpc", "extend", "oneof", "field", "map_field", "oneof_field", "enum_field"),
+		containers: set("message_body"),
+		holders:    set("service", "oneof", "extend"),
+	},
+	"dockerfile": {
+		decls: set("from_instruction"),
+	},
+	"sql": {
+		decls:      set("statement"),
+		containers: set("column_definitions"),
+		throughs:   set("create_table"),
+	},
+}
+
+// noTable is the table of the grammars that need none.
+var noTable = &outlineTable{}
+
+// table is the outline table of the resolver's language.
+func (r *Resolver) table() *outlineTable {
+	if tab := outlineTables[r.lang.name]; tab != nil {
+		return tab
+	}
+	return noTable
 }
