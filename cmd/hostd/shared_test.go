@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,7 +186,12 @@ func TestE2EStdioClientsShareOneDaemon(t *testing.T) {
 		}
 	}
 
-	// A new client starts a new daemon; the review history survived.
+	// A new client starts a new daemon; the review history survived. It
+	// starts once the killed daemon is gone: while the kernel tears a
+	// killed process down, its listening socket can still take a
+	// connection into its backlog and then drop it, which a client sees
+	// as the connection closing (a runtime retries that).
+	waitGone(t, int(pid))
 	s := startStdio(t, env)
 	var info map[string]any
 	if err := s.call("host.info", nil, &info); err != nil {
@@ -223,4 +230,26 @@ func TestE2EStdioWithItsOwnStateDirIsIndependent(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(runtime, "hostd", "hostd.sock")); err == nil {
 		t.Fatal("an independent stdio daemon created the shared socket")
 	}
+}
+
+// waitGone waits until process pid has exited (a zombie counts as gone:
+// its sockets are closed), for 20 s at most.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			if syscall.Kill(pid, 0) == syscall.ESRCH {
+				return
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				return
+			}
+		} else if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("process %d did not exit within 20 s of SIGKILL", pid)
 }
