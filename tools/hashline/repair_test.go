@@ -388,7 +388,7 @@ func TestRepairCandidateBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &search{lines: lines, ir: ir, syn: balanceSyntax{}}
+	s := &search{text: Lines(lines), ir: ir, syn: balanceSyntax{}}
 	if _, _, _, err := s.run(); err != nil || s.built > maxRepairCandidates {
 		t.Errorf("built %d candidates (%v), over the bound of %d", s.built, err, maxRepairCandidates)
 	}
@@ -688,7 +688,7 @@ func TestReauthored(t *testing.T) {
 		if tt.at == 5 {
 			from = 5
 		}
-		if got := reauthored(lines, from, tt.at, tt.body); got != tt.want {
+		if got := reauthored(Lines(lines), from, tt.at, tt.body); got != tt.want {
 			t.Errorf("%s: reauthored = %v, want %v", tt.name, got, tt.want)
 		}
 	}
