@@ -98,9 +98,10 @@ func (s *search) run() (IR, []action, []string, error) {
 		return ir, nil, nil, nil
 	}
 	var drops []action
+	nb := neighboursOf(ir, s.text.Len())
 	for i := range reps {
 		r := &reps[i]
-		r.drops = echoes(s.text, ir, r)
+		r.drops = echoes(s.text, ir, r, nb)
 		if len(r.drops) > 0 && len(r.drops) >= len(r.ins) {
 			return IR{}, nil, nil, onlyEchoes(ir, r)
 		}
@@ -119,7 +120,12 @@ func (s *search) run() (IR, []action, []string, error) {
 	if len(drops) == 0 && !hasKeeps && !hasWithheld {
 		return ir, nil, nil, nil
 	}
-	sup, clean := s.check(wholeText(s.render(normal)))
+	// Without a grammar a check answers unsupported: the result is not
+	// built for it.
+	sup, clean := false, false
+	if s.syn != nil {
+		sup, clean = s.check(wholeText(s.render(normal)))
+	}
 	if !sup || clean {
 		// No grammar (restatements go on equality alone), the normal form
 		// could not be checked in time (the same, and a note says so), or
@@ -193,20 +199,12 @@ func replacements(ir IR) []replacement {
 // outside its range; only a non-blank row can restate a line. The outside line must survive (no op consumes it)
 // and sit right next to the body in the result (nothing else is inserted
 // in between); otherwise the row restates nothing that will be there.
-func echoes(lines Text, ir IR, r *replacement) []action {
+func echoes(lines Text, ir IR, r *replacement, nb neighbours) []action {
 	n := lines.Len()
-	consumed := map[int]bool{}
-	gaps := map[int]bool{} // gaps holding inserts other than r's body
-	for _, e := range ir.Edits {
-		if s, en, ok := consumes(e); ok {
-			for l := s; l <= en; l++ {
-				consumed[l] = true
-			}
-		}
-		if c, ok := inserts(e); ok && !(e.Src == r.src && c.Pos == PosAt) {
-			gaps[gapOf(c, n)] = true
-		}
-	}
+	consumed := nb.consumed
+	// The gaps holding inserts other than r's body: every edit of r's
+	// source is a delete or a body row inserted at r.start (replacements).
+	gaps := map[int]bool{r.start: nb.inserts[r.start] > len(r.ins), r.end + 1: nb.inserts[r.end+1] > 0}
 	var out []action
 	first, last := ir.Edits[r.ins[0]].Text, ir.Edits[r.ins[len(r.ins)-1]].Text
 	// A row equal to the range's own boundary row is that row's final
@@ -222,6 +220,29 @@ func echoes(lines Text, ir IR, r *replacement) []action {
 		out = append(out, action{kind: dropTrail, src: r.src, row: len(r.ins) - 1, line: q, text: last})
 	}
 	return out
+}
+
+// neighbours is what echoes reads of a whole IR, gathered once per
+// call rather than once per replacement: the original lines an op
+// consumes, and how many edits insert into each gap.
+type neighbours struct {
+	consumed map[int]bool
+	inserts  map[int]int
+}
+
+func neighboursOf(ir IR, n int) neighbours {
+	nb := neighbours{consumed: map[int]bool{}, inserts: map[int]int{}}
+	for _, e := range ir.Edits {
+		if s, en, ok := consumes(e); ok {
+			for l := s; l <= en; l++ {
+				nb.consumed[l] = true
+			}
+		}
+		if c, ok := inserts(e); ok {
+			nb.inserts[gapOf(c, n)]++
+		}
+	}
+	return nb
 }
 
 // onlyEchoes refuses a body with nothing left once its restatements go.

@@ -165,6 +165,8 @@ func TestRepairExactRestatement(t *testing.T) {
 			want: "a\nB\nc\nC\nd\n"},
 		{name: "a neighbour with an insert in between is not next to the body", input: "a\nb\nc\n", ops: "PUT >1:\n+new\nPUT 2.=2:\n+a\n+B",
 			want: "a\nnew\na\nB\nc\n"},
+		{name: "the same below: an insert between the body and the line below", input: "a\nb\nc\n", ops: "PUT 2.=2:\n+B\n+c\nPUT <3:\n+new",
+			want: "a\nB\nc\nnew\nc\n"},
 		{name: "a gap insert is not a range", input: "a\nb\nc\n", ops: "PUT >1:\n+a\n+x",
 			want: "a\na\nx\nb\nc\n"},
 		{name: "a span paste is captured content, not an authored body", input: "a\nb\nc\n", ops: "PUT 2.=2 @r",
