@@ -108,9 +108,14 @@ func (s *search) run() (IR, []action, []string, error) {
 		drops = append(drops, r.drops...)
 	}
 	s.reps = reps
-	normal := s.build(nil)
-	if len(drops) > 0 && slices.Equal(s.render(normal), s.lines()) && !slices.Equal(s.render(ir), s.lines()) {
-		return IR{}, nil, nil, echoesOnlyChange(ir, drops)
+	// normal is the IR without the restated rows; an edit with none
+	// needs it only once kept rows are in play.
+	var normal IR
+	if len(drops) > 0 {
+		normal = s.build(nil)
+		if slices.Equal(s.render(normal), s.lines()) && !slices.Equal(s.render(ir), s.lines()) {
+			return IR{}, nil, nil, echoesOnlyChange(ir, drops)
+		}
 	}
 	for i := range reps {
 		reps[i].keeps, reps[i].withheld = keepCandidates(s.text, ir, &reps[i])
@@ -119,6 +124,9 @@ func (s *search) run() (IR, []action, []string, error) {
 	hasWithheld := slices.ContainsFunc(reps, func(r replacement) bool { return len(r.withheld) > 0 })
 	if len(drops) == 0 && !hasKeeps && !hasWithheld {
 		return ir, nil, nil, nil
+	}
+	if len(drops) == 0 {
+		normal = s.build(nil)
 	}
 	// Without a grammar a check answers unsupported: the result is not
 	// built for it.
@@ -159,6 +167,12 @@ func (s *search) run() (IR, []action, []string, error) {
 // ':' exactly when the model wrote body rows under it (§7.1).
 func replacements(ir IR) []replacement {
 	var out []replacement
+	bySrc := make([][]int, len(ir.Sources)) // each source's edits, in IR order
+	for i, e := range ir.Edits {
+		if e.Src >= 0 && e.Src < len(bySrc) {
+			bySrc[e.Src] = append(bySrc[e.Src], i)
+		}
+	}
 	for src, s := range ir.Sources {
 		if !strings.HasPrefix(s.Header, "PUT ") || !strings.HasSuffix(s.Header, ":") {
 			continue
@@ -166,10 +180,8 @@ func replacements(ir IR) []replacement {
 		r := replacement{src: src}
 		ok := true
 		var dels []int
-		for i, e := range ir.Edits {
-			if e.Src != src {
-				continue
-			}
+		for _, i := range bySrc[src] {
+			e := ir.Edits[i]
 			switch {
 			case e.Kind == KindDelete:
 				dels = append(dels, e.Line)
