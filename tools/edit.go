@@ -89,6 +89,10 @@ type editor struct {
 	// the link itself rather than the file it leads to.
 	link *workspace.Path
 	file *loaded
+	// text is the live file's lines, found in its bytes on demand; live
+	// is every line split out, built by lines() only for what reads them
+	// all (repair, drift recovery, the diff).
+	text workspace.Index
 	live []string
 	body string
 	dig  workspace.Digest
@@ -150,7 +154,9 @@ func (ed *editor) run(ctx context.Context) *EditResult {
 		return ed.fail(e)
 	}
 	ed.file, ed.body = file, file.Text.Body
-	ed.live = workspace.Lines(ed.body)
+	if ed.text, err = file.Text.Index(file.Raw); err != nil {
+		return ed.fail(Errorf(CodeFileTooLarge, "%s is too large to edit by line: %v; replace it whole with write", ed.path.Display, err))
+	}
 	ed.dig = workspace.Sum(ed.body)
 	if err := ctx.Err(); err != nil {
 		return ed.fail(Errorf(CodeToolFailed, "the call was cancelled; nothing was changed"))
@@ -167,6 +173,14 @@ func (ed *editor) run(ctx context.Context) *EditResult {
 		return ed.fail(e)
 	}
 	return ed.commit(plan)
+}
+
+// lines returns every line of the live file, splitting it on first use.
+func (ed *editor) lines() []string {
+	if ed.live == nil {
+		ed.live = workspace.Lines(ed.body)
+	}
+	return ed.live
 }
 
 func validTag(t string) bool {

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -23,39 +22,34 @@ func (ed *editor) commit(p *plan) *EditResult {
 	if ed.patch.Rem {
 		return ed.remove()
 	}
-	newLines, seen := ed.live, p.seen // a bare MV moves the lines and what was seen of them
+	seen := p.seen // a bare MV moves the lines and what was seen of them
 	var changed []hashline.Region
-	var copies []workspace.Copy
-	if len(ed.live) > 0 {
-		copies = []workspace.Copy{{New: 1, Old: 1, N: len(ed.live)}}
-	}
 	res := &EditResult{}
-	if len(ed.patch.Ops) > 0 {
-		applied := p.applied
-		if applied == nil {
-			out, err := hashline.Apply(ed.live, p.ir)
-			// Lines left as they were are a change still when EOF changes
-			// the final newline; the no-op check below decides.
-			if err != nil && !(errors.Is(err, hashline.ErrNoChange) && ed.patch.EOF != hashline.EOFKeep) {
-				return ed.fail(languageError(err))
-			}
-			if err == nil {
-				applied = &out
-			}
-		}
-		if applied != nil {
-			newLines, changed, copies = applied.Lines, applied.Changed, copiesOf(applied.Copies)
-			seen = seenAfter(p.seen, applied.Pieces)
-			if p.echo {
-				res.Resolutions = applied.Resolutions
-			}
-		}
+	var te TextEdit
+	var err error
+	switch {
+	case len(ed.patch.Ops) == 0:
+		te, err = encodeText(ed.file.Text, ed.text, unchanged(ed.text.Len()), ed.patch)
+	case p.applied != nil:
+		te, err = encodeText(ed.file.Text, ed.text, *p.applied, ed.patch)
+	default:
+		// Lines left as they were are a change still when EOF changes
+		// the final newline; the no-op check below decides.
+		te, err = EditText(ed.file.Text, ed.text, p.ir, ed.patch)
 	}
-	trailing := ed.body == "" || strings.HasSuffix(ed.body, "\n")
-	final, err := ed.patch.Final(trailing, newLines)
 	if err != nil {
 		return ed.fail(languageError(err))
 	}
+	if len(ed.patch.Ops) > 0 && !te.NoChange {
+		changed = te.Result.Changed
+		seen = seenAfter(p.seen, te.Result.Pieces)
+		if p.echo {
+			res.Resolutions = te.Result.Resolutions
+		}
+	}
+	trailing, final := trailingNewline(ed.body), te.Final
+	// The diff, the rendered result and the record read the new lines.
+	newLines := te.Result.NewLines(ed.text)
 	if n := len(newLines); final != trailing && (len(changed) == 0 || changed[len(changed)-1].End < n) {
 		// The last line's ending changed: show it.
 		changed = append(changed, hashline.Region{Start: n, End: n, Inserted: 1, Removed: 1})
@@ -66,7 +60,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 	// Untouched lines keep their bytes, their own line endings included
 	// (edit-contract §3.1): only what the edit changed is rewritten.
 	newBody := workspace.Join(newLines, final)
-	data := ed.file.Text.EncodeEdit(ed.file.Raw, ed.live, newLines, copies, final)
+	data := te.Data
 	if len(ed.patch.Ops) == 0 && final == trailing {
 		data = ed.file.Raw // a bare MV moves the bytes as they are
 	}
@@ -98,7 +92,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 		ed.warnings = append(ed.warnings, fmt.Sprintf("the edit landed but a named register could not be saved: %v", err))
 	}
 	res.Path, res.Tag = target.Display, tag
-	res.Diff = boundedDiff(windowDiff("a/"+ed.path.Display, "b/"+target.Display, ed.live, newLines, trailing, final), ed.c.Limits.MaxResultBytes)
+	res.Diff = boundedDiff(windowDiff("a/"+ed.path.Display, "b/"+target.Display, ed.lines(), newLines, trailing, final), ed.c.Limits.MaxResultBytes)
 	if ed.form == session.FormCompact {
 		ed.renderCompact(res, target, tag, newLines, landedLines, changed)
 	} else {
@@ -195,7 +189,7 @@ func (ed *editor) remove() *EditResult {
 	ed.c.State.Store.Invalidate(ed.path.Abs, "was removed by REM")
 	res := &EditResult{Path: ed.path.Display, Removed: true}
 	res.Diff = boundedDiff(udiff.Unified("a/"+ed.path.Display, "/dev/null", ed.body, ""), ed.c.Limits.MaxResultBytes)
-	res.Content = fmt.Sprintf("[%s] removed (%d lines)", ed.path.Display, len(ed.live))
+	res.Content = fmt.Sprintf("[%s] removed (%d lines)", ed.path.Display, ed.text.Len())
 	res.Warnings = ed.warnings
 	return res
 }

@@ -43,7 +43,7 @@ func (ed *editor) renderCompact(res *EditResult, target workspace.Path, tag stri
 	res.Regions = regionSpans(changed)
 	authored := intended
 	if ed.authored != nil {
-		out, err := hashline.Apply(ed.live, *ed.authored)
+		out, err := hashline.Apply(ed.lines(), *ed.authored)
 		if err != nil {
 			// The ops as sent do not apply alone (only the repair made
 			// them apply): every changed line is shown.

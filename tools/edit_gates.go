@@ -32,7 +32,7 @@ func (ed *editor) gate() (*plan, *Error) {
 	if v, ok := store.Match(path, tag, ed.body, ed.dig); ok {
 		return ed.direct(&v)
 	}
-	known, digestMatch := store.Minted(path, tag, ed.dig, len(ed.live))
+	known, digestMatch := store.Minted(path, tag, ed.dig, ed.text.Len())
 	if !known {
 		if why, ok := store.Forgotten(path, tag); ok {
 			e := Errorf(CodeTagUnknown, "the version of %s your tag %s names %s since this session read it, so the tag no longer applies; read the file again and use the tag it shows (it is %s now)", ed.path.Display, tag, why, ed.dig.Tag())
@@ -56,7 +56,7 @@ func (ed *editor) gate() (*plan, *Error) {
 // seen lines the provenance gate checks; nil skips the gate.
 func (ed *editor) direct(v *session.Version) (*plan, *Error) {
 	lim := hashline.LimitsFrom(ed.c.Limits)
-	ir, err := hashline.Lower(ed.patch, len(ed.live), lim)
+	ir, err := hashline.Lower(ed.patch, ed.text.Len(), lim)
 	if err != nil {
 		return nil, languageError(err)
 	}
@@ -65,7 +65,7 @@ func (ed *editor) direct(v *session.Version) (*plan, *Error) {
 	if e := ed.provenance(v, ir.Anchors()); e != nil {
 		return nil, e
 	}
-	ir, e := ed.resolve(ir, ed.body, ed.live)
+	ir, e := ed.resolve(ir)
 	if e != nil {
 		return nil, e
 	}
@@ -92,7 +92,8 @@ func (ed *editor) liveSeen() session.LineSet {
 // resolution against text, the clipboard pre-pass, validation, and the
 // conservative boundary repair of edit-contract §8.4 (whose warnings join
 // the result's).
-func (ed *editor) resolve(ir hashline.IR, text string, lines []string) (hashline.IR, *Error) {
+func (ed *editor) resolve(ir hashline.IR) (hashline.IR, *Error) {
+	text := ed.body
 	var resolver hashline.BlockResolver
 	if hasBlocks(ir) && ed.c.Blocks != nil {
 		r, err := ed.c.Blocks(ed.parse, ed.path.Abs, text)
@@ -106,7 +107,7 @@ func (ed *editor) resolve(ir hashline.IR, text string, lines []string) (hashline
 	if err != nil {
 		return hashline.IR{}, languageError(err)
 	}
-	if ir, err = hashline.Expand(ir, lines, regs{ed.c.State.Registers}); err != nil {
+	if ir, err = hashline.ExpandText(ir, ed.text, regs{ed.c.State.Registers}); err != nil {
 		return hashline.IR{}, languageError(err)
 	}
 	if err := hashline.Validate(ir); err != nil {
@@ -117,7 +118,7 @@ func (ed *editor) resolve(ir hashline.IR, text string, lines []string) (hashline
 		syn = ed.c.Syntax(ed.parse, ed.path.Abs, text)
 	}
 	sent := ir
-	ir, warnings, err := hashline.Repair(lines, ir, syn)
+	ir, warnings, err := hashline.RepairText(ed.text, ir, syn)
 	if err != nil {
 		return hashline.IR{}, languageError(err)
 	}
@@ -139,7 +140,7 @@ func (ed *editor) provenance(v *session.Version, anchors []int) *Error {
 	}
 	var unseen []int
 	for _, a := range anchors {
-		if a >= 1 && a <= len(ed.live) && !v.Seen.Contains(a) {
+		if a >= 1 && a <= ed.text.Len() && !v.Seen.Contains(a) {
 			unseen = append(unseen, a)
 		}
 	}
@@ -150,7 +151,7 @@ func (ed *editor) provenance(v *session.Version, anchors []int) *Error {
 	complete := len(unseen) <= maxLines
 	var rows []lineText
 	for _, n := range unseen[:min(len(unseen), maxLines)] {
-		text, clipped := clipRunes(ed.live[n-1], maxChars)
+		text, clipped := clipRunes(ed.text.Line(n), maxChars)
 		complete = complete && !clipped
 		rows = append(rows, lineText{Line: n, Text: text})
 	}
@@ -199,7 +200,7 @@ func (ed *editor) provenance(v *session.Version, anchors []int) *Error {
 // and no edit can anchor on it.
 func (ed *editor) overClip(lines []int) (long, rest []int) {
 	for _, n := range lines {
-		if _, clipped := clipLine(ed.live[n-1], ed.c.Limits.MaxLineChars); clipped {
+		if _, clipped := clipLine(ed.text.Line(n), ed.c.Limits.MaxLineChars); clipped {
 			long = append(long, n)
 		} else {
 			rest = append(rest, n)
@@ -224,8 +225,8 @@ func (ed *editor) stale() (*plan, *Error) {
 	// An EOF op alone is position-stable too: the end of the file is where
 	// it is, whatever changed above it.
 	eofOnly := len(ed.patch.Ops) == 0 && ed.patch.MoveTo == "" && ed.patch.EOF != hashline.EOFKeep
-	if ir, err := hashline.Lower(ed.patch, len(ed.live), lim); err == nil && (ir.HeadTailOnly() || eofOnly) {
-		ir, e := ed.resolve(ir, ed.body, ed.live)
+	if ir, err := hashline.Lower(ed.patch, ed.text.Len(), lim); err == nil && (ir.HeadTailOnly() || eofOnly) {
+		ir, e := ed.resolve(ir)
 		if e != nil {
 			return nil, e
 		}
@@ -294,11 +295,11 @@ func (ed *editor) recoverDrift() (p *plan, why string, e *Error) {
 		}
 	}
 	timeout := time.Duration(ed.c.Limits.RecoveryDiffTimeoutMs) * time.Millisecond
-	m, err := drift.Diff(old, ed.live, timeout)
+	m, err := drift.Diff(old, ed.lines(), timeout)
 	if err != nil {
 		return nil, err.Error(), nil
 	}
-	off, err := drift.Check(old, ed.live, m, anchors)
+	off, err := drift.Check(old, ed.lines(), m, anchors)
 	if err != nil {
 		return nil, err.Error(), nil
 	}
@@ -306,18 +307,18 @@ func (ed *editor) recoverDrift() (p *plan, why string, e *Error) {
 	if err != nil {
 		return nil, err.Error(), nil
 	}
-	moved.NumLines = len(ed.live)
+	moved.NumLines = ed.text.Len()
 	moved.Resolutions = nil // spans are not echoed after a recovery
-	final, e := ed.resolve(moved, ed.body, ed.live)
+	final, e := ed.resolve(moved)
 	if e != nil {
 		return nil, "replaying the edit on the current file failed: " + e.Message, nil
 	}
-	applied, err := hashline.Apply(ed.live, final)
+	applied, err := hashline.Apply(ed.lines(), final)
 	switch {
 	case errors.Is(err, hashline.ErrNoChange) && ed.patch.EOF != hashline.EOFKeep:
 		// The lines come out as they are, but EOF may still change the
 		// final newline; commit decides whether anything changes.
-		applied = hashline.Result{Lines: ed.live, Copies: []hashline.Copy{{New: 1, Old: 1, N: len(ed.live)}}}
+		applied = hashline.Result{Lines: ed.lines(), Copies: []hashline.Copy{{New: 1, Old: 1, N: ed.text.Len()}}}
 	case errors.Is(err, hashline.ErrNoChange):
 		return nil, "replayed on the current file, the edit changes nothing (the change may already be there)", nil
 	case err != nil:
@@ -349,10 +350,10 @@ func (ed *editor) recoveryWarnings(snap *session.Version, off int) {
 // are all the retry touches, it needs no read at all.
 func (ed *editor) mismatch(why string) *Error {
 	anchors := patchAnchors(ed.patch)
-	rows, seen := contextRows(ed.live, anchors, ed.c.Limits.MaxRevealLines, ed.c.Limits.MaxRevealLineChars)
+	rows, seen := contextRows(ed.lines(), anchors, ed.c.Limits.MaxRevealLines, ed.c.Limits.MaxRevealLineChars)
 	live := ed.c.State.Store.Record(ed.path.Abs, session.Snapshot{
 		Digest: ed.dig, Text: ed.body, HasText: true,
-		Lines: len(ed.live), Bytes: int64(len(ed.file.Raw)), Seen: seen,
+		Lines: ed.text.Len(), Bytes: int64(len(ed.file.Raw)), Seen: seen,
 	})
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s changed since tag %s (it is now %s)", ed.path.Display, ed.args.Tag, live)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -30,9 +31,9 @@ func referenceSection(ctx context.Context, o options) *Section {
 		"bytes in and bytes out: decode (UTF-8 and NUL check, BOM, line endings; edit-contract §3.1), index the lines " +
 		"(offsets into the bytes, no string per line), run the language, and encode the new file from the runs of untouched " +
 		"lines, each copied with its own bytes, and the new rows (workspace.DecodeOwned, Text.Index, hashline.RunText, Text.EncodeRows). " +
-		"The edit tool does not take that indexed path yet: it splits the file into lines, which its gates, diff and record read, " +
-		"and runs hashline.Run on them (decode, split, Run, EncodeEdit); the text-path goal is held to the tool's path, and the " +
-		"indexed path is shown beside it; " +
+		"The text-path goal is held to the edit tool's own path: the language's steps as the tool calls them on the line index " +
+		"(Parse, DecodeOwned, Text.Index, Lower, ResolveBlocks, ExpandText, Validate, RepairText) and then tools.EditText, the " +
+		"tool's text step itself (ApplyText, the final newline, EncodeRows); the library's RunText path is shown beside it; " +
 		"the tag's digest is the version gate, not the text path, and the reference's loop computes none either. " +
 		"Goals: Run at least 5x and the text path at least 2x. The reference runs `Patch.parseSingle` + `applyEdits` " +
 		"inside one Bun process (bench/omp-apply.ts), " +
@@ -70,7 +71,7 @@ func referenceSection(ctx context.Context, o options) *Section {
 	var ref refOutput
 	host := make([]hostTiming, len(job.Patches))
 	ratios := make([][]float64, len(job.Patches))     // reference / Run alone
-	textRatios := make([][]float64, len(job.Patches)) // reference / the indexed text path
+	textRatios := make([][]float64, len(job.Patches)) // reference / the library text path
 	toolRatios := make([][]float64, len(job.Patches)) // reference / the edit tool's text path
 	for r := 0; r < rounds; r++ {
 		for i, p := range job.Patches {
@@ -104,9 +105,9 @@ func referenceSection(ctx context.Context, o options) *Section {
 		ref.Bun, ref.Hashline = out.Bun, out.Hashline
 	}
 	job.Rounds = rounds
-	t := Table{Header: []string{"patch", "hostd hashline.Run", "hostd text path, the edit tool's (decode, split, Run, EncodeEdit)",
-		"hostd text path, indexed (decode, index, RunText, EncodeRows; not yet the tool's)", "reference parse + apply",
-		"ratio reference / Run", "ratio reference / tool's text path", "ratio reference / indexed text path", "same output"}}
+	t := Table{Header: []string{"patch", "hostd hashline.Run", "hostd text path, the edit tool's (decode, index, its language steps, tools.EditText)",
+		"hostd text path, library (decode, index, RunText, EncodeRows)", "reference parse + apply",
+		"ratio reference / Run", "ratio reference / tool's text path", "ratio reference / library text path", "same output"}}
 	var textGoals []Goal
 	for i, p := range job.Patches {
 		r := ref.Results[i]
@@ -253,7 +254,7 @@ func runReference(ctx context.Context, o options, bun string, job refJob) (refOu
 // hostTiming is hostd's side of one patch, accumulated over rounds.
 type hostTiming struct {
 	rounds   []time.Duration // decode, index, RunText, encode: bytes in, bytes out
-	toolPath []time.Duration // the edit tool's path today: decode, split, Run, EncodeEdit
+	toolPath []time.Duration // the edit tool's path: decode, index, its language steps, tools.EditText
 	runOnly  []time.Duration // Run alone on lines split beforehand
 	sha256   string
 }
@@ -287,24 +288,44 @@ func timeHostd(ctx context.Context, job refJob, ops string, h *hostTiming) error
 		}
 		return t.EncodeRows(old, res.Rows, copies, strings.HasSuffix(t.Body, "\n")), nil
 	}
-	// The path the edit tool takes today: it splits the file into lines
-	// (its gates, diff and record read them) and runs the language on
-	// them.
+	// The edit tool's path: the language's steps as the tool calls them
+	// on the file's line index (no blocks, registers or grammar for a
+	// .txt file), then tools.EditText, the tool's own text step.
+	lim := hashline.DefaultLimits()
 	tool := func() ([]byte, error) {
+		p, err := hashline.Parse(ops, lim)
+		if err != nil {
+			return nil, err
+		}
 		t, err := workspace.DecodeOwned(raw)
 		if err != nil {
 			return nil, err
 		}
-		old := workspace.Lines(t.Body)
-		res, err := hashline.Run(old, ops, env)
+		x, err := t.Index(raw)
 		if err != nil {
 			return nil, err
 		}
-		copies := make([]workspace.Copy, len(res.Copies))
-		for i, c := range res.Copies {
-			copies[i] = workspace.Copy{New: c.New, Old: c.Old, N: c.N}
+		ir, err := hashline.Lower(p, x.Len(), lim)
+		if err != nil {
+			return nil, err
 		}
-		return t.EncodeEdit(raw, old, res.Lines, copies, strings.HasSuffix(t.Body, "\n")), nil
+		if ir, err = hashline.ResolveBlocks(ir, nil); err != nil {
+			return nil, err
+		}
+		if ir, err = hashline.ExpandText(ir, x, nil); err != nil {
+			return nil, err
+		}
+		if err := hashline.Validate(ir); err != nil {
+			return nil, err
+		}
+		if ir, _, err = hashline.RepairText(x, ir, nil); err != nil {
+			return nil, err
+		}
+		te, err := tools.EditText(t, x, ir, p)
+		if err != nil {
+			return nil, err
+		}
+		return te.Data, nil
 	}
 	first, err := apply()
 	if err != nil {
@@ -315,7 +336,7 @@ func timeHostd(ctx context.Context, job refJob, ops string, h *hostTiming) error
 		return err
 	}
 	if !bytes.Equal(first, second) {
-		return fmt.Errorf("the indexed path and the edit tool's path wrote different bytes")
+		return fmt.Errorf("the library's text path and the edit tool's path wrote different bytes")
 	}
 	sum := sha256.Sum256(first)
 	h.sha256 = hex.EncodeToString(sum[:])

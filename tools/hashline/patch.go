@@ -57,17 +57,24 @@ func (e EOF) String() string {
 // an empty last line exists only by its newline (without it, the line is
 // gone).
 func (p *Patch) Final(had bool, lines []string) (bool, error) {
+	return p.FinalText(had, Lines(lines))
+}
+
+// FinalText is Final for a new text given as a Text (Result.View): it
+// reads only the last line.
+func (p *Patch) FinalText(had bool, t Text) (bool, error) {
 	if p.EOF == EOFKeep {
 		return had, nil
 	}
-	if len(lines) == 0 {
+	n := t.Len()
+	if n == 0 {
 		return false, fail(CodeRangeInvalid, p.EOFLine, 0,
 			"%q: after this edit the file has no lines, so it has no last line to end; drop the EOF op (lines you add with PUT >$: end with a newline)", p.EOF)
 	}
-	if p.EOF == EOFNoNewline && lines[len(lines)-1] == "" {
-		return false, fail(CodeRangeInvalid, p.EOFLine, len(lines),
+	if p.EOF == EOFNoNewline && t.Line(n) == "" {
+		return false, fail(CodeRangeInvalid, p.EOFLine, n,
 			"%q: the last line after this edit (line %d) is empty, and an empty last line exists only by its newline, so removing the newline would delete the line. To end the file on the line above it without a newline, delete the empty line in the same call (CUT it, or leave it out of your PUT body) and keep EOF NO-NEWLINE",
-			p.EOF, len(lines))
+			p.EOF, n)
 	}
 	return p.EOF == EOFNewline, nil
 }

@@ -27,13 +27,22 @@ type Syntax interface {
 // EDIT_REPAIR_AMBIGUOUS *Error. A nil syn means no grammar: only exact
 // restatements are dropped. The returned IR still satisfies Validate.
 func Repair(lines []string, ir IR, syn Syntax) (IR, []string, error) {
-	out, acts, notes, err := repair(lines, ir, syn)
+	return RepairText(Lines(lines), ir, syn)
+}
+
+// RepairText is Repair on any Text. It reads the lines around each
+// replaced range, and every line only when a restatement or a kept row
+// needs the whole result or a syntax check (an edit with neither costs
+// no pass over the text).
+func RepairText(text Text, ir IR, syn Syntax) (IR, []string, error) {
+	s := &search{text: text, ir: ir, syn: syn}
+	out, acts, notes, err := s.run()
 	if err != nil {
 		return IR{}, nil, wholeCall(len(ir.Sources), err)
 	}
 	warns := make([]string, 0, len(acts)+len(notes))
 	for _, a := range acts {
-		warns = append(warns, a.warning(ir, lines))
+		warns = append(warns, a.warning(ir))
 	}
 	return out, append(warns, notes...), nil
 }
@@ -72,46 +81,59 @@ type replacement struct {
 // repair is Repair with the repairs as data, so tests can check a result
 // against exactly what was reported.
 func repair(lines []string, ir IR, syn Syntax) (IR, []action, []string, error) {
-	s := &search{lines: lines, ir: ir, syn: syn}
+	s := &search{text: Lines(lines), ir: ir, syn: syn}
 	return s.run()
 }
 
 // run is one call's repair; the search keeps what it spent, for tests of
 // the bounds.
 func (s *search) run() (IR, []action, []string, error) {
-	lines, ir := s.lines, s.ir
-	if len(lines) != ir.NumLines {
+	ir := s.ir
+	if n := s.text.Len(); n != ir.NumLines {
 		return IR{}, nil, nil, fail(CodeInvalidArgument, 0, 0,
-			"the text has %d lines but the edit was lowered for %d; lower it again for this text", len(lines), ir.NumLines)
+			"the text has %d lines but the edit was lowered for %d; lower it again for this text", n, ir.NumLines)
 	}
 	reps := replacements(ir)
 	if len(reps) == 0 {
 		return ir, nil, nil, nil
 	}
 	var drops []action
+	nb := neighboursOf(ir, s.text.Len())
 	for i := range reps {
 		r := &reps[i]
-		r.drops = echoes(lines, ir, r)
+		r.drops = echoes(s.text, ir, r, nb)
 		if len(r.drops) > 0 && len(r.drops) >= len(r.ins) {
 			return IR{}, nil, nil, onlyEchoes(ir, r)
 		}
 		drops = append(drops, r.drops...)
 	}
 	s.reps = reps
-	normal := s.build(nil)
-	normalLines := s.render(normal)
-	if len(drops) > 0 && slices.Equal(normalLines, lines) && !slices.Equal(s.render(ir), lines) {
-		return IR{}, nil, nil, echoesOnlyChange(ir, drops)
+	// normal is the IR without the restated rows; an edit with none
+	// needs it only once kept rows are in play.
+	var normal IR
+	if len(drops) > 0 {
+		normal = s.build(nil)
+		if slices.Equal(s.render(normal), s.lines()) && !slices.Equal(s.render(ir), s.lines()) {
+			return IR{}, nil, nil, echoesOnlyChange(ir, drops)
+		}
 	}
 	for i := range reps {
-		reps[i].keeps, reps[i].withheld = keepCandidates(lines, ir, &reps[i])
+		reps[i].keeps, reps[i].withheld = keepCandidates(s.text, ir, &reps[i])
 	}
 	hasKeeps := slices.ContainsFunc(reps, func(r replacement) bool { return len(r.keeps) > 0 })
 	hasWithheld := slices.ContainsFunc(reps, func(r replacement) bool { return len(r.withheld) > 0 })
 	if len(drops) == 0 && !hasKeeps && !hasWithheld {
 		return ir, nil, nil, nil
 	}
-	sup, clean := s.check(wholeText(normalLines))
+	if len(drops) == 0 {
+		normal = s.build(nil)
+	}
+	// Without a grammar a check answers unsupported: the result is not
+	// built for it.
+	sup, clean := false, false
+	if s.syn != nil {
+		sup, clean = s.check(wholeText(s.render(normal)))
+	}
 	if !sup || clean {
 		// No grammar (restatements go on equality alone), the normal form
 		// could not be checked in time (the same, and a note says so), or
@@ -145,6 +167,12 @@ func (s *search) run() (IR, []action, []string, error) {
 // ':' exactly when the model wrote body rows under it (§7.1).
 func replacements(ir IR) []replacement {
 	var out []replacement
+	bySrc := make([][]int, len(ir.Sources)) // each source's edits, in IR order
+	for i, e := range ir.Edits {
+		if e.Src >= 0 && e.Src < len(bySrc) {
+			bySrc[e.Src] = append(bySrc[e.Src], i)
+		}
+	}
 	for src, s := range ir.Sources {
 		if !strings.HasPrefix(s.Header, "PUT ") || !strings.HasSuffix(s.Header, ":") {
 			continue
@@ -152,10 +180,8 @@ func replacements(ir IR) []replacement {
 		r := replacement{src: src}
 		ok := true
 		var dels []int
-		for i, e := range ir.Edits {
-			if e.Src != src {
-				continue
-			}
+		for _, i := range bySrc[src] {
+			e := ir.Edits[i]
 			switch {
 			case e.Kind == KindDelete:
 				dels = append(dels, e.Line)
@@ -185,20 +211,12 @@ func replacements(ir IR) []replacement {
 // outside its range; only a non-blank row can restate a line. The outside line must survive (no op consumes it)
 // and sit right next to the body in the result (nothing else is inserted
 // in between); otherwise the row restates nothing that will be there.
-func echoes(lines []string, ir IR, r *replacement) []action {
-	n := len(lines)
-	consumed := map[int]bool{}
-	gaps := map[int]bool{} // gaps holding inserts other than r's body
-	for _, e := range ir.Edits {
-		if s, en, ok := consumes(e); ok {
-			for l := s; l <= en; l++ {
-				consumed[l] = true
-			}
-		}
-		if c, ok := inserts(e); ok && !(e.Src == r.src && c.Pos == PosAt) {
-			gaps[gapOf(c, n)] = true
-		}
-	}
+func echoes(lines Text, ir IR, r *replacement, nb neighbours) []action {
+	n := lines.Len()
+	consumed := nb.consumed
+	// The gaps holding inserts other than r's body: every edit of r's
+	// source is a delete or a body row inserted at r.start (replacements).
+	gaps := map[int]bool{r.start: nb.inserts[r.start] > len(r.ins), r.end + 1: nb.inserts[r.end+1] > 0}
 	var out []action
 	first, last := ir.Edits[r.ins[0]].Text, ir.Edits[r.ins[len(r.ins)-1]].Text
 	// A row equal to the range's own boundary row is that row's final
@@ -207,13 +225,36 @@ func echoes(lines []string, ir IR, r *replacement) []action {
 	// row restates nothing either: it carries no text a model could have
 	// copied by mistake, and a blank line beside a blank line is ordinary
 	// (paragraphs, two blank lines between Python definitions).
-	if p := r.start - 1; p >= 1 && !consumed[p] && !gaps[r.start] && !blank(first) && first == lines[p-1] && first != lines[r.start-1] {
+	if p := r.start - 1; p >= 1 && !consumed[p] && !gaps[r.start] && !blank(first) && first == lines.Line(p) && first != lines.Line(r.start) {
 		out = append(out, action{kind: dropLead, src: r.src, row: 0, line: p, text: first})
 	}
-	if q := r.end + 1; q <= n && !consumed[q] && !gaps[q] && !blank(last) && last == lines[q-1] && last != lines[r.end-1] {
+	if q := r.end + 1; q <= n && !consumed[q] && !gaps[q] && !blank(last) && last == lines.Line(q) && last != lines.Line(r.end) {
 		out = append(out, action{kind: dropTrail, src: r.src, row: len(r.ins) - 1, line: q, text: last})
 	}
 	return out
+}
+
+// neighbours is what echoes reads of a whole IR, gathered once per
+// call rather than once per replacement: the original lines an op
+// consumes, and how many edits insert into each gap.
+type neighbours struct {
+	consumed map[int]bool
+	inserts  map[int]int
+}
+
+func neighboursOf(ir IR, n int) neighbours {
+	nb := neighbours{consumed: map[int]bool{}, inserts: map[int]int{}}
+	for _, e := range ir.Edits {
+		if s, en, ok := consumes(e); ok {
+			for l := s; l <= en; l++ {
+				nb.consumed[l] = true
+			}
+		}
+		if c, ok := inserts(e); ok {
+			nb.inserts[gapOf(c, n)]++
+		}
+	}
+	return nb
 }
 
 // onlyEchoes refuses a body with nothing left once its restatements go.
@@ -267,13 +308,13 @@ func (s *search) withheldNotes(result IR) []string {
 	for _, r := range s.reps {
 		for _, k := range r.withheld {
 			src := s.ir.source(k.src)
-			open, _ := partner(s.lines, r.start, k.line)
+			open, _ := partner(s.text, r.start, k.line)
 			put := "PUT >$:"
 			if r.end < s.ir.NumLines {
 				put = fmt.Sprintf("PUT <%d:", resultIndex(result, r.end+1)+1)
 			}
 			out = append(out, fmt.Sprintf("boundary repair on %q (ops line %d): the result does not parse, and line %d %s, which the range covers, was not kept: the body carries line %d %s again with its own closer, so what is left open is something the body opened, which a later edit may close. If line %d was meant to stay, insert it after the body with %s and the row %s, using the new tag",
-				src.Header, src.OpsLine, k.line, quote(k.text), open, quote(strings.TrimSpace(s.lines[open-1])), k.line, put, quote(k.text)))
+				src.Header, src.OpsLine, k.line, quote(k.text), open, quote(strings.TrimSpace(s.text.Line(open))), k.line, put, quote(k.text)))
 		}
 	}
 	return out
@@ -305,7 +346,7 @@ func budgetNote() string {
 }
 
 // warning names what an action changed.
-func (a action) warning(ir IR, lines []string) string {
+func (a action) warning(ir IR) string {
 	src := ir.source(a.src)
 	head := fmt.Sprintf("boundary repair on %q (ops line %d): ", src.Header, src.OpsLine)
 	const next = "Next time name only the lines that change and give their final text as the body"

@@ -151,7 +151,7 @@ func checkRepair(t *testing.T, lines []string, ops string, syn Syntax) ([]action
 		t.Fatalf("the result changed without a reported repair")
 	}
 	for _, a := range acts {
-		w := a.warning(ir, lines)
+		w := a.warning(ir)
 		if !strings.Contains(w, quote(a.text)) || !strings.Contains(w, p.Ops[a.src].Header) {
 			t.Fatalf("warning %q does not name the row and the op", w)
 		}

@@ -53,14 +53,14 @@ func rowBrackets(row string) []bracket {
 // only. It returns that opener's line and its index in rowBrackets of the
 // line, or 0 when the row starts with no bracket closer or what it closes
 // opened above from.
-func partner(lines []string, from, at int) (line, idx int) {
-	own := rowBrackets(lines[at-1])
+func partner(lines Text, from, at int) (line, idx int) {
+	own := rowBrackets(lines.Line(at))
 	if len(own) == 0 || own[0].open {
 		return 0, 0
 	}
 	depth := 1
 	for l := at - 1; l >= from; l-- {
-		bs := rowBrackets(lines[l-1])
+		bs := rowBrackets(lines.Line(l))
 		for i := len(bs) - 1; i >= 0; i-- {
 			if !bs[i].open {
 				depth++
@@ -83,12 +83,12 @@ func partner(lines []string, from, at int) (line, idx int) {
 // something the body newly opened, which a later edit may close: keeping
 // the original closer would close the new construct early, and a guess
 // that is usually right is what repair must not make.
-func reauthored(lines []string, from, at int, body []string) bool {
+func reauthored(lines Text, from, at int, body []string) bool {
 	open, idx := partner(lines, from, at)
 	if open == 0 {
 		return false
 	}
-	want := strings.TrimSpace(lines[open-1])
+	want := strings.TrimSpace(lines.Line(open))
 	for j, row := range body {
 		if strings.TrimSpace(row) != want {
 			continue

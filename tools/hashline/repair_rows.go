@@ -122,7 +122,7 @@ func blank(row string) bool { return strings.TrimSpace(row) == "" }
 // before the body, and the effective-last row (the last non-blank one),
 // kept after it. A closer that passes them but whose construct the body
 // re-authored (reauthored) is no candidate: it is returned as withheld.
-func keepCandidates(lines []string, ir IR, r *replacement) (keeps, withheld []action) {
+func keepCandidates(lines Text, ir IR, r *replacement) (keeps, withheld []action) {
 	dropped := map[int]bool{}
 	for _, d := range r.drops {
 		dropped[d.row] = true
@@ -138,20 +138,20 @@ func keepCandidates(lines []string, ir IR, r *replacement) (keeps, withheld []ac
 	}
 	var out []action
 	head, tail := body[0], body[len(body)-1]
-	if row := lines[r.start-1]; row != head {
+	if row := lines.Line(r.start); row != head {
 		if sh, ok := boundaryRow(row); ok &&
 			(sh.opensLast && deeper(head, row) || sh.onlyClosers && indent(head) == indent(row)) {
 			out = append(out, action{kind: keepFirst, src: r.src, line: r.start, text: row})
 		}
 	}
 	last := r.end
-	for last >= r.start && blank(lines[last-1]) {
+	for last >= r.start && blank(lines.Line(last)) {
 		last--
 	}
 	if last < r.start {
 		return out, nil
 	}
-	if row := lines[last-1]; row != tail {
+	if row := lines.Line(last); row != tail {
 		if sh, ok := boundaryRow(row); ok &&
 			(sh.closesFirst && (deeper(tail, row) || commentClose(row) && indent(tail) == indent(row)) ||
 				sh.onlyOpeners && indent(tail) == indent(row)) {

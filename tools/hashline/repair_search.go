@@ -24,10 +24,13 @@ const maxRepairParseBytes = 24 << 20
 // original lines, the validated IR, the ops in scope with their
 // restatements and admissible-by-shape kept rows, and the budget spent.
 type search struct {
-	lines []string
-	ir    IR
-	reps  []replacement
-	syn   Syntax
+	text Text
+	// all is every line of text, split out by lines() for the steps
+	// that read them all: a whole result, a syntax check.
+	all  []string
+	ir   IR
+	reps []replacement
+	syn  Syntax
 
 	checks, built int
 	parsed        int          // bytes of text checked
@@ -129,11 +132,19 @@ func (s *search) rep(src int) *replacement {
 // nothing yields the original lines (Apply reports that later, to the
 // model).
 func (s *search) render(ir IR) []string {
-	res, err := Apply(s.lines, ir)
+	res, err := ApplyText(s.text, ir)
 	if err != nil {
-		return s.lines
+		return s.lines()
 	}
-	return res.Lines
+	return res.NewLines(s.text)
+}
+
+// lines returns every original line, reading them on first use.
+func (s *search) lines() []string {
+	if s.all == nil {
+		s.all = linesOf(s.text, 1, s.text.Len())
+	}
+	return s.all
 }
 
 // wholeText is what a syntax check sees: the lines with a final newline,
@@ -160,7 +171,7 @@ var errExhausted = errors.New("repair budget exhausted")
 // EDIT_REPAIR_AMBIGUOUS error when the cheapest admissible candidates give
 // different texts. s.exhausted says the search was cut short.
 func (s *search) retain() (IR, []action, error) {
-	if sup, clean := s.check(wholeText(s.lines)); !sup || !clean {
+	if sup, clean := s.check(wholeText(s.lines())); !sup || !clean {
 		return IR{}, nil, nil // retention needs an original that parsed
 	}
 	var groups [][]action
@@ -235,7 +246,7 @@ func (s *search) try(keeps []action) (candidate, bool, error) {
 	for _, k := range keeps {
 		ess, known := s.essential[k.line]
 		if !known {
-			sup, clean := s.check(wholeText(deleteLine(s.lines, k.line)))
+			sup, clean := s.check(wholeText(deleteLine(s.lines(), k.line)))
 			if s.exhausted {
 				return candidate{}, false, errExhausted
 			}

@@ -165,6 +165,8 @@ func TestRepairExactRestatement(t *testing.T) {
 			want: "a\nB\nc\nC\nd\n"},
 		{name: "a neighbour with an insert in between is not next to the body", input: "a\nb\nc\n", ops: "PUT >1:\n+new\nPUT 2.=2:\n+a\n+B",
 			want: "a\nnew\na\nB\nc\n"},
+		{name: "the same below: an insert between the body and the line below", input: "a\nb\nc\n", ops: "PUT 2.=2:\n+B\n+c\nPUT <3:\n+new",
+			want: "a\nB\nc\nnew\nc\n"},
 		{name: "a gap insert is not a range", input: "a\nb\nc\n", ops: "PUT >1:\n+a\n+x",
 			want: "a\na\nx\nb\nc\n"},
 		{name: "a span paste is captured content, not an authored body", input: "a\nb\nc\n", ops: "PUT 2.=2 @r",
@@ -388,7 +390,7 @@ func TestRepairCandidateBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &search{lines: lines, ir: ir, syn: balanceSyntax{}}
+	s := &search{text: Lines(lines), ir: ir, syn: balanceSyntax{}}
 	if _, _, _, err := s.run(); err != nil || s.built > maxRepairCandidates {
 		t.Errorf("built %d candidates (%v), over the bound of %d", s.built, err, maxRepairCandidates)
 	}
@@ -688,7 +690,7 @@ func TestReauthored(t *testing.T) {
 		if tt.at == 5 {
 			from = 5
 		}
-		if got := reauthored(lines, from, tt.at, tt.body); got != tt.want {
+		if got := reauthored(Lines(lines), from, tt.at, tt.body); got != tt.want {
 			t.Errorf("%s: reauthored = %v, want %v", tt.name, got, tt.want)
 		}
 	}

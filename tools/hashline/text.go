@@ -44,6 +44,28 @@ func (r Result) NewLines(t Text) []string {
 	return out
 }
 
+// View is the new text of a Result as a Text that reads each line on
+// demand from the Copies, in t, and the Rows, without building the new
+// lines. t must be the text given to ApplyText or RunText. A line costs a
+// walk of the Copies, so View suits reading a few lines (the last, a
+// changed window), not all of them: NewLines builds those.
+func (r Result) View(t Text) Text { return view{r: r, t: t, n: r.numLines()} }
+
+// view is Result.View.
+type view struct {
+	r Result
+	t Text
+	n int
+}
+
+func (v view) Len() int { return v.n }
+
+func (v view) Line(n int) string {
+	var s string
+	v.r.walk(v.t, n-1, n, func(row string) { s = row }, func(from, _ int) { s = v.t.Line(from) })
+	return s
+}
+
 // numLines is the number of new lines.
 func (r Result) numLines() int {
 	n := len(r.Rows)
