@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostd-dev/hostd/internal/benchkit"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -71,7 +72,7 @@ func TestEditTextAgreesWithTheSplitPath(t *testing.T) {
 		"unterminated CRLF": []byte(unterminated), "one empty line": []byte("\n"),
 	}
 	opsList := []string{
-		singleOp100, textPathOps(20, 100), "CUT 3.=5\nPUT >90:\n+x",
+		singleOp100, benchkit.SpreadOps(20, 100), "CUT 3.=5\nPUT >90:\n+x",
 		"EOF NO-NEWLINE", "EOF NEWLINE", "PUT >$:\n+tail\nEOF NO-NEWLINE",
 		"CUT 1.=%d", "CUT 1.=%d\nEOF NEWLINE", "PUT 1.=1:\n+\nEOF NO-NEWLINE",
 		// Lines left as they were, and only the ending changes.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostd-dev/hostd/internal/benchkit"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
@@ -25,26 +26,6 @@ func textPathFile(n int, eol string) []byte {
 		fmt.Fprintf(&b, "\tvalue%d := compute(%d, \"line\") // %d%s", i, i*7, i, eol)
 	}
 	return []byte(b.String())
-}
-
-// textPathOps spreads k ops over n lines as cmd/hostbench does.
-func textPathOps(k, n int) string {
-	var b strings.Builder
-	step := n / k
-	for i := 0; i < k; i++ {
-		l := i*step + 1
-		switch i % 4 {
-		case 0:
-			fmt.Fprintf(&b, "PUT %d.=%d:\n+\tvalue := replaced(%d)\n+\tuse(value)\n+\tcheck(value)\n", l, l+1, i)
-		case 1:
-			fmt.Fprintf(&b, "PUT >%d:\n+\tinserted(%d)\n", l, i)
-		case 2:
-			fmt.Fprintf(&b, "CUT %d.=%d\n", l, l)
-		case 3:
-			fmt.Fprintf(&b, "PUT <%d:\n+\t// note %d\n+\tbefore(%d)\n", l+1, i, i)
-		}
-	}
-	return b.String()
 }
 
 // textPath is one edit, bytes in and bytes out, as cmd/hostbench times
@@ -87,7 +68,7 @@ func TestTextPathsAgree(t *testing.T) {
 	mixed := append([]byte("\xEF\xBB\xBF"), textPathFile(40, "\r\n")...)
 	mixed = append(mixed, textPathFile(60, "\n")...)
 	for _, raw := range [][]byte{textPathFile(200, "\n"), textPathFile(200, "\r\n"), mixed} {
-		for _, ops := range []string{singleOp100, textPathOps(20, 100), "CUT 3.=5\nPUT >90:\n+x", "CUT 1.=2 @a\nPUT >$ @a"} {
+		for _, ops := range []string{singleOp100, benchkit.SpreadOps(20, 100), "CUT 3.=5\nPUT >90:\n+x", "CUT 1.=2 @a\nPUT >$ @a"} {
 			want, err := splitPath(raw, ops, hashline.Env{Limits: env.Limits, Registers: regs{session.NewRegisters(4)}})
 			if err != nil {
 				t.Fatalf("%q: %v", ops, err)
@@ -147,7 +128,7 @@ func BenchmarkWholeBodyPathSingleOp5kLines(b *testing.B) {
 }
 
 func BenchmarkWholeBodyPath50Ops5kLines(b *testing.B) {
-	benchWholeBody(b, textPathFile(5000, "\n"), textPathOps(50, 5000))
+	benchWholeBody(b, textPathFile(5000, "\n"), benchkit.SpreadOps(50, 5000))
 }
 
 func BenchmarkWholeBodyPathSingleOp5kLinesCRLF(b *testing.B) {
@@ -161,7 +142,7 @@ func BenchmarkTextPathSingleOp5kLines(b *testing.B) {
 }
 
 func BenchmarkTextPath50Ops5kLines(b *testing.B) {
-	benchTextPath(b, textPathFile(5000, "\n"), textPathOps(50, 5000))
+	benchTextPath(b, textPathFile(5000, "\n"), benchkit.SpreadOps(50, 5000))
 }
 
 func BenchmarkTextPathSingleOp5kLinesCRLF(b *testing.B) {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostd-dev/hostd/internal/benchkit"
 	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
@@ -61,7 +62,7 @@ func referenceSection(ctx context.Context, o options) *Section {
 	}
 	job.Patches = []refPatch{
 		{Name: "single op (replace 2 lines with 2)", Ops: "PUT 2500.=2501:\n+\tvalue := replaced()\n+\tuse(value)\n"},
-		{Name: "50 ops (replace, insert after, cut, insert before)", Ops: spreadOps(50, 5000)},
+		{Name: "50 ops (replace, insert after, cut, insert before)", Ops: benchkit.SpreadOps(50, 5000)},
 	}
 	// The machine is shared, so its load drifts: each round times hostd and
 	// then the reference back to back, and the ratio is the median of the
@@ -166,29 +167,6 @@ func refText(n int) string {
 	var b strings.Builder
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "\tvalue%d := compute(%d, \"line\") // %d\n", i, i*7, i)
-	}
-	return b.String()
-}
-
-// spreadOps spreads k ops evenly over n lines, cycling through a two-line
-// replacement, an insert after a line, a one-line cut and an insert before
-// a line: the shapes a model's multi-op edit is made of. The syntax is
-// common to both implementations.
-func spreadOps(k, n int) string {
-	var b strings.Builder
-	step := n / k
-	for i := 0; i < k; i++ {
-		l := i*step + 1
-		switch i % 4 {
-		case 0:
-			fmt.Fprintf(&b, "PUT %d.=%d:\n+\tvalue := replaced(%d)\n+\tuse(value)\n+\tcheck(value)\n", l, l+1, i)
-		case 1:
-			fmt.Fprintf(&b, "PUT >%d:\n+\tinserted(%d)\n", l, i)
-		case 2:
-			fmt.Fprintf(&b, "CUT %d.=%d\n", l, l)
-		case 3:
-			fmt.Fprintf(&b, "PUT <%d:\n+\t// note %d\n+\tbefore(%d)\n", l+1, i, i)
-		}
 	}
 	return b.String()
 }

@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/benchkit"
 	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -121,33 +121,6 @@ func BenchmarkBlockOp5000(b *testing.B) {
 // (case-ns/op), the full parse's (parse-ns/op) and the goal's measure,
 // their ratio (x-parse).
 
-// ratioLoop runs op and ref alternately, in turn first, and reports their
-// times and op's time over ref's.
-func ratioLoop(b *testing.B, ref, op func()) {
-	var refTime, opTime time.Duration
-	n := 0
-	for b.Loop() {
-		first, second := ref, op
-		if n%2 == 1 {
-			first, second = op, ref
-		}
-		t0 := time.Now()
-		first()
-		t1 := time.Now()
-		second()
-		t2 := time.Now()
-		if n%2 == 0 {
-			refTime, opTime = refTime+t1.Sub(t0), opTime+t2.Sub(t1)
-		} else {
-			opTime, refTime = opTime+t1.Sub(t0), refTime+t2.Sub(t1)
-		}
-		n++
-	}
-	b.ReportMetric(float64(opTime.Nanoseconds())/float64(n), "case-ns/op")
-	b.ReportMetric(float64(refTime.Nanoseconds())/float64(n), "parse-ns/op")
-	b.ReportMetric(float64(opTime)/float64(refTime), "x-parse")
-}
-
 // fullParse5000 is the reference: one parse of text from scratch.
 func fullParse5000(b *testing.B, text string) func() {
 	src := []byte(text)
@@ -201,7 +174,7 @@ func BenchmarkParseOnce(b *testing.B) {
 	b.Run("cached", func(b *testing.B) {
 		trees := newTrees(b)
 		b.SetBytes(int64(len(text)))
-		ratioLoop(b, fullParse5000(b, text), func() { blockOp(b, trees, text, line) })
+		benchkit.RatioLoop(b, fullParse5000(b, text), func() { blockOp(b, trees, text, line) })
 		if st := trees.Stats(); st.Full != 1 || st.Incremental != 0 {
 			b.Fatalf("the version was parsed more than once: %+v", st)
 		}
@@ -211,7 +184,7 @@ func BenchmarkParseOnce(b *testing.B) {
 		blockOp(b, trees, version(0), line)
 		i := 0
 		b.SetBytes(int64(len(text)))
-		ratioLoop(b, fullParse5000(b, text), func() {
+		benchkit.RatioLoop(b, fullParse5000(b, text), func() {
 			i++
 			blockOp(b, trees, version(i), line)
 		})
@@ -234,7 +207,7 @@ func BenchmarkParseOnce(b *testing.B) {
 		blockOp(b, trees, farApart(0), line)
 		i := 0
 		b.SetBytes(int64(len(text)))
-		ratioLoop(b, fullParse5000(b, text), func() {
+		benchkit.RatioLoop(b, fullParse5000(b, text), func() {
 			i++
 			blockOp(b, trees, farApart(i), line)
 		})

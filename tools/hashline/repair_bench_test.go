@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/benchkit"
 	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
@@ -117,7 +117,7 @@ func BenchmarkParseOnceRepair(b *testing.B) {
 	}
 	b.Run("cold", func(b *testing.B) {
 		b.SetBytes(int64(len(text)))
-		ratioLoop(b, fullParse, func() {
+		benchkit.RatioLoop(b, fullParse, func() {
 			trees := newTrees()
 			repair(trees, text)
 			trees.Close()
@@ -133,7 +133,7 @@ func BenchmarkParseOnceRepair(b *testing.B) {
 		repair(trees, version(0))
 		i := 0
 		b.SetBytes(int64(len(text)))
-		ratioLoop(b, fullParse, func() {
+		benchkit.RatioLoop(b, fullParse, func() {
 			i++
 			repair(trees, version(i))
 		})
@@ -146,33 +146,6 @@ func BenchmarkParseOnceRepair(b *testing.B) {
 		defer trees.Close()
 		repair(trees, text)
 		b.SetBytes(int64(len(text)))
-		ratioLoop(b, fullParse, func() { repair(trees, text) })
+		benchkit.RatioLoop(b, fullParse, func() { repair(trees, text) })
 	})
-}
-
-// ratioLoop runs op and ref alternately, in turn first, and reports their
-// times and op's time over ref's.
-func ratioLoop(b *testing.B, ref, op func()) {
-	var refTime, opTime time.Duration
-	n := 0
-	for b.Loop() {
-		first, second := ref, op
-		if n%2 == 1 {
-			first, second = op, ref
-		}
-		t0 := time.Now()
-		first()
-		t1 := time.Now()
-		second()
-		t2 := time.Now()
-		if n%2 == 0 {
-			refTime, opTime = refTime+t1.Sub(t0), opTime+t2.Sub(t1)
-		} else {
-			opTime, refTime = opTime+t1.Sub(t0), refTime+t2.Sub(t1)
-		}
-		n++
-	}
-	b.ReportMetric(float64(opTime.Nanoseconds())/float64(n), "case-ns/op")
-	b.ReportMetric(float64(refTime.Nanoseconds())/float64(n), "parse-ns/op")
-	b.ReportMetric(float64(opTime)/float64(refTime), "x-parse")
 }
