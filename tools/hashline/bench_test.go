@@ -2,8 +2,9 @@ package hashline
 
 import (
 	"fmt"
-	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/internal/benchkit"
 )
 
 // The benchmarks run the whole language (Run: parse to apply) on the
@@ -15,27 +16,6 @@ func benchLines(n int) []string {
 		lines[i] = fmt.Sprintf("\tvalue%d := compute(%d, \"line\") // %d", i, i*7, i)
 	}
 	return lines
-}
-
-// benchOps spreads k ops evenly over n lines, cycling through a two-line
-// replacement, an insert after, a deletion and an insert before.
-func benchOps(k, n int) string {
-	var b strings.Builder
-	step := n / k
-	for i := 0; i < k; i++ {
-		l := i*step + 1
-		switch i % 4 {
-		case 0:
-			fmt.Fprintf(&b, "PUT %d.=%d:\n+\tvalue := replaced(%d)\n+\tuse(value)\n+\tcheck(value)\n", l, l+1, i)
-		case 1:
-			fmt.Fprintf(&b, "PUT >%d:\n+\tinserted(%d)\n", l, i)
-		case 2:
-			fmt.Fprintf(&b, "CUT %d.=%d\n", l, l)
-		case 3:
-			fmt.Fprintf(&b, "PUT <%d:\n+\t// note %d\n+\tbefore(%d)\n", l+1, i, i)
-		}
-	}
-	return b.String()
 }
 
 func benchRun(b *testing.B, lines []string, ops string) {
@@ -53,7 +33,7 @@ func benchRun(b *testing.B, lines []string, ops string) {
 }
 
 func BenchmarkParseApply50Ops10kLines(b *testing.B) {
-	benchRun(b, benchLines(10000), benchOps(50, 10000))
+	benchRun(b, benchLines(10000), benchkit.SpreadOps(50, 10000))
 }
 
 func BenchmarkParseApplySingleOp5kLines(b *testing.B) {
@@ -61,11 +41,11 @@ func BenchmarkParseApplySingleOp5kLines(b *testing.B) {
 }
 
 func BenchmarkParseApply50Ops5kLines(b *testing.B) {
-	benchRun(b, benchLines(5000), benchOps(50, 5000))
+	benchRun(b, benchLines(5000), benchkit.SpreadOps(50, 5000))
 }
 
 func BenchmarkParse50Ops(b *testing.B) {
-	ops := benchOps(50, 10000)
+	ops := benchkit.SpreadOps(50, 10000)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Parse(ops, Limits{}); err != nil {
