@@ -243,8 +243,6 @@ func (h *rawHeader) checkLocator() {
 		h.note("a range names its first and last line", true)
 	case l.sep != "" && l.sep != ".=":
 		h.note("ranges are written N.=M, inclusive, with absolute line numbers", true)
-	case l.sign == 0 && !l.star && l.sep == "":
-		h.note("a range names its first and last line, even for one line", true)
 	}
 }
 
@@ -341,8 +339,18 @@ func (h *rawHeader) isCanonical(line string) bool {
 	case "EOF":
 		return line == h.eof.String()
 	}
+	op := h.op(false)
 	var buf [96]byte
-	return string(h.op(false).append(buf[:0])) == line
+	if string(op.append(buf[:0])) == line {
+		return true
+	}
+	return h.loc.oneLine() && op.OneLineHeader() == line
+}
+
+// oneLine reports whether l was written as a bare line number, the
+// one-line spelling of the range N.=N.
+func (l rawLoc) oneLine() bool {
+	return l.sign == 0 && !l.star && !l.dollar && l.sep == "" && !l.hasB
 }
 
 // op is the op the header most likely means.

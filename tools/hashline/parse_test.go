@@ -39,6 +39,11 @@ func TestParseAcceptsTheGrammar(t *testing.T) {
 	}{
 		{"PUT 3.=5:\n+a\n+b", []Op{{Kind: OpPut, Loc: Locator{LocRange, 3, 5}, Colon: true, Body: []string{"a", "b"}}}},
 		{"PUT 7.=7:\n+x", []Op{{Kind: OpPut, Loc: Locator{LocRange, 7, 7}, Colon: true, Body: []string{"x"}}}},
+		// The one-line spelling of N.=N (edit-contract §7.1).
+		{"PUT 7:\n+x", []Op{{Kind: OpPut, Loc: Locator{LocRange, 7, 7}, Colon: true, Body: []string{"x"}}}},
+		{"CUT 7", []Op{{Kind: OpCut, Loc: Locator{LocRange, 7, 7}}}},
+		{"CUT 7 @r", []Op{{Kind: OpCut, Loc: Locator{LocRange, 7, 7}, Register: "r"}}},
+		{"PUT 7 @r", []Op{{Kind: OpPut, Loc: Locator{LocRange, 7, 7}, Register: "r"}}},
 		{"PUT 12*:\n+x", []Op{{Kind: OpPut, Loc: Locator{LocBlock, 12, 12}, Colon: true, Body: []string{"x"}}}},
 		{"PUT <4:\n+x", []Op{{Kind: OpPut, Loc: Locator{LocBefore, 4, 4}, Colon: true, Body: []string{"x"}}}},
 		{"PUT >4:\n+x", []Op{{Kind: OpPut, Loc: Locator{LocAfter, 4, 4}, Colon: true, Body: []string{"x"}}}},
@@ -137,7 +142,6 @@ func TestParseErrors(t *testing.T) {
 		{"dotdot range", "CUT 2..4", CodeParseFailed, 1, []string{"Write: CUT 2.=4"}},
 		{"ellipsis range", "CUT 2…4", CodeParseFailed, 1, []string{"Write: CUT 2.=4"}},
 		{"space range", "CUT 2 4", CodeParseFailed, 1, []string{"Write: CUT 2.=4"}},
-		{"single number", "PUT 2:\n+x", CodeParseFailed, 1, []string{"Write: PUT 2.=2:"}},
 		{"dangling separator", "CUT 2.=", CodeParseFailed, 1, []string{"Write: CUT 2.=2"}},
 		{"reference range without colon, body follows", "PUT 2-4\n+x", CodeParseFailed, 1, []string{"Write: PUT 2.=4:"}},
 		{"lowercase op", "put 3.=4:\n+x", CodeParseFailed, 1, []string{"upper case", "Write: PUT 3.=4:"}},

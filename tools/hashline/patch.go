@@ -171,6 +171,20 @@ type Op struct {
 	Header string
 }
 
+// OneLineHeader is the header's one-line spelling, "PUT 7:" for
+// "PUT 7.=7:" and "CUT 7 @r" for "CUT 7.=7 @r", accepted as canonical
+// beside the range form (edit-contract §7.1); "" when the locator is not
+// a one-line range.
+func (o Op) OneLineHeader() string {
+	if o.Loc.Kind != LocRange || o.Loc.Start != o.Loc.End {
+		return ""
+	}
+	n := strconv.Itoa(o.Loc.Start)
+	// The verb and one space come first; a register, the only other
+	// part of a header, holds no '.', so the first match is the locator.
+	return strings.Replace(o.String(), n+".="+n, n, 1)
+}
+
 // IsPaste reports whether the op pastes a register.
 func (o Op) IsPaste() bool { return o.Kind == OpPut && !o.Colon }
 
