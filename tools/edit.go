@@ -118,9 +118,12 @@ func (ed *editor) fail(e *Error) *EditResult {
 
 func (ed *editor) run(ctx context.Context) *EditResult {
 	a := &ed.args
+	if e := ed.splitPathTag(); e != nil {
+		return ed.fail(e)
+	}
 	tag := strings.ToUpper(strings.TrimSpace(a.Tag))
 	if !validTag(tag) {
-		return ed.fail(Errorf(CodeTagRequired, "tag must be the 4 hex digits from the [PATH#TAG] header of your latest read of %s, got %q; read the file first", a.Path, a.Tag))
+		return ed.fail(Errorf(CodeTagRequired, "tag must be the 4 hex digits from the [PATH#TAG] header of your latest read of %s, got %q: give it as tag, or write the path as the header shows it (%s#TAG); read the file first if you have no tag", a.Path, a.Tag, a.Path))
 	}
 	a.Tag = tag
 	if strings.TrimSpace(a.Path) == "" {
@@ -285,6 +288,30 @@ func (ed *editor) recoverPath(missing workspace.Path) (workspace.Path, *Error) {
 		names[i] = ws.Display(f)
 	}
 	return workspace.Path{}, Errorf(CodeNotFound, "%s does not exist, and %d files you read are named %s with tag %s (%s); give the full path", missing.Display, len(found), base, ed.args.Tag, strings.Join(names, ", "))
+}
+
+// splitPathTag reads a path written as a producer's header shows it,
+// PATH#TAG (edit-contract §6): the tag after the last '#' is the version
+// the edit is anchored on, as if given as the tag argument. A file that
+// exists under the whole spelling keeps it as its path; a tag argument
+// given beside the suffix must agree with it.
+func (ed *editor) splitPathTag() *Error {
+	a := &ed.args
+	i := strings.LastIndexByte(a.Path, '#')
+	if i <= 0 || !validTag(strings.ToUpper(a.Path[i+1:])) {
+		return nil
+	}
+	if p, err := ed.c.State.Workspace.Resolve(a.Path, workspace.Read); err == nil {
+		if exists, _ := fileExists(p); exists {
+			return nil
+		}
+	}
+	path, tag := a.Path[:i], a.Path[i+1:]
+	if given := strings.TrimSpace(a.Tag); given != "" && !strings.EqualFold(given, tag) {
+		return Errorf(CodeInvalidArgument, "the path says tag %s but the tag argument is %s; they must agree: give the tag of your latest read of %s once, in either place", strings.ToUpper(tag), given, path)
+	}
+	a.Path, a.Tag = path, tag
+	return nil
 }
 
 // checkHeader enforces the optional [path#TAG] first line of ops

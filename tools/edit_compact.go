@@ -96,8 +96,10 @@ func span(start, end int) string {
 }
 
 // renderCompact is the compact content: "#TAG" (the whole header after a
-// move) and one "old→new" entry per region, with " +k"/" -k" when the
-// lines below moved; then the rows listed in differ, as "N:text", each
+// move) and one "old→new" entry per region that moved or changed size,
+// with " +k"/" -k" when the lines below moved (a region whose old and new
+// spans are the same is where the ops put it, so it is left out: "#TAG"
+// alone says every change landed in place); then the rows listed in differ, as "N:text", each
 // one a line that landed differently from what was sent.
 func renderCompact(display, tag string, moved bool, regions []RegionSpan, lines []string, differ []int, maxBytes int64) string {
 	var b strings.Builder
@@ -106,10 +108,15 @@ func renderCompact(display, tag string, moved bool, regions []RegionSpan, lines 
 	} else {
 		b.WriteString("#" + tag)
 	}
+	listed := 0
 	for i, r := range regions {
-		if i > 0 {
+		if r.OldStart == r.NewStart && r.OldEnd == r.NewEnd {
+			continue // in place and the same size: nothing the ops did not say
+		}
+		if listed > 0 {
 			b.WriteByte(',')
 		}
+		listed++
 		b.WriteByte(' ')
 		b.WriteString(span(r.OldStart, r.OldEnd))
 		b.WriteString("→")

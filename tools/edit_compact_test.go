@@ -27,12 +27,12 @@ func (e *editEnv) editForm(path, tag, ops, form string) *EditResult {
 const twelve = "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\nl11\nl12\n"
 
 func TestEditCompactResult(t *testing.T) {
-	t.Run("one line: the new tag and its span", func(t *testing.T) {
+	t.Run("a change in place: the new tag alone, its span in the data", func(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("a.txt", twelve)
 		r := e.editForm("a.txt", e.showAll("a.txt"), "PUT 5.=5:\n+five", "compact")
 		wantOK(t, r)
-		if r.Content != "#"+r.Tag+" 5→5" {
+		if r.Content != "#"+r.Tag {
 			t.Fatalf("content %q", r.Content)
 		}
 		raw, _ := json.Marshal(r.Regions)
@@ -56,6 +56,18 @@ func TestEditCompactResult(t *testing.T) {
 		// The tag chains: the next edit uses the new numbers.
 		wantOK(t, e.editForm("a.txt", r.Tag, "PUT 9.=9:\n+y", "compact"))
 	})
+	t.Run("a same-size region is listed when the lines above it moved", func(t *testing.T) {
+		e := newEditEnv(t)
+		e.write("a.txt", twelve)
+		r := e.editForm("a.txt", e.showAll("a.txt"), "PUT 2.=2:\n+two\nPUT >3:\n+x\nPUT 5.=5:\n+five", "compact")
+		wantOK(t, r)
+		if want := "#" + r.Tag + " >3→4 +1, 5→6 +1"; r.Content != want {
+			t.Fatalf("content %q, want %q", r.Content, want)
+		}
+		if len(r.Regions) != 3 {
+			t.Fatalf("regions %+v: every region stays in the data", r.Regions)
+		}
+	})
 	t.Run("a repaired row is shown; the rest is not", func(t *testing.T) {
 		e := newEditEnv(t)
 		withRepair(e)
@@ -64,7 +76,7 @@ func TestEditCompactResult(t *testing.T) {
 		wantOK(t, r)
 		wantFile(t, e, "notes.txt", "a\nB\nc\nD\n")
 		// The dropped restatement of line 1 joins line 1 to the B row.
-		want := "#" + r.Tag + " 2→2, 4→4\nlanded differently from what you sent:\n1:a\nWarning: "
+		want := "#" + r.Tag + "\nlanded differently from what you sent:\n1:a\nWarning: "
 		if !strings.HasPrefix(r.Content, want) || strings.Contains(r.Content, "4:D") {
 			t.Fatalf("content %q, want it to start %q", r.Content, want)
 		}
@@ -82,7 +94,7 @@ func TestEditCompactResult(t *testing.T) {
 		e.s = s
 		e.write("a.txt", twelve)
 		r := e.editForm("a.txt", e.showAll("a.txt"), "PUT 1.=1:\n+one", "")
-		if r.Content != "#"+r.Tag+" 1→1" {
+		if r.Content != "#"+r.Tag {
 			t.Fatalf("session default: %q", r.Content)
 		}
 		r = e.editForm("a.txt", r.Tag, "PUT 2.=2:\n+two", "full")
@@ -113,7 +125,7 @@ func TestEditCompactResult(t *testing.T) {
 		e.write("a.txt", twelve)
 		r := e.editForm("a.txt", e.showAll("a.txt"), "PUT 1.=1:\n+one\nMV b.txt", "compact")
 		wantOK(t, r)
-		if r.Content != "[b.txt#"+r.Tag+"] (moved here) 1→1" {
+		if r.Content != "[b.txt#"+r.Tag+"] (moved here)" {
 			t.Fatalf("content %q", r.Content)
 		}
 	})

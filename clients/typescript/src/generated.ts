@@ -7,12 +7,12 @@ export const protocolVersion = 1;
 export interface EditArgs {
   /** One or more operations with their + body rows, newline separated. May begin with the [PATH#TAG] header line. */
   ops: string;
-  /** Existing file, relative to the workspace root or absolute inside an approved writable root. Edit never creates files; use write. */
+  /** Existing file, relative to the workspace root or absolute inside an approved writable root, written as its [PATH#TAG] header shows it (src/cart.ts#3F2A) or without the #TAG when tag is given. Edit never creates files; use write. */
   path: string;
-  /** "full" shows the changed lines with their new numbers; "compact" gives only the new tag and each changed span (old→new, with the shift below it), and shows only lines that landed differently from what you sent. Default: the session's choice, normally full. */
+  /** "full" shows the changed lines with their new numbers; "compact" gives only the new tag and each span that moved or changed size (old→new, with the shift below it), and shows only lines that landed differently from what you sent. Default: the session's choice, normally full. */
   result?: "full" | "compact";
-  /** The 4-hex TAG from the [PATH#TAG] header of your latest read, grep, write or edit of this file. */
-  tag: string;
+  /** The 4-hex TAG from the [PATH#TAG] header of your latest read, grep, write or edit of this file; leave it out when path ends with #TAG. */
+  tag?: string;
 }
 
 export interface EditResult {
@@ -676,7 +676,7 @@ export interface ToolArgs {
   "grep": GrepArgs;
   /** Create a file or replace a whole file with `content` (parent directories are created). Use it for new files and for complete rewrites; to change part of an existing file use edit, which never needs the old text. */
   "write": WriteArgs;
-  /** Edit an existing file by line number. You never retype old code: name the lines from your last read (or grep, write, edit result) of this file and supply only the new content. `tag` is the TAG from the `[PATH#TAG]` header you saw; `ops` is one or more operations, newline separated. Every line number refers to the file as that tag names it; earlier ops in the same call never shift later ones. */
+  /** Edit an existing file by line number. You never retype old code: name the lines from your last read (or grep, write, edit result) of this file and supply only the new content. Give `path` as the `[PATH#TAG]` header you saw shows it, `src/cart.ts#3F2A` (or the path alone and the TAG as `tag`); `ops` is one or more operations, newline separated. Every line number refers to the file as that tag names it; earlier ops in the same call never shift later ones. */
   "edit": EditArgs;
 }
 

@@ -38,7 +38,7 @@ test('toolSchemas gives the Anthropic and OpenAI shapes of tools.definitions, as
   });
   const edit = anthropic.find((t) => t.name === 'edit');
   assert.ok(edit);
-  assert.deepEqual((edit.input_schema as { required: string[] }).required, ['path', 'tag', 'ops']);
+  assert.deepEqual((edit.input_schema as { required: string[] }).required, ['path', 'ops']);
   assert.throws(() => toolSchemas(definitions, 'gemini' as 'openai'), /unknown format "gemini"/);
 });
 
