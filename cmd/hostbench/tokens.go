@@ -132,9 +132,26 @@ func putOp(start, end int, lines []string) string {
 	return fmt.Sprintf("PUT %d.=%d:\n%s", start, end, bodyRows(lines))
 }
 
-// hostdEditArgs are the arguments of this project's edit tool.
+// hostdOp is one replacement as this project's edit tool teaches it: a
+// one-line range in its one-line spelling, "PUT 7:" (edit-contract §7.1).
+func hostdOp(start, end int, lines []string) string {
+	if start == end {
+		return fmt.Sprintf("PUT %d:\n%s", start, bodyRows(lines))
+	}
+	return putOp(start, end, lines)
+}
+
+// hostdEditArgs are the arguments of this project's edit tool with the
+// tag in its own argument.
 func hostdEditArgs(path, tag, ops string) string {
 	return jsonArgs("path", path, "tag", tag, "ops", ops)
+}
+
+// hostdArgs are the arguments of this project's edit tool as its
+// description teaches them: the path spelled as the header shows it,
+// PATH#TAG (edit-contract §6).
+func hostdArgs(path, tag, ops string) string {
+	return jsonArgs("path", path+"#"+tag, "ops", ops)
 }
 
 // strReplaceArgs are the arguments of a str_replace tool: the replaced
@@ -168,13 +185,14 @@ func base62Anchor(i int) string {
 }
 
 // batchOps is every replacement as one ops text in original line numbers,
-// ordered by line, as one call (or one oh-my-pi document) carries them.
-func batchOps(edits []benchEdit) string {
+// ordered by line, as one call (or one oh-my-pi document) carries them;
+// op spells each replacement.
+func batchOps(edits []benchEdit, op func(start, end int, lines []string) string) string {
 	sorted := slices.Clone(edits)
 	slices.SortStableFunc(sorted, func(a, b benchEdit) int { return a.OrigStart - b.OrigStart })
 	ops := make([]string, len(sorted))
 	for i, e := range sorted {
-		ops[i] = putOp(e.OrigStart, e.OrigEnd, e.Replacement)
+		ops[i] = op(e.OrigStart, e.OrigEnd, e.Replacement)
 	}
 	return strings.Join(ops, "\n")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
@@ -43,13 +44,13 @@ func runCompactEdits(ctx context.Context, c tokenCorpus, real realEdits) (compac
 	}
 	tag := read.(*tools.ReadResult).Tag
 	for _, e := range c.Edits {
-		ops := putOp(e.SeqStart, e.SeqEnd, e.Replacement)
-		res, err := x.call(ctx, "edit", hostdEditArgs(benchPath, tag, ops))
+		ops := hostdOp(e.SeqStart, e.SeqEnd, e.Replacement)
+		res, err := x.call(ctx, "edit", hostdArgs(benchPath, tag, ops))
 		if err != nil {
 			return out, fmt.Errorf("compact edit %d: %w", e.I, err)
 		}
 		out.contents = append(out.contents, res.Base().Content)
-		out.perCallArgs = append(out.perCallArgs, jsonArgs("path", benchPath, "tag", tag, "ops", ops, "result", "compact"))
+		out.perCallArgs = append(out.perCallArgs, jsonArgs("path", benchPath+"#"+tag, "ops", ops, "result", "compact"))
 		tag = res.(*tools.EditResult).Tag
 	}
 	if x.file() != real.final {
@@ -68,7 +69,7 @@ func runCompactEdits(ctx context.Context, c tokenCorpus, real realEdits) (compac
 	if err != nil {
 		return out, err
 	}
-	res, err := y.call(ctx, "edit", hostdEditArgs(benchPath, read.(*tools.ReadResult).Tag, real.batchOps))
+	res, err := y.call(ctx, "edit", hostdArgs(benchPath, read.(*tools.ReadResult).Tag, real.batchOps))
 	if err != nil {
 		return out, fmt.Errorf("compact one call: %w", err)
 	}
@@ -95,9 +96,10 @@ func (r *toolRig) compactSession() error {
 func resultFormTable(a armCounts, comp compactEdits, enc cl100k) (Table, Goal, string) {
 	t := Table{Title: "Edit result forms: round trip (request + result) against str_replace answering \"ok\" or a snippet",
 		Header: []string{"arm", "request", "result", "total", "vs str_replace \"ok\"", "vs str_replace snippet"}}
-	var hq, hr, sq, ss, cr, cq int
+	var hq, hr, sq, ss, cr, cq, long int
 	for i, p := range a.per {
 		hq, hr, sq, ss = hq+p.hostReq, hr+p.hostRes, sq+p.strReq, ss+p.strRes
+		long += p.hostLong
 		cr += enc.Count(comp.contents[i])
 		cq += enc.Count(comp.perCallArgs[i])
 	}
@@ -115,9 +117,16 @@ func resultFormTable(a armCounts, comp compactEdits, enc cl100k) (Table, Goal, s
 	row("hostd edit, full result, one call of the applicable ops", a.hostBatch, a.hostBatchRes)
 	row("hostd edit, compact result, one call of the applicable ops", a.hostBatch, enc.Count(comp.batchResult))
 	room := 0.75*float64(ok) - float64(hq)
+	bare := 0 // results that are the new tag alone
+	for _, c := range comp.contents {
+		if !strings.ContainsAny(c, " \n") {
+			bare++
+		}
+	}
 	note := fmt.Sprintf("Compact result: the %d one-call-per-edit requests alone cost %d tokens, %s of the \"ok\" arm's %d, so 0.75x leaves %.0f tokens for %d results (%.1f each); "+
-		"the new tag alone (\"#\" and 4 hex digits) costs 3-5 tokens, and each result here is the tag plus its span (%.1f tokens on average). "+
+		"the new tag alone (\"#\" and 4 hex digits) costs 3-5 tokens, and a result lists a region's span only when the region moved or changed size: %d of the %d results here are the tag alone, "+
+		"and the results average %.1f tokens. The requests name the file as PATH#TAG and a one-line range as `PUT N:` (edit-contract §6, §7.1); with a separate tag argument and `PUT N.=N:` they cost %d. "+
 		"The session form adds nothing to the requests; a result argument in every call adds %d tokens in all.",
-		len(a.per), hq, fmtRatio(float64(hq)/float64(ok)), ok, room, len(a.per), room/float64(len(a.per)), float64(cr)/float64(len(a.per)), cq-hq)
+		len(a.per), hq, fmtRatio(float64(hq)/float64(ok)), ok, room, len(a.per), room/float64(len(a.per)), bare, len(a.per), float64(cr)/float64(len(a.per)), long, cq-hq)
 	return t, atMost("compact round trip vs str_replace \"ok\", one call per edit", float64(hq+cr)/float64(ok), 0.75, "x"), note
 }

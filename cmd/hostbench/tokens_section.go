@@ -105,7 +105,7 @@ func runRealEdits(ctx context.Context, c tokenCorpus) (realEdits, error) {
 	tag := read.(*tools.ReadResult).Tag
 	for _, e := range c.Edits {
 		r.tags = append(r.tags, tag)
-		out, err := x.call(ctx, "edit", hostdEditArgs(benchPath, tag, putOp(e.SeqStart, e.SeqEnd, e.Replacement)))
+		out, err := x.call(ctx, "edit", hostdArgs(benchPath, tag, hostdOp(e.SeqStart, e.SeqEnd, e.Replacement)))
 		if err != nil {
 			return r, fmt.Errorf("edit %d: %w", e.I, err)
 		}
@@ -139,8 +139,8 @@ func runRealEdits(ctx context.Context, c tokenCorpus) (realEdits, error) {
 			return r, err
 		}
 		tag := read.(*tools.ReadResult).Tag
-		ops := batchOps(variant.edits)
-		out, err := y.call(ctx, "edit", hostdEditArgs(benchPath, tag, ops))
+		ops := batchOps(variant.edits, hostdOp)
+		out, err := y.call(ctx, "edit", hostdArgs(benchPath, tag, ops))
 		final := y.file()
 		y.close()
 		switch {
@@ -255,6 +255,7 @@ func outlineRows(maxParseBytes int64) tools.OutlineFunc {
 type editCount struct {
 	e                      benchEdit
 	hostReq, hostRes       int
+	hostLong               int // the request with a tag argument and N.=N ranges
 	strReq, strRes         int
 	ompRaw, ompJSON, dshEd int
 }
@@ -277,21 +278,22 @@ func measureArms(c tokenCorpus, enc cl100k, real realEdits) armCounts {
 		ops := putOp(e.SeqStart, e.SeqEnd, e.Replacement)
 		patch := ompSection(benchPath, real.tags[i], ops)
 		a.per = append(a.per, editCount{
-			e:       e,
-			hostReq: enc.Count(hostdEditArgs(benchPath, real.tags[i], ops)),
-			hostRes: enc.Count(real.contents[i]),
-			strReq:  enc.Count(strReplaceArgs(benchPath, old, strings.Join(e.Replacement, "\n"))),
-			strRes:  enc.Count(numberedSnippet(benchPath, lines, e.SeqStart, e.SeqStart+len(e.Replacement)-1)),
-			ompRaw:  enc.Count(patch),
-			ompJSON: enc.Count(ompWrapped(patch)),
-			dshEd:   enc.Count(dshArgs(benchPath, base62Anchor(e.SeqStart-1), base62Anchor(e.SeqEnd-1), e.Replacement)),
+			e:        e,
+			hostReq:  enc.Count(hostdArgs(benchPath, real.tags[i], hostdOp(e.SeqStart, e.SeqEnd, e.Replacement))),
+			hostLong: enc.Count(hostdEditArgs(benchPath, real.tags[i], ops)),
+			hostRes:  enc.Count(real.contents[i]),
+			strReq:   enc.Count(strReplaceArgs(benchPath, old, strings.Join(e.Replacement, "\n"))),
+			strRes:   enc.Count(numberedSnippet(benchPath, lines, e.SeqStart, e.SeqStart+len(e.Replacement)-1)),
+			ompRaw:   enc.Count(patch),
+			ompJSON:  enc.Count(ompWrapped(patch)),
+			dshEd:    enc.Count(dshArgs(benchPath, base62Anchor(e.SeqStart-1), base62Anchor(e.SeqEnd-1), e.Replacement)),
 		})
 	}
 	tag0 := real.tags[0]
-	doc := ompSection(benchPath, tag0, batchOps(c.Edits)) + "\n"
+	doc := ompSection(benchPath, tag0, batchOps(c.Edits, putOp)) + "\n"
 	a.ompBatchRaw, a.ompBatchJSON = enc.Count(doc), enc.Count(ompWrapped(doc))
-	a.hostPublished = enc.Count(hostdEditArgs(benchPath, tag0, batchOps(c.Edits)))
-	a.hostBatch = enc.Count(hostdEditArgs(benchPath, real.batchTag, real.batchOps))
+	a.hostPublished = enc.Count(hostdArgs(benchPath, tag0, batchOps(c.Edits, hostdOp)))
+	a.hostBatch = enc.Count(hostdArgs(benchPath, real.batchTag, real.batchOps))
 	a.hostBatchRes = enc.Count(real.batchResult)
 	for _, p := range overlapping(c.Edits) {
 		a.notes = append(a.notes, fmt.Sprintf("In original line numbers edit %d lies inside edit %d, so no one-call document anchored on the original file can carry both: "+
@@ -308,13 +310,15 @@ func measureArms(c tokenCorpus, enc cl100k, real realEdits) armCounts {
 
 func (a armCounts) requestTable() Table {
 	t := Table{Title: "Request: the 12 replacements as tool-call arguments", Header: []string{"arm", "tokens", "published", "vs str_replace"}}
-	var host, str, omp, ompJ, dsh int
+	var host, long, str, omp, ompJ, dsh int
 	for _, p := range a.per {
 		host, str, omp, ompJ, dsh = host+p.hostReq, str+p.strReq, omp+p.ompRaw, ompJ+p.ompJSON, dsh+p.dshEd
+		long += p.hostLong
 	}
 	ratio := func(n int) string { return fmtRatio(float64(n) / float64(str)) }
 	t.Add("str_replace {path, old_string, new_string}, one call per edit", strconv.Itoa(str), "1015", "1.00x")
-	t.Add("hostd edit {path, tag, ops}, one call per edit", strconv.Itoa(host), "-", ratio(host))
+	t.Add("hostd edit {path: PATH#TAG, ops}, `PUT N:` for one line, one call per edit", strconv.Itoa(host), "-", ratio(host))
+	t.Add("hostd edit {path, tag, ops}, `PUT N.=N:` for one line, one call per edit", strconv.Itoa(long), "-", ratio(long))
 	t.Add("hostd edit, all twelve in one call (as published: overlapping, rejected)", strconv.Itoa(a.hostPublished), "-", ratio(a.hostPublished))
 	t.Add("hostd edit, one call of the applicable ops", strconv.Itoa(a.hostBatch), "-", ratio(a.hostBatch))
 	t.Add("oh-my-pi patch, one section per edit, raw", strconv.Itoa(omp), "590", ratio(omp))

@@ -46,7 +46,7 @@ func TestBuildersReproducePublishedFigures(t *testing.T) {
 		dsh += enc.Count(dshArgs(benchPath, base62Anchor(e.SeqStart-1), base62Anchor(e.SeqEnd-1), e.Replacement))
 		lines = append(lines[:e.SeqStart-1], append(append([]string{}, e.Replacement...), lines[e.SeqEnd:]...)...)
 	}
-	doc := ompSection(benchPath, tag, batchOps(c.Edits)) + "\n"
+	doc := ompSection(benchPath, tag, batchOps(c.Edits, putOp)) + "\n"
 	for _, tc := range []struct {
 		arm       string
 		got, want int
@@ -91,6 +91,8 @@ func TestJSONArgsAsAModelEmitsThem(t *testing.T) {
 		{"newlines and tabs escaped", jsonArgs("ops", "PUT 1.=1:\n+\tx"), `{"ops":"PUT 1.=1:\n+\tx"}`},
 		{"numbers", jsonArgs("limit", 1), `{"limit":1}`},
 		{"edit args", hostdEditArgs("f.ts", "00FF", "PUT 2.=2:\n+x"), `{"path":"f.ts","tag":"00FF","ops":"PUT 2.=2:\n+x"}`},
+		{"edit args as taught", hostdArgs("f.ts", "00FF", hostdOp(2, 2, []string{"x"})), `{"path":"f.ts#00FF","ops":"PUT 2:\n+x"}`},
+		{"a range keeps N.=M", hostdOp(2, 3, []string{"x"}), "PUT 2.=3:\n+x"},
 		{"str_replace args", strReplaceArgs("f.ts", "a", "b"), `{"path":"f.ts","old_string":"a","new_string":"b"}`},
 		{"dsh args", dshArgs("f.ts", "AB", "AC", []string{"x", "y"}), `{"path":"f.ts","edits":[{"op":"replace","anchor_start":"AB","anchor_end":"AC","lines":["x","y"]}]}`},
 		{"oh-my-pi wrapped", ompWrapped("[f#1A2B]\nPUT 1.=1:\n+x"), `{"input":"[f#1A2B]\nPUT 1.=1:\n+x"}`},
@@ -109,7 +111,7 @@ func TestPutOpAndBatchOrder(t *testing.T) {
 		{I: 1, OrigStart: 9, OrigEnd: 9, Replacement: []string{"x"}},
 		{I: 2, OrigStart: 2, OrigEnd: 3, Replacement: []string{"y"}},
 	}
-	if got := batchOps(edits); got != "PUT 2.=3:\n+y\nPUT 9.=9:\n+x" {
+	if got := batchOps(edits, putOp); got != "PUT 2.=3:\n+y\nPUT 9.=9:\n+x" {
 		t.Errorf("batchOps does not order by original line: %q", got)
 	}
 }
