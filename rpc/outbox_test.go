@@ -75,6 +75,13 @@ func TestAClosedOutboxRefusesAndReleasesWaiters(t *testing.T) {
 	failed := make(chan error, 1)
 	o := newOutbox(g, 0, func(err error) { failed <- err })
 	go o.run()
+	// The writer takes the first frame and blocks on it; only then is a
+	// full queue sure to stay full (else the writer, starting late, frees
+	// room and the reply is queued).
+	o.notify(make([]byte, maxQueuedBytes/2))
+	for frames, _ := o.queued(); frames > 0; frames, _ = o.queued() {
+		time.Sleep(time.Millisecond)
+	}
 	for o.notify(make([]byte, maxQueuedBytes/2)) {
 	}
 	answered := make(chan error, 1)
