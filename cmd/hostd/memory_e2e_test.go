@@ -31,16 +31,20 @@ func peakRSS(t *testing.T, pid int) int64 {
 
 // The hardening issue's 8 concurrent 31 MB writes (1.4-1.7 GiB before):
 // a real hostd, eight connections and sessions each writing a 31 MB file
-// at once, must stay within its memory budget plus a fixed allowance for
-// the runtime and the collector's headroom, and every write must land or
-// be refused as HOST_BUSY.
+// at once, must stay within its two memory bounds, the bytes in flight
+// (maxMemoryBytes) and the text sessions retain (maxRetainedBytes: each
+// session keeps the version it wrote, 8 x 31 MB here), plus a fixed
+// allowance for the runtime and the collector's headroom, and every write
+// must land or be refused as HOST_BUSY. (The bound once left out the
+// retained text, so the allowance was all it had, and peaks of 680-800
+// MiB against 768 failed about one run in four.)
 func TestE2EConcurrentLargeWritesStayBounded(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("moves 250 MB through a real daemon (not built with the race detector, so -race adds nothing here)")
 	}
-	const budget = 512 << 20
+	const budget, retained, allowance = 512 << 20, 256 << 20, 128 << 20
 	cfg := filepath.Join(t.TempDir(), "hostd.json")
-	os.WriteFile(cfg, []byte(fmt.Sprintf(`{"limits": {"maxMemoryBytes": %d}}`, budget)), 0o600)
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`{"limits": {"maxMemoryBytes": %d, "maxRetainedBytes": %d}}`, budget, retained)), 0o600)
 	d := startDaemon(t, "", "--config", cfg)
 	ws := t.TempDir()
 	content := strings.Repeat(strings.Repeat("w", 99)+"\n", 31<<20/100)
@@ -81,9 +85,9 @@ func TestE2EConcurrentLargeWritesStayBounded(t *testing.T) {
 	}
 	wg.Wait()
 	peak := peakRSS(t, d.cmd.Process.Pid)
-	t.Logf("8 concurrent writes of %d MiB: %v; peak RSS %d MiB (%.1fx one file, budget %d MiB)",
-		len(content)>>20, outcomes, peak>>20, float64(peak)/float64(len(content)), budget>>20)
-	if limit := int64(budget + 256<<20); peak > limit {
-		t.Fatalf("peak RSS %d MiB, over the budget plus 256 MiB (%d MiB)", peak>>20, limit>>20)
+	t.Logf("8 concurrent writes of %d MiB: %v; peak RSS %d MiB (%.1fx one file, budget %d MiB, retained text %d MiB)",
+		len(content)>>20, outcomes, peak>>20, float64(peak)/float64(len(content)), budget>>20, retained>>20)
+	if limit := int64(budget + retained + allowance); peak > limit {
+		t.Fatalf("peak RSS %d MiB, over the budget, the retained text and %d MiB (%d MiB)", peak>>20, allowance>>20, limit>>20)
 	}
 }
