@@ -60,6 +60,9 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	if e != nil {
 		return Failed(e)
 	}
+	if e := refuseHeaderSpelling(c, a.Path, p); e != nil {
+		return Failed(e)
+	}
 	size := int64(len(*a.Content))
 	if info, err := p.Stat(); err == nil {
 		size = max(size, info.Size())
@@ -182,4 +185,27 @@ func stripPasted(body string) string {
 		stripped[i] = l[len(m[0]):]
 	}
 	return workspace.Join(stripped, !unterminated)
+}
+
+// refuseHeaderSpelling refuses to create a file named like a producer's
+// header, PATH#TAG, beside the existing PATH: edit takes that spelling
+// (edit-contract §6), write takes no tag, and a second file named
+// "main.go#DBFD" is never what was meant. An existing file of that name
+// is written as usual, and so is a new one whose PATH does not exist.
+func refuseHeaderSpelling(c *Call, arg string, p workspace.Path) *Error {
+	i := strings.LastIndexByte(arg, '#')
+	if i <= 0 || !validTag(strings.ToUpper(arg[i+1:])) {
+		return nil
+	}
+	if exists, _ := fileExists(p); exists {
+		return nil
+	}
+	base, err := c.State.Workspace.Resolve(arg[:i], workspace.Read)
+	if err != nil {
+		return nil
+	}
+	if exists, _ := fileExists(base); !exists {
+		return nil
+	}
+	return Errorf(CodeInvalidArgument, "%s is spelled like the [PATH#TAG] header of %s, and write takes the path alone: write %s (a whole file needs no tag); nothing was written", arg, base.Display, base.Display)
 }

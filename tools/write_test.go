@@ -254,3 +254,31 @@ func TestConcurrentWrites(t *testing.T) {
 		t.Errorf("disk %q, store head %q", disk, e.head("f.txt").Text)
 	}
 }
+
+// Write takes no tag: a path spelled like the header of an existing file
+// is refused rather than creating a second file beside it.
+func TestWriteRefusesAHeaderSpelledPath(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	e.put("main.go", "package main\n")
+	msg := e.failure("write", map[string]string{"path": "main.go#DBFD", "content": "package other\n"}, CodeInvalidArgument)
+	if !strings.Contains(msg, "write main.go") {
+		t.Fatalf("message %q does not name the path to write", msg)
+	}
+	if _, err := os.Stat(filepath.Join(e.root, "main.go#DBFD")); !os.IsNotExist(err) {
+		t.Fatalf("a file named like the header was created: %v", err)
+	}
+	if got := e.cat("main.go"); got != "package main\n" {
+		t.Fatalf("main.go is %q", got)
+	}
+	// A file that really has such a name is written as usual, and so is a
+	// new one when nothing is named like the part before the '#'.
+	e.put("notes#BEEF", "x\n")
+	for _, path := range []string{"notes#BEEF", "draft#C0DE", "main.go#later"} {
+		if r := e.write(map[string]string{"path": path, "content": "y\n"}); !r.OK {
+			t.Fatalf("%s: %+v", path, r.Error)
+		}
+		if got := e.cat(path); got != "y\n" {
+			t.Fatalf("%s is %q", path, got)
+		}
+	}
+}
