@@ -86,6 +86,13 @@ const noFinalNewline = `\ No newline at end of file`
 // missing is NOT_FOUND for a path that does not exist, naming the nearest
 // directory that does and how to find the file from there.
 func missing(c *Call, p workspace.Path) *Error {
+	if i := strings.LastIndexByte(p.Abs, '#'); i > 0 && validTag(strings.ToUpper(p.Abs[i+1:])) {
+		if base, err := c.State.Workspace.Resolve(p.Abs[:i], workspace.Read); err == nil {
+			if exists, _ := fileExists(base); exists {
+				return Errorf(CodeNotFound, "%s does not exist: that is the [PATH#TAG] spelling of %s, which only edit takes; name the file as %s", p.Display, base.Display, base.Display)
+			}
+		}
+	}
 	dir := filepath.Dir(p.Abs)
 	for {
 		if info, err := os.Stat(dir); err == nil && info.IsDir() {
