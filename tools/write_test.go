@@ -282,17 +282,3 @@ func TestWriteRefusesAHeaderSpelledPath(t *testing.T) {
 		}
 	}
 }
-
-// A read of the header's spelling of a path says which file it names.
-func TestReadOfAHeaderSpelledPathNamesTheFile(t *testing.T) {
-	e := newProdEnv(t, config.DefaultLimits())
-	e.put("src/main.go", "package main\n")
-	msg := e.failure("read", map[string]string{"path": "src/main.go#DBFD"}, CodeNotFound)
-	if !strings.Contains(msg, "name the file as src/main.go") {
-		t.Fatalf("message %q", msg)
-	}
-	msg = e.failure("read", map[string]string{"path": "src/other.go#DBFD"}, CodeNotFound)
-	if !strings.Contains(msg, "nearest existing directory") {
-		t.Fatalf("a missing file whose plain name is missing too: %q", msg)
-	}
-}
