@@ -164,6 +164,18 @@ func TestToolsAreTheDaemonsDefinitions(t *testing.T) {
 		if string(got) != string(wantJSON) {
 			t.Errorf("%s: input schema %s, want %s", tool.Name, got, wantJSON)
 		}
+		a := tool.Annotations
+		if a == nil || a.Title == "" || a.OpenWorldHint == nil || *a.OpenWorldHint {
+			t.Errorf("%s: annotations %+v, want a title and a closed world", tool.Name, a)
+			continue
+		}
+		readOnly := tool.Name == "read" || tool.Name == "grep"
+		if a.ReadOnlyHint != readOnly || (!readOnly && (a.DestructiveHint == nil || !*a.DestructiveHint)) {
+			t.Errorf("%s: readOnly %v, destructive %v", tool.Name, a.ReadOnlyHint, a.DestructiveHint)
+		}
+		if a.IdempotentHint != (tool.Name == "write") {
+			t.Errorf("%s: idempotent %v: only write is", tool.Name, a.IdempotentHint)
+		}
 	}
 }
 

@@ -90,10 +90,26 @@ func New(ctx context.Context, opts Options) (*Face, error) {
 		RootsListChangedHandler: f.rootsChanged,
 	})
 	for _, d := range defs.Tools {
-		f.server.AddTool(&mcp.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema}, f.handler(d.Name))
+		f.server.AddTool(&mcp.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, Annotations: annotations[d.Name]}, f.handler(d.Name))
 	}
 	return f, nil
 }
+
+// annotations tell an MCP client what each tool does to the files, so it
+// can, for example, run read and grep without asking the user. Every tool
+// works on local files only (a closed world). write replaces a file whole
+// and the same call twice leaves the same file; edit's ops are relative
+// to a version, so a repeat is refused or changes more, and REM deletes.
+// A tool the daemon adds later is listed without hints until it is
+// described here.
+var annotations = map[string]*mcp.ToolAnnotations{
+	"read":  {Title: "Read a file", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	"grep":  {Title: "Search files", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	"write": {Title: "Write a whole file", DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	"edit":  {Title: "Edit a file by line number", DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // Server is the MCP server, for a transport to run.
 func (f *Face) Server() *mcp.Server { return f.server }
