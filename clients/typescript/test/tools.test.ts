@@ -57,6 +57,16 @@ test('runTool: a successful call hands the model the result content, filed under
   );
 });
 
+test('runTool: an edit names the file as its header does and asks for the compact result', async () => {
+  const written = await client.runTool('s-tools', { name: 'write', input: { path: 'header.txt', content: 'one\ntwo\nthree\n' } });
+  const header = /^\[(header\.txt#[0-9A-F]{4})\]/.exec(written.text);
+  assert.ok(header, written.text);
+  const edit = await client.runTool('s-tools', { name: 'edit', input: { path: header[1], ops: 'PUT 2:\n+TWO', result: 'compact' } });
+  assert.equal(edit.isError, false, edit.text);
+  assert.match(edit.text, /^#[0-9A-F]{4}$/);
+  assert.equal(fs.readFileSync(path.join(workspace, 'header.txt'), 'utf8'), 'one\nTWO\nthree\n');
+});
+
 test('runTool: a failed tool is text the model reads, in the wire contract\'s "Error CODE: message" form', async () => {
   const run = await client.runTool('s-tools', { name: 'read', input: { path: 'missing.txt' }, id: 'toolu_02' });
   assert.equal(run.isError, true);

@@ -28,9 +28,11 @@ async function typeChecks(client: HostdClient): Promise<void> {
   }
   // @ts-expect-error read takes path, not file
   await client.execute('s', 'read', { file: 'a.go' });
-  // @ts-expect-error edit needs tag and ops
+  // @ts-expect-error edit needs ops
   await client.execute('s', 'edit', { path: 'a.go' });
-  const e = await client.execute('s', 'edit', { path: 'a.go', tag: 'ABCD', ops: 'CUT 1' });
+  // The tag goes in its own argument or in the path, as the header spells it.
+  await client.execute('s', 'edit', { path: 'a.go#ABCD', ops: 'CUT 1' });
+  const e = await client.execute('s', 'edit', { path: 'a.go', tag: 'ABCD', ops: 'CUT 1.=1' });
   if (e.ok) {
     // @ts-expect-error an edit result has no totalLines
     void e.totalLines;
