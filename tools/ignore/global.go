@@ -1,46 +1,54 @@
 package ignore
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
 // GlobalFile is the path of the user's global excludes file, as git finds
-// it: core.excludesFile from git's user configuration
-// ($XDG_CONFIG_HOME/git/config, then ~/.gitconfig, the later winning),
-// else $XDG_CONFIG_HOME/git/ignore, with ~/.config standing for
+// it: core.excludesFile from git's configuration, read in git's order with
+// the later value winning: the system file ($GIT_CONFIG_SYSTEM, else
+// /etc/gitconfig; none when $GIT_CONFIG_NOSYSTEM is set), then the global
+// ones ($GIT_CONFIG_GLOBAL alone when set, else $XDG_CONFIG_HOME/git/config
+// then ~/.gitconfig), following [include] path = ... entries where they
+// stand (a relative path is relative to the file that includes it, ~/ is
+// the home directory; at most maxIncludeDepth deep). Without a value it
+// is $XDG_CONFIG_HOME/git/ignore, with ~/.config standing for
 // XDG_CONFIG_HOME when it is unset or empty. getenv reads the environment
 // (os.Getenv). "" when no home directory is known.
 //
-// Not followed, and so not honoured: the system configuration
-// (/etc/gitconfig), a repository's own .git/config, and [include] and
-// [includeIf] sections. A relative excludesFile, which git resolves
-// against its working directory, is ignored.
+// Not followed, and so not honoured: a repository's own .git/config and
+// [includeIf] sections, whose conditions depend on the repository. A
+// relative excludesFile, which git resolves against its working
+// directory, is ignored.
 func GlobalFile(getenv func(string) string) string {
 	home := getenv("HOME")
 	xdg := getenv("XDG_CONFIG_HOME")
 	if xdg == "" && home != "" {
 		xdg = filepath.Join(home, ".config")
 	}
-	var configured string
 	var configs []string
-	if xdg != "" {
-		configs = append(configs, filepath.Join(xdg, "git", "config"))
+	if getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		configs = append(configs, cmp.Or(getenv("GIT_CONFIG_SYSTEM"), "/etc/gitconfig"))
 	}
-	if home != "" {
-		configs = append(configs, filepath.Join(home, ".gitconfig"))
+	switch {
+	case getenv("GIT_CONFIG_GLOBAL") != "":
+		configs = append(configs, getenv("GIT_CONFIG_GLOBAL"))
+	default:
+		if xdg != "" {
+			configs = append(configs, filepath.Join(xdg, "git", "config"))
+		}
+		if home != "" {
+			configs = append(configs, filepath.Join(home, ".gitconfig"))
+		}
 	}
+	r := configReader{home: home, section: "core", key: "excludesfile"}
 	for _, c := range configs {
-		data, err := os.ReadFile(c)
-		if err != nil || len(data) > 1<<20 {
-			continue
-		}
-		if v, ok := configValue(string(data), "core", "excludesfile"); ok {
-			configured = v
-		}
+		r.read(c, 0)
 	}
-	if configured != "" {
+	if configured := r.value; r.found && configured != "" {
 		if rest, ok := strings.CutPrefix(configured, "~/"); ok {
 			if home == "" {
 				return ""
@@ -58,14 +66,71 @@ func GlobalFile(getenv func(string) string) string {
 	return filepath.Join(xdg, "git", "ignore")
 }
 
+// maxIncludeDepth bounds how deep [include] entries are followed (git's
+// own bound is 10); it also ends a file that includes itself.
+const maxIncludeDepth = 10
+
+// maxConfigBytes is the largest configuration file read.
+const maxConfigBytes = 1 << 20
+
+// configReader finds the last value of section.key over configuration
+// files and the files they include.
+type configReader struct {
+	home         string
+	section, key string // lower case, no subsection
+	value        string
+	found        bool
+}
+
+func (r *configReader) read(path string, depth int) {
+	if depth > maxIncludeDepth {
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) > maxConfigBytes {
+		return
+	}
+	eachEntry(string(data), func(section, key, value string) {
+		switch {
+		case section == r.section && key == r.key:
+			r.value, r.found = value, true
+		case section == "include" && key == "path" && value != "":
+			if rest, ok := strings.CutPrefix(value, "~/"); ok {
+				if r.home == "" {
+					return
+				}
+				value = filepath.Join(r.home, rest)
+			} else if !filepath.IsAbs(value) {
+				value = filepath.Join(filepath.Dir(path), value)
+			}
+			r.read(value, depth+1)
+		}
+	})
+}
+
 // configValue returns the last value of section.key (both lower case, no
-// subsection) in a git configuration file's text. It reads git's syntax:
-// [section] and [section "sub"] headers, names case-insensitive, values
-// with "quotes", backslash escapes and continuation lines, and # or ;
-// comments outside quotes. A key without "=" is a boolean, not a value.
+// subsection) in a git configuration file's text, without following
+// includes.
 func configValue(text, section, key string) (string, bool) {
 	var value string
-	found, inSection := false, false
+	found := false
+	eachEntry(text, func(s, k, v string) {
+		if s == section && k == key {
+			value, found = v, true
+		}
+	})
+	return value, found
+}
+
+// eachEntry calls f with every key = value entry of a git configuration
+// file's text, in order, with its section and key in lower case; entries
+// of a section with a subsection ([section "sub"]) are passed with the
+// section "" and so match nothing. It reads git's syntax: [section]
+// headers, names case-insensitive, values with "quotes", backslash escapes
+// and continuation lines, and # or ; comments outside quotes. A key
+// without "=" is a boolean, not a value, and is not passed.
+func eachEntry(text string, f func(section, key, value string)) {
+	section := ""
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
@@ -75,21 +140,24 @@ func configValue(text, section, key string) (string, bool) {
 		if line[0] == '[' {
 			end := strings.IndexByte(line, ']')
 			if end < 0 {
-				inSection = false
+				section = ""
 				continue
 			}
 			head := strings.TrimSpace(line[1:end])
-			inSection = strings.EqualFold(head, section)
+			section = strings.ToLower(head)
+			if strings.ContainsAny(head, " \t\"") {
+				section = "" // a subsection
+			}
 			line = strings.TrimSpace(line[end+1:])
 			if line == "" || line[0] == '#' || line[0] == ';' {
 				continue
 			}
 		}
-		if !inSection {
+		if section == "" {
 			continue
 		}
 		name, rest, hasValue := strings.Cut(line, "=")
-		if !strings.EqualFold(strings.TrimSpace(name), key) || !hasValue {
+		if !hasValue {
 			continue
 		}
 		// A value may go on over lines that end in a backslash.
@@ -97,9 +165,8 @@ func configValue(text, section, key string) (string, bool) {
 			i++
 			rest = rest[:len(rest)-1] + lines[i]
 		}
-		value, found = unquote(rest), true
+		f(section, strings.ToLower(strings.TrimSpace(name)), unquote(rest))
 	}
-	return value, found
 }
 
 // unquote reads a configuration value: surrounding blanks dropped, quoted

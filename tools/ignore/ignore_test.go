@@ -46,7 +46,7 @@ func TestGlobalFile(t *testing.T) {
 			for f, data := range tt.files {
 				write(t, filepath.Join(home, f), data)
 			}
-			env := map[string]string{"HOME": home}
+			env := map[string]string{"HOME": home, "GIT_CONFIG_NOSYSTEM": "1"}
 			if tt.xdg {
 				env["XDG_CONFIG_HOME"] = filepath.Join(home, "xdg")
 			}
@@ -62,6 +62,44 @@ func TestGlobalFile(t *testing.T) {
 	}
 	if got := GlobalFile(func(string) string { return "" }); got != "" {
 		t.Errorf("no HOME and no XDG_CONFIG_HOME: %q", got)
+	}
+}
+
+// The system file comes first, $GIT_CONFIG_GLOBAL stands for the home
+// files, and [include] entries are followed where they stand.
+func TestGlobalFileFollowsGitsOrderAndIncludes(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"HOME": home}
+	getenv := func(k string) string { return env[k] }
+	write(t, filepath.Join(home, "system"), "[core]\nexcludesFile = /from-system\n")
+	env["GIT_CONFIG_SYSTEM"] = filepath.Join(home, "system")
+	if got := GlobalFile(getenv); got != "/from-system" {
+		t.Errorf("system only: %q", got)
+	}
+	env["GIT_CONFIG_NOSYSTEM"] = "1"
+	if got := GlobalFile(getenv); got != filepath.Join(home, ".config", "git", "ignore") {
+		t.Errorf("system off: %q", got)
+	}
+	delete(env, "GIT_CONFIG_NOSYSTEM")
+
+	// ~/.gitconfig includes a file beside it (relative) and one by ~/; the
+	// value set after an include wins over the included one, and the
+	// included one over what came before.
+	write(t, filepath.Join(home, "dotfiles", "git", "base"), "[core]\n\texcludesFile = ~/from-base\n[include]\n\tpath = ../../dotfiles/git/base\n")
+	write(t, filepath.Join(home, ".gitconfig"), "[core]\nexcludesFile = /before\n[include]\npath = dotfiles/git/base\n")
+	if got := GlobalFile(getenv); got != filepath.Join(home, "from-base") {
+		t.Errorf("relative include (which includes itself): %q", got)
+	}
+	write(t, filepath.Join(home, ".gitconfig"), "[include]\npath = ~/dotfiles/git/base\n[core]\nexcludesFile = /after\n[includeIf \"gitdir:~/work/\"]\npath = ~/dotfiles/git/base\n")
+	if got := GlobalFile(getenv); got != "/after" {
+		t.Errorf("a value after the include (and includeIf not followed): %q", got)
+	}
+
+	// $GIT_CONFIG_GLOBAL replaces both home files.
+	write(t, filepath.Join(home, "other"), "[core]\nexcludesFile = /from-env\n")
+	env["GIT_CONFIG_GLOBAL"] = filepath.Join(home, "other")
+	if got := GlobalFile(getenv); got != "/from-env" {
+		t.Errorf("GIT_CONFIG_GLOBAL: %q", got)
 	}
 }
 
