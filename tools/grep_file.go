@@ -41,9 +41,11 @@ const unbudgetedRead = 1 << 20
 // between files; a larger one, grown for a large file, is dropped after it.
 const bigReadBuffer = 4 << 20
 
-// binaryProbeSize: a file larger than this is read first only as far as
-// the binary check looks, so a large binary file costs one small read.
-const binaryProbeSize = 64 << 10
+// firstRead is how much of a file a search asks for before it knows the
+// file's size: a file this large or larger is stat'ed and probed for the
+// binary check before it is read further, so a large binary file costs one
+// small read.
+const firstRead = 64 << 10
 
 // search reads and searches one file. It is safe to run on many goroutines
 // at once: it reads the grepper's pattern, mode and limits and writes only
@@ -74,38 +76,24 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 		}
 		return p
 	}
-	size, regular, serr := f.stat()
-	if serr != nil || !regular {
-		return &fileResult{skip: Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", path().Display)}
+	raw, stated, held, stop := g.readFile(ctx, f, buf, func() string { return path().Display })
+	if held > 0 {
+		defer g.reads.Release(held)
 	}
-	if size > lim.MaxGrepFileBytes {
-		return &fileResult{skip: tooLargeForGrep(path().Display, size, lim.MaxGrepFileBytes)}
-	}
-	if g.reads != nil && size > unbudgetedRead {
-		// The bytes being searched at once stay within the call's read
-		// budget however many goroutines search.
-		n := readWeight(size, lim.MaxGrepFileBytes)
-		if err := g.reads.Acquire(ctx, n); err != nil {
-			return &fileResult{err: err}
-		}
-		defer g.reads.Release(n)
-	}
-	raw, rerr := readBounded(f, *buf, size, lim.MaxGrepFileBytes)
-	if rerr == errBinary {
-		*buf = raw[:0]
-		return &fileResult{searched: true, skip: notText(path())}
-	}
-	if cap(raw) <= bigReadBuffer {
-		*buf = raw[:0]
-	} else {
-		*buf = nil
-	}
-	if errors.Is(rerr, errTooLarge) {
-		return &fileResult{skip: tooLargeForGrep(path().Display, int64(len(raw)), lim.MaxGrepFileBytes)}
-	} else if rerr != nil {
-		return &fileResult{skip: Errorf(CodeToolFailed, "cannot read %s: %v; call again", path().Display, rerr)}
+	if stop != nil {
+		return stop
 	}
 	r := &fileResult{searched: true}
+	if cd.named == nil && g.m.pre != nil && g.m.pre.index(raw, 0) < 0 {
+		// Most files a walk finds do not match: their bytes are searched
+		// once, before the binary check and the line-ending check look at
+		// them. Decoding only deletes a BOM and the CR of a CRLF, which
+		// never joins two bytes a run could span (no run holds a newline),
+		// so a run the raw bytes lack the text lacks too. A file the model
+		// named still has its binary and decoding checks first: it is
+		// told why a file that cannot match is not text.
+		return r
+	}
 	if bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0 {
 		r.skip = notText(path())
 		return r
@@ -143,6 +131,13 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 	if r.count == 0 {
 		return r
 	}
+	if !stated {
+		// What is shown is a regular file's: one swapped for something
+		// else since the walk listed it is not recorded.
+		if _, regular, err := f.stat(); err != nil || !regular {
+			return &fileResult{skip: notAFile(path().Display)}
+		}
+	}
 	gf := &grepFile{abs: path().Abs, display: path().Display, bytes: int64(len(raw))}
 	r.file = gf
 	if !decoded && !utf8.Valid(raw) {
@@ -166,44 +161,86 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 // readWeight is what reading a file of size bytes holds of the read budget.
 func readWeight(size, limit int64) int64 { return min(size, limit) + 512 }
 
-var (
-	errTooLarge = errors.New("file too large")
-	errBinary   = errors.New("binary file")
-)
+var errTooLarge = errors.New("file too large")
 
-// readBounded reads f whole into buf (grown to size as needed), failing
-// with errTooLarge past limit bytes: a file may grow after its stat. A
-// read that returns less than it was asked for once size bytes are in is
-// the end of the file: a regular file reads short only there, and this
-// saves the call that would return nothing.
+// readFile reads f whole into *buf, which it keeps for the next file
+// unless it grew past bigReadBuffer. stop, when set, is the result to give
+// instead of a search: the file is not a regular file, too large, binary
+// by its first bytes, or unreadable. held is what the file holds of the
+// call's read budget until its search is done.
 //
-// A file over binaryProbeSize whose first workspace.NULScanBytes hold a
-// NUL byte is not read further: errBinary.
-func readBounded(f io.Reader, buf []byte, size, limit int64) ([]byte, error) {
-	if size > binaryProbeSize {
-		buf = slices.Grow(buf[:0], workspace.NULScanBytes)
-		n, err := io.ReadFull(f, buf[:workspace.NULScanBytes])
-		buf = buf[:n]
-		if bytes.IndexByte(buf, 0) >= 0 {
-			return buf, errBinary
+// A file is first asked for firstRead bytes, without a stat: most files
+// are smaller, and a regular file reads short only at its end, so they
+// cost one read. stated says whether the file was stat'ed, which only a
+// longer file needs, for its size: it is checked against the limit and the
+// budget before it is read further, and is not read further when the
+// binary check already finds a NUL byte. A file the walk listed as
+// regular and replaced since by a FIFO (the open never blocks) may
+// have its pending bytes read; search stats every file it is about to
+// show, so nothing that is not a regular file is ever recorded.
+func (g *grepper) readFile(ctx context.Context, f grepSource, buf *[]byte, display func() string) (raw []byte, stated bool, held int64, stop *fileResult) {
+	limit := g.c.Limits.MaxGrepFileBytes
+	defer func() {
+		if cap(raw) <= bigReadBuffer {
+			*buf = raw[:0]
+		} else {
+			*buf = nil
 		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	} else {
-		buf = buf[:0]
+	}()
+	ask := int(min(firstRead, limit+1))
+	raw = slices.Grow((*buf)[:0], ask)[:ask]
+	n, err := f.Read(raw)
+	raw = raw[:max(n, 0)]
+	if err != nil && err != io.EOF {
+		return raw, false, 0, &fileResult{skip: cannotRead(display(), err)}
 	}
-	buf = slices.Grow(buf, int(min(size, limit))+512-len(buf))
+	if n < ask {
+		return raw, false, 0, nil
+	}
+	size, regular, err := f.stat()
+	switch {
+	case err != nil || !regular:
+		return raw, true, 0, &fileResult{skip: notAFile(display())}
+	case size > limit:
+		return raw, true, 0, &fileResult{skip: tooLargeForGrep(display(), size, limit)}
+	case bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0:
+		return raw, true, 0, &fileResult{searched: true, skip: notText(workspace.Path{Display: display()})}
+	}
+	if g.reads != nil && size > unbudgetedRead {
+		// The bytes being searched at once stay within the call's read
+		// budget however many goroutines search.
+		held = readWeight(size, limit)
+		if err := g.reads.Acquire(ctx, held); err != nil {
+			return raw, true, 0, &fileResult{err: err}
+		}
+	}
+	raw, err = readRest(f, raw, size, limit)
+	switch {
+	case errors.Is(err, errTooLarge):
+		return raw, true, held, &fileResult{skip: tooLargeForGrep(display(), int64(len(raw)), limit)}
+	case err != nil:
+		return raw, true, held, &fileResult{skip: cannotRead(display(), err)}
+	}
+	return raw, true, held, nil
+}
+
+// readRest reads the rest of f after buf, which holds its start, growing
+// buf to the file's size as needed, and fails with errTooLarge past limit
+// bytes: a file may grow after its stat. A read that returns less than it
+// was asked for once size bytes are in is the end of the file: a regular
+// file reads short only there, and this saves the call that would return
+// nothing.
+func readRest(f io.Reader, buf []byte, size, limit int64) ([]byte, error) {
+	if more := int(min(size, limit)) + 512 - len(buf); more > 0 {
+		buf = slices.Grow(buf, more)
+	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, len(buf))
 		}
 		want := cap(buf) - len(buf)
 		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
+		buf = buf[:len(buf)+max(n, 0)]
 		if int64(len(buf)) > limit {
 			return buf, errTooLarge
 		}
@@ -214,6 +251,14 @@ func readBounded(f io.Reader, buf []byte, size, limit int64) ([]byte, error) {
 			return buf, err
 		}
 	}
+}
+
+func notAFile(display string) *Error {
+	return Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", display)
+}
+
+func cannotRead(display string, err error) *Error {
+	return Errorf(CodeToolFailed, "cannot read %s: %v; call again", display, err)
 }
 
 // grepSource is a file open for searching.
