@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
@@ -41,6 +42,14 @@ const unbudgetedRead = 1 << 20
 // between files; a larger one, grown for a large file, is dropped after it.
 const bigReadBuffer = 4 << 20
 
+// readBuffers holds the read buffers of searches that are done (a
+// *[]byte, each at most bigReadBuffer bytes), so that a call starts with
+// the buffer an earlier one grew instead of growing its own from nothing:
+// a tree's larger files cost allocations and clearing once, not per
+// call. The pool is safe for concurrent use and the garbage collector
+// empties it; a buffer is held by one goroutine at a time.
+var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
 // firstRead is how much of a file a search asks for before it knows the
 // file's size: a file this large or larger is stat'ed and probed for the
 // binary check before it is read further, so a large binary file costs one
@@ -53,17 +62,17 @@ const firstRead = 64 << 10
 // the model named it; a file found by the walk is opened here, through the
 // directory it was listed in, never following a link and never blocking.
 // A file that cannot be opened is passed over: it is not searched.
-func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[]byte) *fileResult {
+func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[]byte) fileResult {
 	if err := ctx.Err(); err != nil {
 		if f == nil {
 			cd.letGo()
 		}
-		return &fileResult{err: err}
+		return fileResult{err: err}
 	}
 	if f == nil {
 		var err error
 		if f, err = cd.openOnce(); err != nil {
-			return &fileResult{}
+			return fileResult{}
 		}
 		defer f.Close()
 	}
@@ -81,9 +90,9 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 		defer g.reads.Release(held)
 	}
 	if stop != nil {
-		return stop
+		return *stop
 	}
-	r := &fileResult{searched: true}
+	r := fileResult{searched: true}
 	if cd.named == nil && g.m.pre != nil && g.m.pre.index(raw, 0) < 0 {
 		// Most files a walk finds do not match: their bytes are searched
 		// once, before the binary check and the line-ending check look at
@@ -135,7 +144,7 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 		// What is shown is a regular file's: one swapped for something
 		// else since the walk listed it is not recorded.
 		if _, regular, err := f.stat(); err != nil || !regular {
-			return &fileResult{skip: notAFile(path().Display)}
+			return fileResult{skip: notAFile(path().Display)}
 		}
 	}
 	gf := &grepFile{abs: path().Abs, display: path().Display, bytes: int64(len(raw))}

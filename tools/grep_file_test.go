@@ -58,7 +58,8 @@ func searchCounted(t *testing.T, g *grepper, dir, name string) (*fileResult, *co
 	defer f.Close()
 	src := &countingSource{grepSource: f}
 	var buf []byte
-	return g.search(context.Background(), candidate{dirAbs: dir, dirDisplay: ".", name: name}, src, &buf), src
+	r := g.search(context.Background(), candidate{dirAbs: dir, dirDisplay: ".", name: name}, src, &buf)
+	return &r, src
 }
 
 // A file smaller than firstRead costs one read and no stat unless it is
