@@ -76,22 +76,47 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 		}
 		defer f.Close()
 	}
-	lim := g.c.Limits
-	// The file's paths, joined only once something is to be said of it.
-	var p workspace.Path
-	path := func() workspace.Path {
-		if p.Abs == "" {
-			p = workspace.Path{Abs: cd.abs(), Display: cd.display()}
-		}
-		return p
-	}
-	raw, stated, held, stop := g.readFile(ctx, f, buf, func() string { return path().Display })
-	if held > 0 {
-		defer g.reads.Release(held)
+	name := &fileName{cd: cd}
+	fb, stop := g.readFile(ctx, f, buf, name)
+	if fb.held > 0 {
+		defer g.reads.Release(fb.held)
 	}
 	if stop != nil {
 		return *stop
 	}
+	if fb.mapped {
+		defer unix.Munmap(fb.raw)
+		var faulted bool
+		r := guardFaults(func() fileResult { return g.searchBytes(name, f, fb) }, &faulted)
+		if faulted {
+			return fileResult{skip: cannotRead(name.path().Display, errChanged)}
+		}
+		return r
+	}
+	return g.searchBytes(name, f, fb)
+}
+
+// fileName is a searched file's paths, joined only once something is to
+// be said of it.
+type fileName struct {
+	cd candidate
+	p  workspace.Path
+}
+
+func (n *fileName) path() workspace.Path {
+	if n.p.Abs == "" {
+		n.p = workspace.Path{Abs: n.cd.abs(), Display: n.cd.display()}
+	}
+	return n.p
+}
+
+func (n *fileName) display() string { return n.path().Display }
+
+// searchBytes searches a file's bytes, read or mapped.
+func (g *grepper) searchBytes(name *fileName, f grepSource, fb fileBytes) fileResult {
+	lim := g.c.Limits
+	cd, path := name.cd, name.path
+	raw, stated := fb.raw, fb.stated
 	r := fileResult{searched: true}
 	if cd.named == nil && g.m.pre != nil && g.m.pre.index(raw, 0) < 0 {
 		// Most files a walk finds do not match: their bytes are searched
@@ -172,23 +197,37 @@ func readWeight(size, limit int64) int64 { return min(size, limit) + 512 }
 
 var errTooLarge = errors.New("file too large")
 
+// fileBytes is a file read, or mapped, for a search.
+type fileBytes struct {
+	raw    []byte
+	stated bool  // the file was stat'ed, and is a regular file
+	held   int64 // what the file holds of the call's read budget until its search is done
+	// mapped says raw is the file mapped into memory, not read: it must
+	// be unmapped once the search is done, and touched only under
+	// guardFaults.
+	mapped bool
+}
+
 // readFile reads f whole into *buf, which it keeps for the next file
-// unless it grew past bigReadBuffer. stop, when set, is the result to give
-// instead of a search: the file is not a regular file, too large, binary
-// by its first bytes, or unreadable. held is what the file holds of the
-// call's read budget until its search is done.
+// unless it grew past bigReadBuffer, or maps it when it is mapMin bytes or
+// more. stop, when set, is the result to give instead of a search: the
+// file is not a regular file, too large, binary by its first bytes, or
+// unreadable.
 //
 // A file is first asked for firstRead bytes, without a stat: most files
 // are smaller, and a regular file reads short only at its end, so they
-// cost one read. stated says whether the file was stat'ed, which only a
+// cost one read. fb.stated says whether the file was stat'ed, which only a
 // longer file needs, for its size: it is checked against the limit and the
 // budget before it is read further, and is not read further when the
 // binary check already finds a NUL byte. A file the walk listed as
 // regular and replaced since by a FIFO (the open never blocks) may
 // have its pending bytes read; search stats every file it is about to
 // show, so nothing that is not a regular file is ever recorded.
-func (g *grepper) readFile(ctx context.Context, f grepSource, buf *[]byte, display func() string) (raw []byte, stated bool, held int64, stop *fileResult) {
+func (g *grepper) readFile(ctx context.Context, f grepSource, buf *[]byte, name *fileName) (fb fileBytes, stop *fileResult) {
+	display := name.display
 	limit := g.c.Limits.MaxGrepFileBytes
+	ask := int(min(firstRead, limit+1))
+	raw := slices.Grow((*buf)[:0], ask)[:ask]
 	defer func() {
 		if cap(raw) <= bigReadBuffer {
 			*buf = raw[:0]
@@ -196,41 +235,50 @@ func (g *grepper) readFile(ctx context.Context, f grepSource, buf *[]byte, displ
 			*buf = nil
 		}
 	}()
-	ask := int(min(firstRead, limit+1))
-	raw = slices.Grow((*buf)[:0], ask)[:ask]
 	n, err := f.Read(raw)
 	raw = raw[:max(n, 0)]
+	fb.raw = raw
 	if err != nil && err != io.EOF {
-		return raw, false, 0, &fileResult{skip: cannotRead(display(), err)}
+		return fb, &fileResult{skip: cannotRead(display(), err)}
 	}
 	if n < ask {
-		return raw, false, 0, nil
+		return fb, nil
 	}
 	size, regular, err := f.stat()
+	fb.stated = true
 	switch {
 	case err != nil || !regular:
-		return raw, true, 0, &fileResult{skip: notAFile(display())}
+		return fb, &fileResult{skip: notAFile(display())}
 	case size > limit:
-		return raw, true, 0, &fileResult{skip: tooLargeForGrep(display(), size, limit)}
+		return fb, &fileResult{skip: tooLargeForGrep(display(), size, limit)}
 	case bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0:
-		return raw, true, 0, &fileResult{searched: true, skip: notText(workspace.Path{Display: display()})}
+		return fb, &fileResult{searched: true, skip: notText(workspace.Path{Display: display()})}
 	}
 	if g.reads != nil && size > unbudgetedRead {
 		// The bytes being searched at once stay within the call's read
 		// budget however many goroutines search.
-		held = readWeight(size, limit)
-		if err := g.reads.Acquire(ctx, held); err != nil {
-			return raw, true, 0, &fileResult{err: err}
+		fb.held = readWeight(size, limit)
+		if err := g.reads.Acquire(ctx, fb.held); err != nil {
+			fb.held = 0
+			return fb, &fileResult{err: err}
 		}
 	}
+	if size >= mapMin {
+		if m, err := f.mapping(size); err == nil {
+			fb.raw, fb.mapped = m, true
+			return fb, nil
+		}
+		// Not mappable here: read it.
+	}
 	raw, err = readRest(f, raw, size, limit)
+	fb.raw = raw
 	switch {
 	case errors.Is(err, errTooLarge):
-		return raw, true, held, &fileResult{skip: tooLargeForGrep(display(), int64(len(raw)), limit)}
+		return fb, &fileResult{skip: tooLargeForGrep(display(), int64(len(raw)), limit)}
 	case err != nil:
-		return raw, true, held, &fileResult{skip: cannotRead(display(), err)}
+		return fb, &fileResult{skip: cannotRead(display(), err)}
 	}
-	return raw, true, held, nil
+	return fb, nil
 }
 
 // readRest reads the rest of f after buf, which holds its start, growing
@@ -276,6 +324,8 @@ type grepSource interface {
 	io.Closer
 	// stat returns the file's size and whether it is a regular file.
 	stat() (size int64, regular bool, err error)
+	// mapping maps the file's first size bytes into memory, read-only.
+	mapping(size int64) ([]byte, error)
 }
 
 // osSource is a file open as an *os.File: a file named in the call, or
@@ -335,6 +385,10 @@ func (s fdSource) stat() (int64, bool, error) {
 }
 
 func (s fdSource) Close() error { return unix.Close(int(s)) }
+
+func (s fdSource) mapping(size int64) ([]byte, error) { return mapFile(int(s), size) }
+
+func (s osSource) mapping(size int64) ([]byte, error) { return mapFile(int(s.Fd()), size) }
 
 func tooLargeForGrep(display string, size, limit int64) *Error {
 	return Errorf(CodeFileTooLarge, "%s is %d bytes, over grep's %d-byte limit; read it in windows with read's offset and limit instead", display, size, limit)

@@ -18,7 +18,7 @@ import (
 // countingSource counts the calls a search makes on a file.
 type countingSource struct {
 	grepSource
-	reads, stats int
+	reads, stats, maps int
 }
 
 func (c *countingSource) Read(p []byte) (int, error) {
@@ -29,6 +29,11 @@ func (c *countingSource) Read(p []byte) (int, error) {
 func (c *countingSource) stat() (int64, bool, error) {
 	c.stats++
 	return c.grepSource.stat()
+}
+
+func (c *countingSource) mapping(size int64) ([]byte, error) {
+	c.maps++
+	return c.grepSource.mapping(size)
 }
 
 // newTestGrepper is a content-mode grepper for pattern with lim, outside
@@ -64,7 +69,8 @@ func searchCounted(t *testing.T, g *grepper, dir, name string) (*fileResult, *co
 
 // A file smaller than firstRead costs one read and no stat unless it is
 // shown; a larger one is stat'ed for its size before it is read on, and
-// not read on when its first bytes are binary.
+// not read on when its first bytes are binary; one of mapMin bytes or more
+// is mapped after its first read instead of read on.
 func TestGrepReadCalls(t *testing.T) {
 	dir := t.TempDir()
 	filler := strings.Repeat("filler line of text\n", 10000) // 200 KB
@@ -76,6 +82,9 @@ func TestGrepReadCalls(t *testing.T) {
 		"large-miss.txt": filler,
 		"large-hit.txt":  filler + "needle\n",
 		"large-bin.dat":  "\x00" + filler + "needle\n",
+		"huge-miss.txt":  filler + filler,
+		"huge-hit.txt":   filler + "a needle\r\n" + filler,
+		"huge-bin.dat":   "\x00" + filler + filler,
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
@@ -84,27 +93,33 @@ func TestGrepReadCalls(t *testing.T) {
 	}
 	g := newTestGrepper(t, "needle", config.DefaultLimits())
 	for _, c := range []struct {
-		name         string
-		reads, stats int
-		count        int
-		skip         string
+		name               string
+		reads, stats, maps int
+		count              int
+		skip               string
 	}{
-		{"small-miss.txt", 1, 0, 0, ""},
-		{"small-hit.txt", 1, 1, 1, ""},
-		{"crlf-miss.txt", 1, 0, 0, ""},
-		{"exact.txt", 2, 1, 0, ""}, // the second read finds the end
-		{"large-miss.txt", 2, 1, 0, ""},
-		{"large-hit.txt", 2, 1, 1, ""},
-		{"large-bin.dat", 1, 1, 0, CodeNotText},
+		{"small-miss.txt", 1, 0, 0, 0, ""},
+		{"small-hit.txt", 1, 1, 0, 1, ""},
+		{"crlf-miss.txt", 1, 0, 0, 0, ""},
+		{"exact.txt", 2, 1, 0, 0, ""}, // the second read finds the end
+		{"large-miss.txt", 2, 1, 0, 0, ""},
+		{"large-hit.txt", 2, 1, 0, 1, ""},
+		{"large-bin.dat", 1, 1, 0, 0, CodeNotText},
+		{"huge-miss.txt", 1, 1, 1, 0, ""},
+		{"huge-hit.txt", 1, 1, 1, 1, ""},
+		{"huge-bin.dat", 1, 1, 0, 0, CodeNotText},
 	} {
 		r, src := searchCounted(t, g, dir, c.name)
 		var skip string
 		if r.skip != nil {
 			skip = r.skip.Code
 		}
-		if src.reads != c.reads || src.stats != c.stats || r.count != c.count || skip != c.skip || !r.searched {
-			t.Errorf("%s: %d reads, %d stats, %d matches, skip %q, searched %v; want %d, %d, %d, %q, true",
-				c.name, src.reads, src.stats, r.count, skip, r.searched, c.reads, c.stats, c.count, c.skip)
+		if src.reads != c.reads || src.stats != c.stats || src.maps != c.maps || r.count != c.count || skip != c.skip || !r.searched {
+			t.Errorf("%s: %d reads, %d stats, %d maps, %d matches, skip %q, searched %v; want %d, %d, %d, %d, %q, true",
+				c.name, src.reads, src.stats, src.maps, r.count, skip, r.searched, c.reads, c.stats, c.maps, c.count, c.skip)
+		}
+		if c.name == "huge-hit.txt" && (len(r.matches) != 1 || r.matches[0].Line != 10001 || r.matches[0].Text != "a needle" || !r.hasText) {
+			t.Errorf("huge-hit.txt: matches %+v, text kept %v", r.matches, r.hasText)
 		}
 	}
 }
@@ -201,4 +216,40 @@ func newTestGrepperOrSkip(t *testing.T, pattern string) *grepper {
 	lim := config.DefaultLimits()
 	lim.MaxGrepMatches, lim.MaxResultBytes = 1<<20, 1<<30 // every line of a fuzzed file
 	return newTestGrepper(t, pattern, lim)
+}
+
+// truncatingSource truncates its file to nothing once it has mapped it,
+// as another process may while a search reads the mapping.
+type truncatingSource struct {
+	grepSource
+	path string
+}
+
+func (s truncatingSource) mapping(size int64) ([]byte, error) {
+	m, err := s.grepSource.mapping(size)
+	if err == nil {
+		err = os.Truncate(s.path, 0)
+	}
+	return m, err
+}
+
+// A mapped file truncated while it is searched faults past its new end:
+// the search reports it changed and the daemon goes on.
+func TestGrepMappedFileTruncated(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "shrinks.txt")
+	if err := os.WriteFile(path, []byte(strings.Repeat("filler line of text\n", 2*mapMin/20)+"needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g := newTestGrepper(t, "needle", config.DefaultLimits())
+	var buf []byte
+	r := g.search(context.Background(), candidate{dirAbs: dir, dirDisplay: ".", name: "shrinks.txt"}, truncatingSource{osSource{f}, path}, &buf)
+	if r.skip == nil || r.skip.Code != CodeToolFailed || !strings.Contains(r.skip.Message, "truncated") || r.file != nil {
+		t.Errorf("a file truncated under its mapping: skip %v, file %v", r.skip, r.file)
+	}
 }
