@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -96,4 +97,24 @@ func direntType(fd int, name string, t byte) fs.FileMode {
 		}
 	}
 	return fs.ModeIrregular // devices, FIFOs, sockets: never opened
+}
+
+// openatNoAlloc is unix.Openat with the name made a C string in a buffer
+// on the stack rather than on the heap: a grep opens every file of a tree,
+// and this was its one allocation per file. A name with a NUL byte is
+// refused, as unix.Openat refuses it.
+func openatNoAlloc(dir int, name string, flags int) (int, error) {
+	var cname [256]byte // NAME_MAX is 255
+	if len(name) >= len(cname) {
+		return unix.Openat(dir, name, flags, 0)
+	}
+	if strings.IndexByte(name, 0) >= 0 {
+		return -1, unix.EINVAL
+	}
+	copy(cname[:], name)
+	fd, _, errno := unix.Syscall6(unix.SYS_OPENAT, uintptr(dir), uintptr(unsafe.Pointer(&cname[0])), uintptr(flags), 0, 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
 }

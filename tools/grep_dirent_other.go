@@ -40,3 +40,8 @@ func listDir(fd int, _ *dirScratch) ([]dirEntry, error) {
 
 // dirScratch is what listDir reuses between directories: nothing here.
 type dirScratch struct{}
+
+// openatNoAlloc is unix.Openat here.
+func openatNoAlloc(dir int, name string, flags int) (int, error) {
+	return unix.Openat(dir, name, flags, 0)
+}

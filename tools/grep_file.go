@@ -347,10 +347,11 @@ func (s osSource) stat() (int64, bool, error) {
 type fdSource int
 
 // openAt opens name in the directory open as dir: one path component, so
-// with O_NOFOLLOW it is that directory's own entry or nothing.
+// with O_NOFOLLOW it is that directory's own entry or nothing, and never
+// blocking (a FIFO put there since it was listed).
 func openAt(dir int, name string) (grepSource, error) {
 	for {
-		fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		fd, err := openatNoAlloc(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC)
 		if err == unix.EINTR {
 			continue
 		}

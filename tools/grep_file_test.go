@@ -253,3 +253,36 @@ func TestGrepMappedFileTruncated(t *testing.T) {
 		t.Errorf("a file truncated under its mapping: skip %v, file %v", r.skip, r.file)
 	}
 }
+
+// openAt opens one name in a directory: never a name cut short at a NUL
+// byte, never through a symlink, and names up to the 255 bytes a name may
+// have.
+func TestOpenAtNames(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("n", 255)
+	for _, name := range []string{"a", long} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("a", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{{"a", true}, {long, true}, {"a\x00b", false}, {"link", false}, {"missing", false}, {long + "n", false}} {
+		f, err := openAt(fd, c.name)
+		if err == nil {
+			f.Close()
+		}
+		if (err == nil) != c.ok {
+			t.Errorf("openAt %.20q: error %v, want success %v", c.name, err, c.ok)
+		}
+	}
+}
