@@ -126,6 +126,10 @@ func letGoAll(cds []candidate) {
 	}
 }
 
+// testHookClaimed, set only by tests, is told the files in flight after
+// every claim, with the pool's lock held.
+var testHookClaimed func(inFlight int)
+
 // grepPool is the state the workers of one directory grep share.
 type grepPool struct {
 	g         *grepper
@@ -168,6 +172,9 @@ func (p *grepPool) work() {
 		seq := p.claimed
 		p.claimed++
 		p.inFlight += len(cds)
+		if testHookClaimed != nil {
+			testHookClaimed(p.inFlight)
+		}
 		p.mu.Unlock()
 		rs := make([]fileResult, len(cds))
 		for i, cd := range cds {
