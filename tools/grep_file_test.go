@@ -286,3 +286,16 @@ func TestOpenAtNames(t *testing.T) {
 		}
 	}
 }
+
+// A file the model names is told apart as not text even when the pattern
+// cannot match it: the raw-bytes shortcut is the walk's only.
+func TestGrepNamedBinaryFileWithoutAMatch(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	e.put("nul.txt", "abc\x00def\n")
+	e.put("crlf-latin1.txt", "caf\xe9\r\n")
+	e.failure("grep", `{"pattern":"zzz","path":"nul.txt"}`, CodeNotText)
+	e.failure("grep", `{"pattern":"zzz","path":"crlf-latin1.txt"}`, CodeNotText)
+	if r := e.grep(`{"pattern":"zzz"}`); r.FilesSearched != 2 || len(r.Files) != 0 {
+		t.Errorf("a walk: %d searched, files %v", r.FilesSearched, r.Files)
+	}
+}
