@@ -138,11 +138,12 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 		if e != nil {
 			return Failed(e)
 		}
-		var buf []byte
-		r := g.search(ctx, candidate{named: &p}, osSource{f}, &buf)
+		buf := readBuffers.Get().(*[]byte)
+		r := g.search(ctx, candidate{named: &p}, osSource{f}, buf)
+		readBuffers.Put(buf)
 		f.Close()
 		var skip *Error
-		skip, err = g.take(r)
+		skip, err = g.take(&r)
 		if skip != nil {
 			return Failed(skip)
 		}

@@ -52,9 +52,9 @@ func BenchmarkGrep(b *testing.B) {
 	for _, p := range grepBenchPatterns {
 		rgMatches := -1 // what ripgrep found, which hostd must find too
 		for _, threads := range []int{0, 1} {
-			suffix, rgArgs := "", []string{"--no-config", "-n"}
+			suffix := ""
 			if threads == 1 {
-				suffix, rgArgs = "-j1", append(rgArgs, "-j1")
+				suffix = "-j1"
 			}
 			b.Run("rg"+suffix+"/"+p.name, func(b *testing.B) {
 				if rgErr != nil {
@@ -63,37 +63,19 @@ func BenchmarkGrep(b *testing.B) {
 				var matches int
 				var cpu time.Duration
 				for b.Loop() {
-					cmd := exec.Command(rg, append(rgArgs, p.pattern, src)...)
-					out, err := cmd.Output()
-					if err != nil {
-						b.Fatalf("rg: %v", err)
-					}
-					cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-					matches = bytes.Count(out, []byte{'\n'})
+					n, c := ripgrepOnce(b, rg, threads, p.pattern, src)
+					matches, cpu = n, cpu+c
 				}
 				rgMatches = matches
 				b.ReportMetric(float64(matches), "matches")
 				b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 			})
 			b.Run("hostd"+suffix+"/"+p.name, func(b *testing.B) {
-				lim := config.DefaultLimits()
-				lim.GrepThreads = threads
-				ws, err := workspace.New(src, "", nil)
-				if err != nil {
-					b.Skip(err)
-				}
-				m := session.NewManager(lim)
-				s, _ := m.Create("", ws)
-				x := NewExecutor(Options{Sessions: m, Limits: lim, Tools: Builtin()})
-				args, _ := json.Marshal(map[string]string{"pattern": p.pattern})
+				grep := newBenchGrep(b, src, threads, p.pattern)
 				var matches int
 				start := cpuTime()
 				for b.Loop() {
-					out, err := x.Execute(context.Background(), Request{SessionID: s.ID, Tool: "grep", Args: args})
-					if err != nil || !out.Base().OK {
-						b.Fatalf("grep failed: %v %s", err, out.Base().Content)
-					}
-					matches = len(out.(*GrepResult).Matches)
+					matches = grep()
 				}
 				if rgMatches >= 0 && matches != rgMatches {
 					b.Errorf("hostd found %d matching lines, ripgrep %d", matches, rgMatches)
@@ -102,6 +84,108 @@ func BenchmarkGrep(b *testing.B) {
 				b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
 			})
 		}
+	}
+}
+
+// BenchmarkAgainstRipgrep makes BenchmarkGrep's comparisons with hostd and
+// ripgrep timed alternately in one loop, each first in turn, so that both
+// see the same load on a shared machine (BenchmarkGrep times five of one
+// and then five of the other, seconds apart):
+//
+//	go test ./tools -run '^$' -bench BenchmarkAgainstRipgrep -benchtime 5x
+//
+// Each reports hostd's and ripgrep's wall time per search (hostd-ms/op,
+// rg-ms/op) and CPU time (hostd-cpu-ms/op, rg-cpu-ms/op: this process's
+// during hostd's searches, the child's for rg), their ratios (x-rg,
+// x-rg-cpu) and the matching lines, which must be ripgrep's.
+func BenchmarkAgainstRipgrep(b *testing.B) {
+	src := goSource(b)
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		b.Skip("ripgrep is not installed (apt-get install ripgrep)")
+	}
+	for _, p := range grepBenchPatterns {
+		for _, threads := range []int{0, 1} {
+			name := p.name
+			if threads == 1 {
+				name += "-j1"
+			}
+			b.Run(name, func(b *testing.B) {
+				grep := newBenchGrep(b, src, threads, p.pattern)
+				var hWall, rWall, hCPU, rCPU time.Duration
+				var hMatches, rMatches, n int
+				hostd := func() {
+					t0, c0 := time.Now(), cpuTime()
+					hMatches = grep()
+					hWall, hCPU = hWall+time.Since(t0), hCPU+cpuTime()-c0
+				}
+				ripgrep := func() {
+					t0 := time.Now()
+					m, c := ripgrepOnce(b, rg, threads, p.pattern, src)
+					rWall, rCPU, rMatches = rWall+time.Since(t0), rCPU+c, m
+				}
+				for b.Loop() {
+					if n%2 == 0 {
+						ripgrep()
+						hostd()
+					} else {
+						hostd()
+						ripgrep()
+					}
+					n++
+				}
+				if hMatches != rMatches {
+					b.Errorf("hostd found %d matching lines, ripgrep %d", hMatches, rMatches)
+				}
+				ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(n) }
+				b.ReportMetric(ms(hWall), "hostd-ms/op")
+				b.ReportMetric(ms(rWall), "rg-ms/op")
+				b.ReportMetric(float64(hWall)/float64(rWall), "x-rg")
+				b.ReportMetric(ms(hCPU), "hostd-cpu-ms/op")
+				b.ReportMetric(ms(rCPU), "rg-cpu-ms/op")
+				b.ReportMetric(float64(hCPU)/float64(rCPU), "x-rg-cpu")
+				b.ReportMetric(float64(hMatches), "matches")
+			})
+		}
+	}
+}
+
+// ripgrepOnce runs rg over src as a child process, at its default thread
+// count or, for threads 1, with -j1, and returns the matching lines it
+// printed and the child's CPU time.
+func ripgrepOnce(b *testing.B, rg string, threads int, pattern, src string) (int, time.Duration) {
+	args := []string{"--no-config", "-n"}
+	if threads == 1 {
+		args = append(args, "-j1")
+	}
+	cmd := exec.Command(rg, append(args, pattern, src)...)
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("rg: %v", err)
+	}
+	return bytes.Count(out, []byte{'\n'}), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+// newBenchGrep returns a grep of pattern over src through the executor,
+// with limits.grepThreads set to threads, which returns the matching
+// lines it found.
+func newBenchGrep(b *testing.B, src string, threads int, pattern string) func() int {
+	lim := config.DefaultLimits()
+	lim.GrepThreads = threads
+	ws, err := workspace.New(src, "", nil)
+	if err != nil {
+		b.Skip(err)
+	}
+	m := session.NewManager(lim)
+	s, _ := m.Create("", ws)
+	x := NewExecutor(Options{Sessions: m, Limits: lim, Tools: Builtin()})
+	args, _ := json.Marshal(map[string]string{"pattern": pattern})
+	return func() int {
+		out, err := x.Execute(context.Background(), Request{SessionID: s.ID, Tool: "grep", Args: args})
+		if err != nil || !out.Base().OK {
+			b.Fatalf("grep failed: %v %s", err, out.Base().Content)
+		}
+		return len(out.(*GrepResult).Matches)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 
 // listDir lists the directory open as fd (never read before) in byte
 // order of names, through a copy of the descriptor.
-func listDir(fd int) ([]dirEntry, error) {
+func listDir(fd int, _ *dirScratch) ([]dirEntry, error) {
 	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
@@ -36,4 +36,12 @@ func listDir(fd int) ([]dirEntry, error) {
 	}
 	slices.SortFunc(entries, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
 	return entries, nil
+}
+
+// dirScratch is what listDir reuses between directories: nothing here.
+type dirScratch struct{}
+
+// openatNoAlloc is unix.Openat here.
+func openatNoAlloc(dir int, name string, flags int) (int, error) {
+	return unix.Openat(dir, name, flags, 0)
 }

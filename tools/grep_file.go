@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
@@ -41,9 +42,19 @@ const unbudgetedRead = 1 << 20
 // between files; a larger one, grown for a large file, is dropped after it.
 const bigReadBuffer = 4 << 20
 
-// binaryProbeSize: a file larger than this is read first only as far as
-// the binary check looks, so a large binary file costs one small read.
-const binaryProbeSize = 64 << 10
+// readBuffers holds the read buffers of searches that are done (a
+// *[]byte, each at most bigReadBuffer bytes), so that a call starts with
+// the buffer an earlier one grew instead of growing its own from nothing:
+// a tree's larger files cost allocations and clearing once, not per
+// call. The pool is safe for concurrent use and the garbage collector
+// empties it; a buffer is held by one goroutine at a time.
+var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// firstRead is how much of a file a search asks for before it knows the
+// file's size: a file this large or larger is stat'ed and probed for the
+// binary check before it is read further, so a large binary file costs one
+// small read.
+const firstRead = 64 << 10
 
 // search reads and searches one file. It is safe to run on many goroutines
 // at once: it reads the grepper's pattern, mode and limits and writes only
@@ -51,61 +62,72 @@ const binaryProbeSize = 64 << 10
 // the model named it; a file found by the walk is opened here, through the
 // directory it was listed in, never following a link and never blocking.
 // A file that cannot be opened is passed over: it is not searched.
-func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[]byte) *fileResult {
+func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[]byte) fileResult {
 	if err := ctx.Err(); err != nil {
 		if f == nil {
 			cd.letGo()
 		}
-		return &fileResult{err: err}
+		return fileResult{err: err}
 	}
 	if f == nil {
 		var err error
 		if f, err = cd.openOnce(); err != nil {
-			return &fileResult{}
+			return fileResult{}
 		}
 		defer f.Close()
 	}
+	name := &fileName{cd: cd}
+	fb, stop := g.readFile(ctx, f, buf, name)
+	if fb.held > 0 {
+		defer g.reads.Release(fb.held)
+	}
+	if stop != nil {
+		return *stop
+	}
+	if fb.mapped {
+		defer unix.Munmap(fb.raw)
+		var faulted bool
+		r := guardFaults(func() fileResult { return g.searchBytes(name, f, fb) }, &faulted)
+		if faulted {
+			return fileResult{skip: cannotRead(name.path().Display, errChanged)}
+		}
+		return r
+	}
+	return g.searchBytes(name, f, fb)
+}
+
+// fileName is a searched file's paths, joined only once something is to
+// be said of it.
+type fileName struct {
+	cd candidate
+	p  workspace.Path
+}
+
+func (n *fileName) path() workspace.Path {
+	if n.p.Abs == "" {
+		n.p = workspace.Path{Abs: n.cd.abs(), Display: n.cd.display()}
+	}
+	return n.p
+}
+
+func (n *fileName) display() string { return n.path().Display }
+
+// searchBytes searches a file's bytes, read or mapped.
+func (g *grepper) searchBytes(name *fileName, f grepSource, fb fileBytes) fileResult {
 	lim := g.c.Limits
-	// The file's paths, joined only once something is to be said of it.
-	var p workspace.Path
-	path := func() workspace.Path {
-		if p.Abs == "" {
-			p = workspace.Path{Abs: cd.abs(), Display: cd.display()}
-		}
-		return p
+	cd, path := name.cd, name.path
+	raw, stated := fb.raw, fb.stated
+	r := fileResult{searched: true}
+	if cd.named == nil && g.m.pre != nil && g.m.pre.index(raw, 0) < 0 {
+		// Most files a walk finds do not match: their bytes are searched
+		// once, before the binary check and the line-ending check look at
+		// them. Decoding only deletes a BOM and the CR of a CRLF, which
+		// never joins two bytes a run could span (no run holds a newline),
+		// so a run the raw bytes lack the text lacks too. A file the model
+		// named still has its binary and decoding checks first: it is
+		// told why a file that cannot match is not text.
+		return r
 	}
-	size, regular, serr := f.stat()
-	if serr != nil || !regular {
-		return &fileResult{skip: Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", path().Display)}
-	}
-	if size > lim.MaxGrepFileBytes {
-		return &fileResult{skip: tooLargeForGrep(path().Display, size, lim.MaxGrepFileBytes)}
-	}
-	if g.reads != nil && size > unbudgetedRead {
-		// The bytes being searched at once stay within the call's read
-		// budget however many goroutines search.
-		n := readWeight(size, lim.MaxGrepFileBytes)
-		if err := g.reads.Acquire(ctx, n); err != nil {
-			return &fileResult{err: err}
-		}
-		defer g.reads.Release(n)
-	}
-	raw, rerr := readBounded(f, *buf, size, lim.MaxGrepFileBytes)
-	if rerr == errBinary {
-		*buf = raw[:0]
-		return &fileResult{searched: true, skip: notText(path())}
-	}
-	if cap(raw) <= bigReadBuffer {
-		*buf = raw[:0]
-	} else {
-		*buf = nil
-	}
-	if errors.Is(rerr, errTooLarge) {
-		return &fileResult{skip: tooLargeForGrep(path().Display, int64(len(raw)), lim.MaxGrepFileBytes)}
-	} else if rerr != nil {
-		return &fileResult{skip: Errorf(CodeToolFailed, "cannot read %s: %v; call again", path().Display, rerr)}
-	}
-	r := &fileResult{searched: true}
 	if bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0 {
 		r.skip = notText(path())
 		return r
@@ -143,6 +165,13 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 	if r.count == 0 {
 		return r
 	}
+	if !stated {
+		// What is shown is a regular file's: one swapped for something
+		// else since the walk listed it is not recorded.
+		if _, regular, err := f.stat(); err != nil || !regular {
+			return fileResult{skip: notAFile(path().Display)}
+		}
+	}
 	gf := &grepFile{abs: path().Abs, display: path().Display, bytes: int64(len(raw))}
 	r.file = gf
 	if !decoded && !utf8.Valid(raw) {
@@ -166,44 +195,109 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 // readWeight is what reading a file of size bytes holds of the read budget.
 func readWeight(size, limit int64) int64 { return min(size, limit) + 512 }
 
-var (
-	errTooLarge = errors.New("file too large")
-	errBinary   = errors.New("binary file")
-)
+var errTooLarge = errors.New("file too large")
 
-// readBounded reads f whole into buf (grown to size as needed), failing
-// with errTooLarge past limit bytes: a file may grow after its stat. A
-// read that returns less than it was asked for once size bytes are in is
-// the end of the file: a regular file reads short only there, and this
-// saves the call that would return nothing.
+// fileBytes is a file read, or mapped, for a search.
+type fileBytes struct {
+	raw    []byte
+	stated bool  // the file was stat'ed, and is a regular file
+	held   int64 // what the file holds of the call's read budget until its search is done
+	// mapped says raw is the file mapped into memory, not read: it must
+	// be unmapped once the search is done, and touched only under
+	// guardFaults.
+	mapped bool
+}
+
+// readFile reads f whole into *buf, which it keeps for the next file
+// unless it grew past bigReadBuffer, or maps it when it is mapMin bytes or
+// more. stop, when set, is the result to give instead of a search: the
+// file is not a regular file, too large, binary by its first bytes, or
+// unreadable.
 //
-// A file over binaryProbeSize whose first workspace.NULScanBytes hold a
-// NUL byte is not read further: errBinary.
-func readBounded(f io.Reader, buf []byte, size, limit int64) ([]byte, error) {
-	if size > binaryProbeSize {
-		buf = slices.Grow(buf[:0], workspace.NULScanBytes)
-		n, err := io.ReadFull(f, buf[:workspace.NULScanBytes])
-		buf = buf[:n]
-		if bytes.IndexByte(buf, 0) >= 0 {
-			return buf, errBinary
+// A file is first asked for firstRead bytes, without a stat: most files
+// are smaller, and a regular file reads short only at its end, so they
+// cost one read. fb.stated says whether the file was stat'ed, which only a
+// longer file needs, for its size: it is checked against the limit and the
+// budget before it is read further, and is not read further when the
+// binary check already finds a NUL byte. A file the walk listed as
+// regular and replaced since by a FIFO (the open never blocks) may
+// have its pending bytes read; search stats every file it is about to
+// show, so nothing that is not a regular file is ever recorded.
+func (g *grepper) readFile(ctx context.Context, f grepSource, buf *[]byte, name *fileName) (fb fileBytes, stop *fileResult) {
+	display := name.display
+	limit := g.c.Limits.MaxGrepFileBytes
+	ask := int(min(firstRead, limit+1))
+	raw := slices.Grow((*buf)[:0], ask)[:ask]
+	defer func() {
+		if cap(raw) <= bigReadBuffer {
+			*buf = raw[:0]
+		} else {
+			*buf = nil
 		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	} else {
-		buf = buf[:0]
+	}()
+	n, err := f.Read(raw)
+	raw = raw[:max(n, 0)]
+	fb.raw = raw
+	if err != nil && err != io.EOF {
+		return fb, &fileResult{skip: cannotRead(display(), err)}
 	}
-	buf = slices.Grow(buf, int(min(size, limit))+512-len(buf))
+	if n < ask {
+		return fb, nil
+	}
+	size, regular, err := f.stat()
+	fb.stated = true
+	switch {
+	case err != nil || !regular:
+		return fb, &fileResult{skip: notAFile(display())}
+	case size > limit:
+		return fb, &fileResult{skip: tooLargeForGrep(display(), size, limit)}
+	case bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0:
+		return fb, &fileResult{searched: true, skip: notText(workspace.Path{Display: display()})}
+	}
+	if g.reads != nil && size > unbudgetedRead {
+		// The bytes being searched at once stay within the call's read
+		// budget however many goroutines search.
+		fb.held = readWeight(size, limit)
+		if err := g.reads.Acquire(ctx, fb.held); err != nil {
+			fb.held = 0
+			return fb, &fileResult{err: err}
+		}
+	}
+	if size >= mapMin {
+		if m, err := f.mapping(size); err == nil {
+			fb.raw, fb.mapped = m, true
+			return fb, nil
+		}
+		// Not mappable here: read it.
+	}
+	raw, err = readRest(f, raw, size, limit)
+	fb.raw = raw
+	switch {
+	case errors.Is(err, errTooLarge):
+		return fb, &fileResult{skip: tooLargeForGrep(display(), int64(len(raw)), limit)}
+	case err != nil:
+		return fb, &fileResult{skip: cannotRead(display(), err)}
+	}
+	return fb, nil
+}
+
+// readRest reads the rest of f after buf, which holds its start, growing
+// buf to the file's size as needed, and fails with errTooLarge past limit
+// bytes: a file may grow after its stat. A read that returns less than it
+// was asked for once size bytes are in is the end of the file: a regular
+// file reads short only there, and this saves the call that would return
+// nothing.
+func readRest(f io.Reader, buf []byte, size, limit int64) ([]byte, error) {
+	if more := int(min(size, limit)) + 512 - len(buf); more > 0 {
+		buf = slices.Grow(buf, more)
+	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, len(buf))
 		}
 		want := cap(buf) - len(buf)
 		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
+		buf = buf[:len(buf)+max(n, 0)]
 		if int64(len(buf)) > limit {
 			return buf, errTooLarge
 		}
@@ -216,12 +310,22 @@ func readBounded(f io.Reader, buf []byte, size, limit int64) ([]byte, error) {
 	}
 }
 
+func notAFile(display string) *Error {
+	return Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", display)
+}
+
+func cannotRead(display string, err error) *Error {
+	return Errorf(CodeToolFailed, "cannot read %s: %v; call again", display, err)
+}
+
 // grepSource is a file open for searching.
 type grepSource interface {
 	io.Reader
 	io.Closer
 	// stat returns the file's size and whether it is a regular file.
 	stat() (size int64, regular bool, err error)
+	// mapping maps the file's first size bytes into memory, read-only.
+	mapping(size int64) ([]byte, error)
 }
 
 // osSource is a file open as an *os.File: a file named in the call, or
@@ -243,10 +347,11 @@ func (s osSource) stat() (int64, bool, error) {
 type fdSource int
 
 // openAt opens name in the directory open as dir: one path component, so
-// with O_NOFOLLOW it is that directory's own entry or nothing.
+// with O_NOFOLLOW it is that directory's own entry or nothing, and never
+// blocking (a FIFO put there since it was listed).
 func openAt(dir int, name string) (grepSource, error) {
 	for {
-		fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		fd, err := openatNoAlloc(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC)
 		if err == unix.EINTR {
 			continue
 		}
@@ -281,6 +386,10 @@ func (s fdSource) stat() (int64, bool, error) {
 }
 
 func (s fdSource) Close() error { return unix.Close(int(s)) }
+
+func (s fdSource) mapping(size int64) ([]byte, error) { return mapFile(int(s), size) }
+
+func (s osSource) mapping(size int64) ([]byte, error) { return mapFile(int(s.Fd()), size) }
 
 func tooLargeForGrep(display string, size, limit int64) *Error {
 	return Errorf(CodeFileTooLarge, "%s is %d bytes, over grep's %d-byte limit; read it in windows with read's offset and limit instead", display, size, limit)

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"iter"
 	"runtime"
 	"sync"
 
@@ -10,32 +11,37 @@ import (
 	"github.com/hostd-dev/hostd/workspace"
 )
 
-// A directory grep runs as a pipeline: one goroutine walks the tree and
-// offers its files in walk order; up to limits.grepThreads goroutines
-// (GOMAXPROCS when 0) open, read and search them; the calling goroutine
-// takes their results back in walk order and applies the call's bounds,
-// so the answer is the one a single goroutine would give, whichever
-// search finishes first.
+// A directory grep on more than one goroutine runs as a pool of
+// limits.grepThreads workers (GOMAXPROCS when 0), the calling goroutine
+// one of them. A worker claims the next batch of files from the walk,
+// which runs as a coroutine that whichever worker claims advances, so the
+// walk's order is the order of the claims; searches the batch with the
+// lock let go; and hands the results back. Whoever hands back the oldest
+// batch not yet taken takes it, and every batch after it that is back,
+// applying the call's bounds in walk order, so the answer is the one a
+// single goroutine would give, whichever search finishes first. No
+// goroutine waits on another while both have files to search: a worker
+// waits only when the window below is full, or for the lock.
 //
-// What is in flight is bounded: at most grepInFlight files are offered and
-// not yet taken, whatever the number of searchers; each open file keeps its
+// What is in flight is bounded: at most grepInFlight files are claimed and
+// not yet taken, whatever the number of workers; each open file keeps its
 // directory's descriptor until it is opened (dirRef), and the bytes read
-// at once stay within grepReadBudget plus unbudgetedRead per searcher. A
+// at once stay within grepReadBudget plus unbudgetedRead per worker. A
 // file taken later holds its matches (at most about maxResultBytes) and,
 // when it matched, its text if small enough to retain
 // (maxRetainedFileBytes), so the results waiting for take hold at most
 // grepInFlight times their sum: 160 MiB with the defaults, reached only
 // when every file is a 2 MiB file that matches. Once take has what the
-// call can show, or the call is cancelled, the walk and the searchers stop
-// and the pipeline is drained before grep returns.
+// call can show, or the call is cancelled, the walk and the workers stop
+// and every claimed file is let go before grep returns.
 
-// grepInFlight bounds the files offered to the searchers and not yet
-// taken. The walk hands them over in batches (grepBatchSize), so that a
-// tree of small files costs a channel send per batch, not per file.
+// grepInFlight bounds the files claimed by the workers and not yet taken.
+// The walk hands them over in batches (grepBatchSize), so that a tree of
+// small files costs a claim per batch, not per file.
 const grepInFlight = 64
 
-// grepBatchSize is the batch for n searchers: up to 16 files, and small
-// enough that every searcher has two batches in the window.
+// grepBatchSize is the batch for n workers: up to 16 files, and small
+// enough that every worker has two batches in the window.
 func grepBatchSize(n int) int { return max(1, min(16, grepInFlight/(2*n))) }
 
 // grepReadBudget bounds the bytes of the files searched at once, with at
@@ -50,106 +56,159 @@ func grepThreads(configured int) int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// grepJob is a batch of files offered by the walk, in walk order; done
-// receives their results, in the same order.
-type grepJob struct {
-	cds  []candidate
-	done chan []*fileResult
-}
-
-// walk greps the directory p with w, on one goroutine or on a pipeline.
+// walk greps the directory p with w, on one goroutine or on a pool.
 func (g *grepper) walk(w *walker, p workspace.Path) error {
 	n := grepThreads(g.c.Limits.GrepThreads)
 	if n == 1 {
-		var buf []byte
+		buf := readBuffers.Get().(*[]byte)
+		defer readBuffers.Put(buf)
 		w.ctx = g.ctx
 		w.visit = func(cd candidate) error {
-			_, err := g.take(g.search(g.ctx, cd, nil, &buf))
+			r := g.search(g.ctx, cd, nil, buf)
+			_, err := g.take(&r)
 			return err
 		}
 		return w.walk(p.Dir(), p.Abs, p.Display)
 	}
 
-	// ctx stops the walk and the searchers once take is done or the call
+	// ctx stops the walk and the searches once take is done or the call
 	// is cancelled.
 	ctx, cancel := context.WithCancel(g.ctx)
 	defer cancel()
 	g.reads = semaphore.NewWeighted(grepReadBudget(g.c.Limits.MaxGrepFileBytes))
-	jobs := make(chan *grepJob)
-	// A job waits in order from its offer until take starts on it; with
-	// the one take holds, that is grepInFlight files at most.
 	batchSize := grepBatchSize(n)
-	order := make(chan *grepJob, max(1, grepInFlight/batchSize-1))
-
-	var searchers sync.WaitGroup
-	for range n {
-		searchers.Go(func() {
-			var buf []byte
-			for j := range jobs {
-				rs := make([]*fileResult, len(j.cds))
-				for i, cd := range j.cds {
-					rs[i] = g.search(ctx, cd, nil, &buf)
-				}
-				j.done <- rs
-			}
-		})
-	}
 	var walkErr error
-	go func() {
-		defer close(order)
-		defer close(jobs)
+	batches := func(yield func([]candidate) bool) {
 		var batch []candidate
-		// flush sends the batch to take's queue first: its room bounds the
-		// files in flight, and a job in it always reaches a searcher.
-		flush := func() error {
-			j := &grepJob{cds: batch, done: make(chan []*fileResult, 1)}
-			batch = nil
-			select {
-			case order <- j:
-			case <-ctx.Done():
-				for _, cd := range j.cds {
-					cd.letGo()
-				}
-				return ctx.Err()
-			}
-			jobs <- j
-			return nil
-		}
 		w.ctx = ctx
 		w.visit = func(cd candidate) error {
 			batch = append(batch, cd)
 			if len(batch) < batchSize {
 				return nil
 			}
-			return flush()
+			b := batch
+			batch = nil
+			// The coroutine runs only when a worker asks for a batch, so
+			// b is that worker's, whatever yield returns; false means the
+			// pool has stopped and wants no more.
+			if !yield(b) {
+				return errStop
+			}
+			return nil
 		}
 		walkErr = w.walk(p.Dir(), p.Abs, p.Display)
 		if walkErr == nil && len(batch) > 0 {
-			walkErr = flush()
+			yield(batch)
+			batch = nil
 		}
-		for _, cd := range batch {
-			cd.letGo() // the walk failed with these not yet offered
-		}
-	}()
-
-	var err error
-	for j := range order {
-		if err != nil {
-			continue // draining: the searchers finish what they hold
-		}
-		for _, r := range <-j.done {
-			if err = g.ctx.Err(); err == nil {
-				_, err = g.take(r)
-			}
-			if err != nil {
-				cancel()
-				break
-			}
-		}
+		letGoAll(batch) // the walk failed with these not yet offered
 	}
-	searchers.Wait()
+	next, stop := iter.Pull(batches)
+	pool := &grepPool{g: g, ctx: ctx, cancel: cancel, next: next, batchSize: batchSize, done: map[int][]fileResult{}}
+	pool.cond.L = &pool.mu
+	var workers sync.WaitGroup
+	for range n - 1 {
+		workers.Go(pool.work)
+	}
+	pool.work()
+	workers.Wait()
+	stop() // lets go of the files the walk holds, when take stopped it early
+	err := pool.err
 	if err == nil {
 		err = walkErr
 	}
 	return err
+}
+
+func letGoAll(cds []candidate) {
+	for _, cd := range cds {
+		cd.letGo()
+	}
+}
+
+// testHookClaimed, set only by tests, is told the files in flight after
+// every claim, with the pool's lock held.
+var testHookClaimed func(inFlight int)
+
+// grepPool is the state the workers of one directory grep share.
+type grepPool struct {
+	g         *grepper
+	ctx       context.Context // the searches', cancelled once take is done
+	cancel    context.CancelFunc
+	batchSize int
+
+	// mu guards everything below, and the walk: next is called, and the
+	// walk's coroutine runs, with mu held. take runs with mu held.
+	mu   sync.Mutex
+	cond sync.Cond // signalled when a batch is taken, the walk ends or take stops
+	// next claims the walk's next batch; false once the walk is over.
+	next     func() ([]candidate, bool)
+	walked   bool                 // next has returned false
+	claimed  int                  // batches claimed so far, numbered from 0 in walk order
+	taken    int                  // batches taken so far: the next to take is number taken
+	inFlight int                  // files claimed and not yet taken, at most grepInFlight
+	done     map[int][]fileResult // batches searched and not yet taken, by number
+	err      error                // what stopped take: errStop, a failure or cancellation
+}
+
+// work claims and searches batches until the walk is over or take stops,
+// taking every batch it finds ready in order.
+func (p *grepPool) work() {
+	buf := readBuffers.Get().(*[]byte)
+	defer readBuffers.Put(buf)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.err == nil && !p.walked {
+		if p.inFlight+p.batchSize > grepInFlight {
+			p.cond.Wait() // the window is full: the oldest batch is still being searched
+			continue
+		}
+		cds, ok := p.next()
+		if !ok {
+			p.walked = true
+			p.cond.Broadcast()
+			break
+		}
+		seq := p.claimed
+		p.claimed++
+		p.inFlight += len(cds)
+		if testHookClaimed != nil {
+			testHookClaimed(p.inFlight)
+		}
+		p.mu.Unlock()
+		rs := make([]fileResult, len(cds))
+		for i, cd := range cds {
+			rs[i] = p.g.search(p.ctx, cd, nil, buf)
+		}
+		p.mu.Lock()
+		p.done[seq] = rs
+		p.takeReadyLocked()
+	}
+}
+
+// takeReadyLocked takes the batches that are back, in order, from the
+// oldest not yet taken; a batch still being searched stops it, and its
+// worker takes it and those after it when it hands it back.
+func (p *grepPool) takeReadyLocked() {
+	for p.err == nil {
+		rs, ok := p.done[p.taken]
+		if !ok {
+			break
+		}
+		delete(p.done, p.taken)
+		p.taken++
+		p.inFlight -= len(rs)
+		for i := range rs {
+			err := p.g.ctx.Err()
+			if err == nil {
+				_, err = p.g.take(&rs[i])
+			}
+			if err != nil {
+				p.err = err
+				p.cancel()
+				break
+			}
+		}
+	}
+	p.cond.Broadcast()
 }

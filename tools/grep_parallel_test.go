@@ -234,3 +234,28 @@ func TestGrepLargeFilesBinaryProbe(t *testing.T) {
 		e.failure("grep", `{"pattern":"hit","path":"bin.dat"}`, CodeNotText)
 	}
 }
+
+// While one worker searches a slow file, the others claim no more than
+// the window of grepInFlight files past it: the results waiting for take
+// stay bounded however far the walk could run ahead.
+func TestGrepPoolWindow(t *testing.T) {
+	lim := config.DefaultLimits()
+	lim.GrepThreads = 4
+	e := newProdEnv(t, lim)
+	// No prefilter for [a-z][0-9]: the regexp runs over all 8 MB of the
+	// first file, for tens of milliseconds.
+	e.put("a/slow.txt", strings.Repeat("abc def ghi jkl mno pqr stu\n", 300000))
+	for i := range 400 {
+		e.put(fmt.Sprintf("b/d%03d/f.txt", i), "no match here\n")
+	}
+	peak := 0
+	testHookClaimed = func(n int) { peak = max(peak, n) }
+	defer func() { testHookClaimed = nil }()
+	r := e.grep(`{"pattern":"[a-z][0-9]"}`)
+	if r.FilesSearched != 401 {
+		t.Errorf("%d files searched, want 401", r.FilesSearched)
+	}
+	if peak > grepInFlight || peak < grepInFlight/2 {
+		t.Errorf("at most %d files were in flight; want the window filled, and never past %d", peak, grepInFlight)
+	}
+}

@@ -153,6 +153,9 @@ type walker struct {
 	// once, at once or later on any goroutine, whatever it returns.
 	visit func(candidate) error
 
+	// scratch is listDir's memory, reused by every directory of the walk.
+	scratch dirScratch
+
 	// global holds the patterns of the user's global excludes file
 	// (ignore.GlobalFile), which apply inside a git repository.
 	global []ignore.Pattern
@@ -238,7 +241,7 @@ func (w *walker) dir(fd int, abs, display, rel string, parts []string) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := listDir(fd)
+	entries, err := listDir(fd, &w.scratch)
 	if err != nil {
 		return nil // an unreadable directory holds nothing we can search
 	}

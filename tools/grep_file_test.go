@@ -1,0 +1,301 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// countingSource counts the calls a search makes on a file.
+type countingSource struct {
+	grepSource
+	reads, stats, maps int
+}
+
+func (c *countingSource) Read(p []byte) (int, error) {
+	c.reads++
+	return c.grepSource.Read(p)
+}
+
+func (c *countingSource) stat() (int64, bool, error) {
+	c.stats++
+	return c.grepSource.stat()
+}
+
+func (c *countingSource) mapping(size int64) ([]byte, error) {
+	c.maps++
+	return c.grepSource.mapping(size)
+}
+
+// newTestGrepper is a content-mode grepper for pattern with lim, outside
+// any executor.
+func newTestGrepper(t *testing.T, pattern string, lim config.Limits) *grepper {
+	t.Helper()
+	m, err := newLineMatcher(pattern, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &grepper{ctx: context.Background(), c: &Call{Limits: lim}, m: m, mode: grepContent, max: lim.MaxGrepMatches}
+}
+
+// searchCounted searches the file name in dir as a walk would offer it and
+// returns the result with the calls it made.
+func searchCounted(t *testing.T, g *grepper, dir, name string) (*fileResult, *countingSource) {
+	t.Helper()
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	f, err := openAt(fd, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	src := &countingSource{grepSource: f}
+	var buf []byte
+	r := g.search(context.Background(), candidate{dirAbs: dir, dirDisplay: ".", name: name}, src, &buf)
+	return &r, src
+}
+
+// A file smaller than firstRead costs one read and no stat unless it is
+// shown; a larger one is stat'ed for its size before it is read on, and
+// not read on when its first bytes are binary; one of mapMin bytes or more
+// is mapped after its first read instead of read on.
+func TestGrepReadCalls(t *testing.T) {
+	dir := t.TempDir()
+	filler := strings.Repeat("filler line of text\n", 10000) // 200 KB
+	files := map[string]string{
+		"small-miss.txt": "nothing here\n",
+		"small-hit.txt":  "a needle\n",
+		"crlf-miss.txt":  "\xEF\xBB\xBFnothing\r\nhere\r\n",
+		"exact.txt":      strings.Repeat("x", firstRead-1) + "\n",
+		"large-miss.txt": filler,
+		"large-hit.txt":  filler + "needle\n",
+		"large-bin.dat":  "\x00" + filler + "needle\n",
+		"huge-miss.txt":  filler + filler,
+		"huge-hit.txt":   filler + "a needle\r\n" + filler,
+		"huge-bin.dat":   "\x00" + filler + filler,
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := newTestGrepper(t, "needle", config.DefaultLimits())
+	for _, c := range []struct {
+		name               string
+		reads, stats, maps int
+		count              int
+		skip               string
+	}{
+		{"small-miss.txt", 1, 0, 0, 0, ""},
+		{"small-hit.txt", 1, 1, 0, 1, ""},
+		{"crlf-miss.txt", 1, 0, 0, 0, ""},
+		{"exact.txt", 2, 1, 0, 0, ""}, // the second read finds the end
+		{"large-miss.txt", 2, 1, 0, 0, ""},
+		{"large-hit.txt", 2, 1, 0, 1, ""},
+		{"large-bin.dat", 1, 1, 0, 0, CodeNotText},
+		{"huge-miss.txt", 1, 1, 1, 0, ""},
+		{"huge-hit.txt", 1, 1, 1, 1, ""},
+		{"huge-bin.dat", 1, 1, 0, 0, CodeNotText},
+	} {
+		r, src := searchCounted(t, g, dir, c.name)
+		var skip string
+		if r.skip != nil {
+			skip = r.skip.Code
+		}
+		if src.reads != c.reads || src.stats != c.stats || src.maps != c.maps || r.count != c.count || skip != c.skip || !r.searched {
+			t.Errorf("%s: %d reads, %d stats, %d maps, %d matches, skip %q, searched %v; want %d, %d, %d, %d, %q, true",
+				c.name, src.reads, src.stats, src.maps, r.count, skip, r.searched, c.reads, c.stats, c.maps, c.count, c.skip)
+		}
+		if c.name == "huge-hit.txt" && (len(r.matches) != 1 || r.matches[0].Line != 10001 || r.matches[0].Text != "a needle" || !r.hasText) {
+			t.Errorf("huge-hit.txt: matches %+v, text kept %v", r.matches, r.hasText)
+		}
+	}
+}
+
+// A FIFO put where the walk listed a regular file is never shown: the
+// file is stat'ed before anything found in it is recorded.
+func TestGrepNeverShowsAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe.txt")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("cannot make a FIFO here: %v", err)
+	}
+	g := newTestGrepper(t, "needle", config.DefaultLimits())
+
+	// No writer: the open does not block and the read finds nothing.
+	if r, _ := searchCounted(t, g, dir, "pipe.txt"); r.count != 0 || r.file != nil {
+		t.Errorf("a FIFO without a writer: %d matches, file %v", r.count, r.file)
+	}
+
+	// A writer with a matching line pending: the match is not shown.
+	w, err := os.OpenFile(fifo, os.O_RDWR, 0) // read-write: never blocks
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.WriteString("a needle\n"); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := searchCounted(t, g, dir, "pipe.txt")
+	if r.file != nil || r.skip == nil || r.skip.Code != CodeNotAFile {
+		t.Errorf("a FIFO holding a match: file %v, skip %v; want it skipped as %s", r.file, r.skip, CodeNotAFile)
+	}
+}
+
+// FuzzGrepRawBytes: a walked file is searched in its raw bytes before it
+// is decoded, and found to match exactly where its decoded text does:
+// the lines of a match are the oracle's on the decoded text, whatever the
+// BOM and line endings; a file that is not text is never shown.
+func FuzzGrepRawBytes(f *testing.F) {
+	for _, s := range [][2]string{
+		{"needle", "needle\r\n"},
+		{"needle", "needle\r\nhay\r\nneedle"},
+		{"needle", "\xEF\xBB\xBFneedle first\r\nbeta\r\nneedle again\r\n"},
+		{"^needle$", "\xEF\xBB\xBFneedle\r\nneedle \r\n"},
+		{`e\r`, "e\r\ne\rx\n"},
+		{`a\s+b`, "a\r\nb\na \rb\r\n"},
+		{"\ufeffx", "\xEF\xBB\xBFx\n\xEF\xBB\xBFx\r\n"},
+		{"needle", "needle \xe9\r\n"},
+		{"needle", "needle\x00\r\n"},
+		{`(?i)NEEDLE`, "\r\rneedle\r\n"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, raw string) {
+		if len(pattern) > 64 || len(raw) > 4096 {
+			return
+		}
+		re, err := regexp.Compile("(?m)" + pattern)
+		if err != nil {
+			return
+		}
+		g := newTestGrepperOrSkip(t, pattern)
+		if g == nil {
+			return
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(raw), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, _ := searchCounted(t, g, dir, "f.txt")
+		text, derr := workspace.Decode([]byte(raw))
+		if derr != nil {
+			if r.count > 0 && r.skip == nil && r.notText == nil {
+				t.Fatalf("%q in %q: a file that is not text shows %d matches", pattern, raw, r.count)
+			}
+			return
+		}
+		var got []int
+		for _, m := range r.matches {
+			got = append(got, m.Line)
+		}
+		if want := oracleLines(re, text.Body); !slices.Equal(got, want) {
+			t.Fatalf("%q in %q: lines %v, oracle %v", pattern, raw, got, want)
+		}
+	})
+}
+
+// newTestGrepperOrSkip is newTestGrepper for a pattern that grep may
+// refuse (a newline in it): nil then.
+func newTestGrepperOrSkip(t *testing.T, pattern string) *grepper {
+	if _, err := newLineMatcher(pattern, false); err != nil {
+		return nil
+	}
+	lim := config.DefaultLimits()
+	lim.MaxGrepMatches, lim.MaxResultBytes = 1<<20, 1<<30 // every line of a fuzzed file
+	return newTestGrepper(t, pattern, lim)
+}
+
+// truncatingSource truncates its file to nothing once it has mapped it,
+// as another process may while a search reads the mapping.
+type truncatingSource struct {
+	grepSource
+	path string
+}
+
+func (s truncatingSource) mapping(size int64) ([]byte, error) {
+	m, err := s.grepSource.mapping(size)
+	if err == nil {
+		err = os.Truncate(s.path, 0)
+	}
+	return m, err
+}
+
+// A mapped file truncated while it is searched faults past its new end:
+// the search reports it changed and the daemon goes on.
+func TestGrepMappedFileTruncated(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "shrinks.txt")
+	if err := os.WriteFile(path, []byte(strings.Repeat("filler line of text\n", 2*mapMin/20)+"needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g := newTestGrepper(t, "needle", config.DefaultLimits())
+	var buf []byte
+	r := g.search(context.Background(), candidate{dirAbs: dir, dirDisplay: ".", name: "shrinks.txt"}, truncatingSource{osSource{f}, path}, &buf)
+	if r.skip == nil || r.skip.Code != CodeToolFailed || !strings.Contains(r.skip.Message, "truncated") || r.file != nil {
+		t.Errorf("a file truncated under its mapping: skip %v, file %v", r.skip, r.file)
+	}
+}
+
+// openAt opens one name in a directory: never a name cut short at a NUL
+// byte, never through a symlink, and names up to the 255 bytes a name may
+// have.
+func TestOpenAtNames(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("n", 255)
+	for _, name := range []string{"a", long} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("a", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{{"a", true}, {long, true}, {"a\x00b", false}, {"link", false}, {"missing", false}, {long + "n", false}} {
+		f, err := openAt(fd, c.name)
+		if err == nil {
+			f.Close()
+		}
+		if (err == nil) != c.ok {
+			t.Errorf("openAt %.20q: error %v, want success %v", c.name, err, c.ok)
+		}
+	}
+}
+
+// A file the model names is told apart as not text even when the pattern
+// cannot match it: the raw-bytes shortcut is the walk's only.
+func TestGrepNamedBinaryFileWithoutAMatch(t *testing.T) {
+	e := newProdEnv(t, config.DefaultLimits())
+	e.put("nul.txt", "abc\x00def\n")
+	e.put("crlf-latin1.txt", "caf\xe9\r\n")
+	e.failure("grep", `{"pattern":"zzz","path":"nul.txt"}`, CodeNotText)
+	e.failure("grep", `{"pattern":"zzz","path":"crlf-latin1.txt"}`, CodeNotText)
+	if r := e.grep(`{"pattern":"zzz"}`); r.FilesSearched != 2 || len(r.Files) != 0 {
+		t.Errorf("a walk: %d searched, files %v", r.FilesSearched, r.Files)
+	}
+}
