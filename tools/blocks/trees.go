@@ -199,6 +199,8 @@ func (t *Trees) get(ctx context.Context, rq request) (*lease, failure, string) {
 	}
 	var from *lease
 	switch {
+	case rq.lang.fromScratch:
+		// Parsed in full, with no tree to parse from (languages.go).
 	case rq.hasBase && rq.base != rq.text:
 		// A base that cannot be parsed leaves a parse from scratch.
 		from, _, _ = t.get(ctx, request{path: rq.path, lang: rq.lang, text: rq.base, keep: true, backstop: rq.backstop})
