@@ -3,9 +3,12 @@ package blocks
 import (
 	"context"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 )
 
 // nearer prefers the text whose difference from the new one adds or
@@ -184,4 +187,57 @@ func TestSyntaxKeptTreeConcurrent(t *testing.T) {
 	if syn.last != nil {
 		t.Fatal("a tree is still kept after Release")
 	}
+}
+
+// FuzzSyntaxChecks: a repair's run of checks on any text in any grammar,
+// each candidate one edit from the text or from the candidate before
+// (script: per candidate, which of the two, where, how much to delete,
+// which snippet to insert), answers as parses from scratch do.
+func FuzzSyntaxChecks(f *testing.F) {
+	archives, _ := filepath.Glob("testdata/*.txtar")
+	for _, path := range archives {
+		ar, err := txtar.ParseFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range ar.Files {
+			for i, p := range fuzzPaths {
+				if languageFor(p, "") == languageFor(file.Name, string(file.Data)) {
+					f.Add(string(file.Data), uint8(i), []byte{0, 9, 2, 4, 1, 30, 0, 5})
+				}
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, base string, lang uint8, script []byte) {
+		if len(base) > 16<<10 || len(script) > 64 {
+			return
+		}
+		path := fuzzPaths[int(lang)%len(fuzzPaths)]
+		trees := mustTrees(t, 64<<20)
+		syn, err := trees.NewSyntax(context.Background(), path, base, defaultLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer syn.Release()
+		scratch, err := NewSyntax(path, base, defaultLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := base
+		for i := 0; i+3 < len(script); i += 4 {
+			from := base
+			if script[i]%2 == 1 {
+				from = last
+			}
+			at := runeBoundary(from, int(script[i+1])*len(from)/256)
+			end := runeBoundary(from, min(len(from), at+int(script[i+2]%32)))
+			text := from[:at] + snippets[int(script[i+3])%len(snippets)] + from[end:]
+			sup, clean := syn.Check(text)
+			wsup, wclean := scratch.Check(text)
+			if sup != wsup || clean != wclean {
+				t.Fatalf("candidate %d of %s: %.300q checked (%v, %v), from scratch (%v, %v)", i/4, path, text, sup, clean, wsup, wclean)
+			}
+			last = text
+		}
+	})
 }
