@@ -241,3 +241,59 @@ func FuzzSyntaxChecks(f *testing.F) {
 		}
 	})
 }
+
+// On the shared corpus's TypeScript files, a repair's kinds of candidate
+// (a line deleted, a range replaced by another line, a line inserted),
+// each from the file or from the candidate before, checked through the
+// tree cache answer as parses from scratch do.
+func TestCorpusSyntaxChecksEqualFullParses(t *testing.T) {
+	files := corpusFiles(t, "ts-edit-fixtures/fixtures/*/input/*.ts")
+	checks, dirty := 0, 0
+	for _, path := range files {
+		base := loadText(t, path)
+		lines := strings.SplitAfter(base, "\n")
+		if len(lines) < 3 {
+			continue
+		}
+		trees := mustTrees(t, 64<<20)
+		syn, err := trees.NewSyntax(context.Background(), path, base, defaultLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scratch, err := NewSyntax(path, base, defaultLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(len(base)), 11))
+		from := lines
+		for range 8 {
+			i := rng.IntN(len(from) - 1)
+			var next []string
+			switch rng.IntN(3) {
+			case 0: // a line deleted
+				next = append(append(next, from[:i]...), from[i+1:]...)
+			case 1: // lines i..i+1 replaced by another line of the file
+				next = append(append(append(next, from[:i]...), lines[rng.IntN(len(lines))]), from[i+2:]...)
+			default: // a line of the file inserted
+				next = append(append(append(next, from[:i]...), lines[rng.IntN(len(lines))]), from[i:]...)
+			}
+			text := strings.Join(next, "")
+			sup, clean := syn.Check(text)
+			wsup, wclean := scratch.Check(text)
+			if sup != wsup || clean != wclean {
+				t.Fatalf("%s: %.300q checked (%v, %v), from scratch (%v, %v)", path, text, sup, clean, wsup, wclean)
+			}
+			checks++
+			if !clean {
+				dirty++
+			}
+			if rng.IntN(2) == 0 {
+				from = next
+			} else {
+				from = lines
+			}
+		}
+		syn.Release()
+	}
+	t.Logf("%d checks on %d files, %d of them of texts with errors", checks, len(files), dirty)
+}

@@ -1,6 +1,7 @@
 package hashline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -98,7 +99,39 @@ type repairCase struct {
 	useResolver bool
 }
 
+// run runs the case twice, with its checks parsed from scratch and
+// through a tree cache (parsed incrementally, as the daemon parses them):
+// both must give the case's answer.
 func (tc repairCase) run(t *testing.T) {
+	t.Helper()
+	var syn Syntax
+	if tc.path != "" {
+		syn = treeSitter(t, tc.path, tc.input)
+	}
+	tc.runWith(t, syn)
+	if tc.path != "" {
+		tc.runWith(t, cachedTreeSitter(t, tc.path, tc.input))
+	}
+}
+
+// cachedTreeSitter is treeSitter with its checks served by a tree cache
+// of its own.
+func cachedTreeSitter(t testing.TB, path, text string) Syntax {
+	t.Helper()
+	lim := config.DefaultLimits()
+	trees, err := blocks.NewTrees(lim.MaxParseTreeBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(trees.Close)
+	s, err := trees.NewSyntax(context.Background(), path, text, lim.MaxBlockParseBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (tc repairCase) runWith(t *testing.T, syn Syntax) {
 	t.Helper()
 	env := Env{}
 	if tc.regs != nil {
@@ -107,10 +140,6 @@ func (tc repairCase) run(t *testing.T) {
 			r.m[k] = v
 		}
 		env.Registers = r
-	}
-	var syn Syntax
-	if tc.path != "" {
-		syn = treeSitter(t, tc.path, tc.input)
 	}
 	if tc.useResolver {
 		r, err := blocks.NewResolver(tc.path, tc.input, config.DefaultLimits().MaxBlockParseBytes)
