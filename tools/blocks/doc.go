@@ -79,10 +79,16 @@
 // incrementally from the tree of the version before, so tree-sitter
 // reparses only the region the edit changed (textedit.go). A repair's
 // syntax checks (Trees.NewSyntax) parse every candidate incrementally
-// from the current text's tree the same way. An incremental parse finds
-// a text clean exactly when a full parse does and, on a clean text,
-// builds the same tree (TestIncrementalParseEqualsFullParse); it is
-// bounded and guarded like any other parse. Texts over the configured limit
+// the same way, from the current text's tree or from the last
+// candidate's, whichever is nearer (two candidates that both lack a
+// closer share the reparse of everything after it). An incremental
+// parse finds a text clean exactly when a full parse does and, on a
+// clean text, builds the same tree (TestIncrementalParseEqualsFullParse,
+// TestSyntaxChainedChecksEqualFullParses), in every grammar but bash,
+// whose incremental parse was seen to find an error a full parse does
+// not: bash is parsed from scratch, each version still once
+// (TestFromScratchGrammars). An incremental parse is bounded and guarded
+// like any other. Texts over the configured limit
 // (config.Limits.MaxBlockParseBytes) are never parsed, and Close frees the
 // tree. A parse is bounded in time: by the context the resolver or the
 // syntax checker was made with (NewResolverContext, NewSyntaxContext),

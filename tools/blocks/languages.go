@@ -64,6 +64,13 @@ type language struct {
 	// guard, when set, is run before every parse and refuses a text the
 	// grammar is known to crash on, with the reason (guard.go).
 	guard func(text string) string
+	// fromScratch: an incremental parse in this grammar was seen to
+	// answer differently from a full parse of the same text, so the
+	// tree cache parses every version of a file in it from scratch
+	// (trees.go); it still parses each version once. Bash: after an
+	// edit that joins "else" to a following "<", the incremental tree
+	// has an error and the full one none (TestFromScratchGrammars).
+	fromScratch bool
 }
 
 // refuse is the guard's reason for not parsing text, "" when it may be
@@ -83,7 +90,7 @@ var ecmaAttached = []string{"decorator"}
 // languages is every grammar, by the name host.info reports. jsx is
 // JavaScript's grammar (which parses JSX) under the contract's name.
 var languages = map[string]*language{
-	"bash":       {name: "bash", grammar: bash.GetLanguage},
+	"bash":       {name: "bash", grammar: bash.GetLanguage, fromScratch: true},
 	"css":        {name: "css", grammar: css.GetLanguage},
 	"html":       {name: "html", grammar: html.GetLanguage},
 	"javascript": {name: "javascript", grammar: javascript.GetLanguage, attached: ecmaAttached},

@@ -3,6 +3,7 @@ package blocks
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 )
 
@@ -19,9 +20,13 @@ import (
 // A Syntax made by NewSyntax holds no tree between calls: each Check
 // parses from scratch, answers and frees the tree. One made by
 // Trees.NewSyntax parses the file's current text once (or finds it
-// cached) and every candidate incrementally from that tree, so a repair's
-// checks cost little more than one parse. Either is safe for concurrent
-// use.
+// cached) and every candidate incrementally, so a repair's checks cost
+// little more than one parse: from that tree, or from the tree of the
+// last candidate checked when the candidate is nearer to it (two
+// candidates that both lack a closer share the reparse of everything
+// after it). It keeps that one uncached tree between checks, until the
+// next check replaces it or Release frees it. Either is safe for
+// concurrent use.
 type Syntax struct {
 	ctx      context.Context // bounds every parse: the edit call's parse time
 	trees    *Trees          // nil: every check parses from scratch
@@ -30,6 +35,12 @@ type Syntax struct {
 	lang     *language // nil: no grammar for this file type
 	maxBytes int64
 	spent    atomic.Bool // a check was cut short by ctx
+
+	// mu guards last, the tree of the last text checked other than base
+	// (not cached, owned by the Syntax), nil when there is none. A check
+	// takes it out while it parses, so no two parses share it.
+	mu   sync.Mutex
+	last *lease
 }
 
 // NewSyntax prepares syntax checks for the file at path whose current
@@ -82,15 +93,54 @@ func (s *Syntax) Check(text string) (supported, clean bool) {
 	if int64(len(s.base)) <= s.maxBytes {
 		rq.base, rq.hasBase = s.base, true
 	}
+	if s.trees != nil {
+		rq.near = s.swapLast(nil)
+	}
 	l, why, _ := s.trees.get(s.ctx, rq)
 	if why == spent || why == timeout {
 		s.spent.Store(true)
 	}
 	if l == nil {
+		s.keepLast(rq.near)
 		return false, false
 	}
-	defer l.release()
-	return true, !l.tree.RootNode().HasError()
+	clean = !l.tree.RootNode().HasError()
+	if s.trees != nil && l.e == nil && text != s.base {
+		s.keepLast(l)
+		rq.near.release()
+	} else {
+		l.release()
+		s.keepLast(rq.near)
+	}
+	return true, clean
+}
+
+// swapLast makes l the tree kept between checks and returns the one it
+// replaces, now the caller's.
+func (s *Syntax) swapLast(l *lease) *lease {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.last
+	s.last = l
+	return old
+}
+
+// keepLast makes l the tree kept between checks, freeing the one a
+// concurrent check may have kept meanwhile.
+func (s *Syntax) keepLast(l *lease) {
+	if l == nil {
+		return
+	}
+	s.swapLast(l).release()
+}
+
+// Release frees the tree the Syntax keeps between checks. The Syntax
+// stays usable: the next check parses from the current text's tree.
+// Boundary repair calls it when its search is done.
+func (s *Syntax) Release() {
+	if s != nil {
+		s.swapLast(nil).release()
+	}
 }
 
 // Spent reports whether a Check answered unsupported because it ran out

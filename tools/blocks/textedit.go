@@ -153,3 +153,32 @@ func pointAt(text string, from int, at sitter.Point, to int) sitter.Point {
 	}
 	return sitter.Point{Row: at.Row + uint32(rows), Column: uint32(len(seg) - strings.LastIndexByte(seg, '\n') - 1)}
 }
+
+// nearer reports whether new is nearer to a than to b, for an
+// incremental parse of new from the tree of one of them: fewer lines
+// added or removed in the regions that differ, then fewer bytes changed.
+// A reparse costs least when the structure around the change stays as it
+// was, and a line added or removed (a closer, an opener) is what most
+// often moves it; a changed line most often keeps it. Ties go to b.
+func nearer(a, b, new string) bool {
+	al, ab := distance(a, new)
+	bl, bb := distance(b, new)
+	return al < bl || al == bl && ab < bb
+}
+
+// distance is what editsBetween(old, new) changes: the lines added or
+// removed, summed over its regions, and the bytes of old and new in them.
+func distance(old, new string) (lines, bytes int) {
+	if old == new {
+		return 0, 0
+	}
+	var regions []region
+	changedRegions(old, new, region{0, len(old), 0, len(new)}, splitDepth, &regions)
+	for _, r := range regions {
+		o, n := old[r.oldStart:r.oldEnd], new[r.newStart:r.newEnd]
+		d := strings.Count(o, "\n") - strings.Count(n, "\n")
+		lines += max(d, -d)
+		bytes += len(o) + len(n)
+	}
+	return lines, bytes
+}

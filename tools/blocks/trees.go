@@ -101,6 +101,7 @@ type Trees struct {
 type TreeStats struct {
 	Hits        int   // the version's tree was cached
 	Incremental int   // parsed from an earlier version's tree
+	Near        int   // of those, parsed from a repair's last candidate's tree (Syntax)
 	Full        int   // parsed from scratch
 	Evicted     int   // trees evicted
 	Bytes       int64 // treeCost of every tree not yet freed
@@ -178,6 +179,10 @@ type request struct {
 	// the path's newest cached tree in the same grammar, if any.
 	base    string
 	hasBase bool
+	// near, when not nil, is another tree the caller holds (a repair's
+	// last candidate), parsed from instead of base's when its text is
+	// nearer to text (nearer). get copies it and leaves it to the caller.
+	near *lease
 	// keep caches the tree of text.
 	keep     bool
 	backstop time.Duration
@@ -197,8 +202,21 @@ func (t *Trees) get(ctx context.Context, rq request) (*lease, failure, string) {
 	if l := t.lend(rq); l != nil {
 		return l, parsed, ""
 	}
+	if rq.near != nil && rq.near.text == rq.text && !rq.keep {
+		return &lease{tree: rq.near.tree.Copy(), text: rq.text}, parsed, ""
+	}
 	var from *lease
+	fromNear := false
 	switch {
+	case rq.lang.fromScratch:
+		// Parsed in full, with no tree to parse from (languages.go).
+	case rq.near != nil && (!rq.hasBase || nearer(rq.near.text, rq.base, rq.text)):
+		// A repair's candidates differ from one another in a few lines;
+		// one that removes what the last one removed, or breaks what it
+		// broke, reuses more of its tree than of the base's. Either
+		// gives the answer a full parse gives (in every grammar not
+		// parsed from scratch), so only the time differs.
+		from, fromNear = &lease{tree: rq.near.tree.Copy(), text: rq.near.text}, true
 	case rq.hasBase && rq.base != rq.text:
 		// A base that cannot be parsed leaves a parse from scratch.
 		from, _, _ = t.get(ctx, request{path: rq.path, lang: rq.lang, text: rq.base, keep: true, backstop: rq.backstop})
@@ -226,6 +244,9 @@ func (t *Trees) get(ctx context.Context, rq request) (*lease, failure, string) {
 	t.mu.Lock()
 	if old != nil {
 		t.stats.Incremental++
+		if fromNear {
+			t.stats.Near++
+		}
 	} else {
 		t.stats.Full++
 	}

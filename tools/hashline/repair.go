@@ -17,7 +17,10 @@ import (
 // checker); this package never parses source code. A Syntax whose checks
 // share the edit call's parse time may also have a method Spent() bool,
 // true once a check answered unsupported because that time ran out:
-// repair then stops its search and says so in a warning.
+// repair then stops its search and says so in a warning. One that keeps
+// something between checks (a parse tree to parse the next candidate
+// from) may have a method Release(), which repair calls once its search
+// is done.
 type Syntax interface {
 	Check(text string) (supported, clean bool)
 }
@@ -37,6 +40,7 @@ func Repair(lines []string, ir IR, syn Syntax) (IR, []string, error) {
 func RepairText(text Text, ir IR, syn Syntax) (IR, []string, error) {
 	s := &search{text: text, ir: ir, syn: syn}
 	out, acts, notes, err := s.run()
+	release(syn)
 	if err != nil {
 		return IR{}, nil, wholeCall(len(ir.Sources), err)
 	}
@@ -82,6 +86,7 @@ type replacement struct {
 // against exactly what was reported.
 func repair(lines []string, ir IR, syn Syntax) (IR, []action, []string, error) {
 	s := &search{text: Lines(lines), ir: ir, syn: syn}
+	defer release(syn)
 	return s.run()
 }
 

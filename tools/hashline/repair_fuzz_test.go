@@ -3,6 +3,7 @@ package hashline
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -229,6 +230,24 @@ func FuzzRepair(f *testing.F) {
 
 // fuzzRepairCase builds one file and edit from data and checks it.
 func fuzzRepairCase(t *testing.T, data []byte) ([]action, error) {
+	lines, ops, grammar := fuzzRepairInput(data)
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	var syn Syntax
+	switch grammar {
+	case 1:
+		syn = balanceSyntax{}
+	case 2:
+		syn = treeSitter(t, "f.ts", "")
+	}
+	return checkRepair(t, lines, ops, syn)
+}
+
+// fuzzRepairInput builds one file and edit of range PUTs from data, and
+// picks a grammar: 0 none, 1 balanceSyntax, 2 TypeScript. No file: no
+// lines.
+func fuzzRepairInput(data []byte) (lines []string, ops string, grammar int) {
 	{
 		c := &chooser{b: data}
 		var lines []string
@@ -242,7 +261,7 @@ func fuzzRepairCase(t *testing.T, data []byte) ([]action, error) {
 		}
 		n := len(lines)
 		if n == 0 {
-			return nil, nil
+			return nil, "", 0
 		}
 		var ops strings.Builder
 		next := 1
@@ -280,13 +299,46 @@ func fuzzRepairCase(t *testing.T, data []byte) ([]action, error) {
 				ops.WriteString("+" + row + "\n")
 			}
 		}
-		var syn Syntax
-		switch c.next(3) {
-		case 1:
-			syn = balanceSyntax{}
-		case 2:
-			syn = treeSitter(t, "f.ts", "")
-		}
-		return checkRepair(t, lines, ops.String(), syn)
+		return lines, ops.String(), c.next(3)
 	}
+}
+
+// FuzzRepairTreeCache: a repair whose checks go through a tree cache (each
+// candidate parsed incrementally, from the file's tree or from the last
+// candidate's, as the daemon parses them) gives exactly the answer of one
+// whose checks parse every text from scratch, after the same checks.
+func FuzzRepairTreeCache(f *testing.F) {
+	f.Add([]byte{8, 0, 4, 1, 6, 2, 1, 3, 2, 0, 0, 1, 1, 2})
+	f.Add([]byte{12, 4, 0, 6, 4, 1, 6, 6, 1, 1, 2, 3, 4, 5, 6, 7})
+	f.Add([]byte{1, 2, 1, 0, 1, 2, 0, 1, 1, 0, 2, 2, 1, 2, 0, 1, 2, 2})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines, ops, _ := fuzzRepairInput(data)
+		if len(lines) == 0 {
+			return
+		}
+		p, err := Parse(ops, Limits{})
+		if err != nil {
+			return
+		}
+		ir, err := Lower(p, len(lines), Limits{})
+		if err == nil {
+			ir, err = Expand(ir, lines, nil)
+		}
+		if err == nil {
+			err = Validate(ir)
+		}
+		if err != nil {
+			return
+		}
+		base := wholeText(lines)
+		scratch := &countingSyntax{Syntax: treeSitter(t, "f.ts", base)}
+		cached := &countingSyntax{Syntax: cachedTreeSitter(t, "f.ts", base)}
+		out, acts, notes, err := repair(lines, ir, scratch)
+		cout, cacts, cnotes, cerr := repair(lines, ir, cached)
+		if fmt.Sprint(err) != fmt.Sprint(cerr) || !slices.Equal(applied(lines, out), applied(lines, cout)) ||
+			!slices.EqualFunc(acts, cacts, func(a, b action) bool { return a == b }) || !slices.Equal(notes, cnotes) || scratch.n != cached.n {
+			t.Fatalf("%q on %q: from scratch %d checks, %+v, %q, %v; through the cache %d checks, %+v, %q, %v",
+				ops, lines, scratch.n, acts, notes, err, cached.n, cacts, cnotes, cerr)
+		}
+	})
 }

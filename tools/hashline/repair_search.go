@@ -76,6 +76,14 @@ func spent(syn Syntax) bool {
 	return ok && sp.Spent()
 }
 
+// release lets syn free what it keeps between checks (a Syntax may
+// implement Release(); see Syntax).
+func release(syn Syntax) {
+	if r, ok := syn.(interface{ Release() }); ok {
+		r.Release()
+	}
+}
+
 // build returns the IR with every restated row dropped and the given rows
 // kept. A kept row loses its delete, and the body moves to stay on the
 // right side of it: after a kept first row, before a kept last row.

@@ -1,6 +1,7 @@
 package hashline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -34,6 +35,10 @@ func (c *countingSyntax) Check(text string) (bool, bool) {
 	c.n++
 	return c.Syntax.Check(text)
 }
+
+// Release passes repair's release on, so a tree the checker keeps
+// between checks is freed where the daemon frees it.
+func (c *countingSyntax) Release() { release(c.Syntax) }
 
 // setSyntax is a grammar under which exactly the listed texts parse, for
 // rules that need a text to parse or not regardless of any real language.
@@ -94,7 +99,39 @@ type repairCase struct {
 	useResolver bool
 }
 
+// run runs the case twice, with its checks parsed from scratch and
+// through a tree cache (parsed incrementally, as the daemon parses them):
+// both must give the case's answer.
 func (tc repairCase) run(t *testing.T) {
+	t.Helper()
+	var syn Syntax
+	if tc.path != "" {
+		syn = treeSitter(t, tc.path, tc.input)
+	}
+	tc.runWith(t, syn)
+	if tc.path != "" {
+		tc.runWith(t, cachedTreeSitter(t, tc.path, tc.input))
+	}
+}
+
+// cachedTreeSitter is treeSitter with its checks served by a tree cache
+// of its own.
+func cachedTreeSitter(t testing.TB, path, text string) Syntax {
+	t.Helper()
+	lim := config.DefaultLimits()
+	trees, err := blocks.NewTrees(lim.MaxParseTreeBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(trees.Close)
+	s, err := trees.NewSyntax(context.Background(), path, text, lim.MaxBlockParseBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (tc repairCase) runWith(t *testing.T, syn Syntax) {
 	t.Helper()
 	env := Env{}
 	if tc.regs != nil {
@@ -103,10 +140,6 @@ func (tc repairCase) run(t *testing.T) {
 			r.m[k] = v
 		}
 		env.Registers = r
-	}
-	var syn Syntax
-	if tc.path != "" {
-		syn = treeSitter(t, tc.path, tc.input)
 	}
 	if tc.useResolver {
 		r, err := blocks.NewResolver(tc.path, tc.input, config.DefaultLimits().MaxBlockParseBytes)
@@ -692,6 +725,53 @@ func TestReauthored(t *testing.T) {
 		}
 		if got := reauthored(Lines(lines), from, tt.at, tt.body); got != tt.want {
 			t.Errorf("%s: reauthored = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// releasingSyntax is a setSyntax that counts the checks made after it
+// was released, and the releases.
+type releasingSyntax struct {
+	setSyntax
+	released, late int
+}
+
+func (r *releasingSyntax) Check(text string) (bool, bool) {
+	if r.released > 0 {
+		r.late++
+	}
+	return r.setSyntax.Check(text)
+}
+
+func (r *releasingSyntax) Release() { r.released++ }
+
+// Repair releases a checker that keeps something between checks (a
+// parse tree) once its search is done, whether it repaired, refused or
+// had nothing to check, and checks nothing after that.
+func TestRepairReleasesTheChecker(t *testing.T) {
+	input := "if (a) {\n  x();\n}\nif (b) {\n  y();\n}\n"
+	lines, _ := splitText(input)
+	keepFirst := "if (a) {\n  x();\n  X();\n}\nif (b) {\n  y();\n  Y();\n"
+	keepSecond := "if (a) {\n  x();\n  X();\nif (b) {\n  y();\n  Y();\n}\n"
+	for _, tc := range []struct {
+		name, ops string
+		parse     []string
+		err       bool
+	}{
+		{"a closer kept", "PUT 3.=3:\n+  X();\nPUT 6.=6:\n+  Y();", []string{wholeText(lines), keepFirst}, false},
+		{"a tie refused", "PUT 3.=3:\n+  X();\nPUT 6.=6:\n+  Y();", []string{wholeText(lines), keepFirst, keepSecond}, true},
+		{"nothing to check", "PUT 2.=2:\n+  z();", nil, false},
+	} {
+		syn := &releasingSyntax{setSyntax: setSyntax{}}
+		for _, p := range tc.parse {
+			syn.setSyntax[p] = true
+		}
+		o := runRepair(t, input, tc.ops, Env{}, syn)
+		if (o.err != nil) != tc.err {
+			t.Errorf("%s: got %q, %v", tc.name, o.got, o.err)
+		}
+		if syn.released != 1 || syn.late != 0 {
+			t.Errorf("%s: released %d times, %d checks after it; want once, after the last check", tc.name, syn.released, syn.late)
 		}
 	}
 }
