@@ -1,6 +1,10 @@
 package hashline
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
 
 // Validate enforces the anchoring rules of edit-contract §7.3 on an IR,
 // before or after Expand: every line exists, ranges run forwards, no two
@@ -21,7 +25,6 @@ func Validate(ir IR) error {
 
 func validate(ir IR) error {
 	lim := ir.Limits.orDefault()
-	n := ir.NumLines
 	for _, e := range ir.Edits {
 		if err := ir.checkEdit(e); err != nil {
 			return err
@@ -30,6 +33,16 @@ func validate(ir IR) error {
 	if c := countLines(ir.Edits); c > lim.MaxExpandedLines {
 		return amplification(lim, 0, fmt.Sprintf("%d in all", c))
 	}
+	if ir.anchorsApart() {
+		return nil
+	}
+	return ir.firstConflict()
+}
+
+// firstConflict finds, in edit order, the first line or gap two ops
+// both take, as the maps of what is taken fill up, and explains it.
+func (ir IR) firstConflict() error {
+	n := ir.NumLines
 	consumed := map[int]int{} // original line -> the op that consumes it
 	for _, e := range ir.Edits {
 		start, end, ok := consumes(e)
@@ -76,6 +89,80 @@ func validate(ir IR) error {
 		}
 	}
 	return nil
+}
+
+// owner is an original line, or a gap, and the op that takes it.
+type owner struct{ at, src int }
+
+// anchorsApart reports whether firstConflict finds nothing: no line is
+// consumed by two ops, no gap is inserted into by two, no insert sits
+// next to a line an op consumes, and each replacement body stands on a
+// line its own op deletes. It decides that from two sorted lists, one
+// allocation, rather than from maps filled edit by edit; an edit that
+// fails pays for both. The edits' lines are bounded by the expansion
+// cap, which the caller checked.
+func (ir IR) anchorsApart() bool {
+	nc, ng := 0, 0
+	for _, e := range ir.Edits {
+		if start, end, ok := consumes(e); ok {
+			nc += end - start + 1
+		} else if _, ok := inserts(e); ok {
+			ng++
+		}
+	}
+	buf := make([]owner, nc+ng)
+	consumed, gaps := buf[:0:nc], buf[nc:nc]
+	for _, e := range ir.Edits {
+		if start, end, ok := consumes(e); ok {
+			for l := start; l <= end; l++ {
+				consumed = append(consumed, owner{l, e.Src})
+			}
+		} else if c, ok := inserts(e); ok && c.Pos != PosAt {
+			gaps = append(gaps, owner{gapOf(c, ir.NumLines), e.Src})
+		}
+	}
+	if shared(consumed) || shared(gaps) {
+		return false
+	}
+	for _, e := range ir.Edits {
+		c, ok := inserts(e)
+		if !ok {
+			continue
+		}
+		src, taken := ownerOf(consumed, c.Line)
+		switch c.Pos {
+		case PosAt:
+			if !taken || src != e.Src {
+				return false
+			}
+		case PosBefore, PosAfter:
+			if taken {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// shared sorts list and reports whether two ops take one place in it.
+func shared(list []owner) bool {
+	slices.SortFunc(list, func(a, b owner) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.src, b.src)) })
+	for i := 1; i < len(list); i++ {
+		if list[i].at == list[i-1].at && list[i].src != list[i-1].src {
+			return true
+		}
+	}
+	return false
+}
+
+// ownerOf returns the op that takes place at in a sorted list no two ops
+// share.
+func ownerOf(list []owner, at int) (src int, ok bool) {
+	i, ok := slices.BinarySearchFunc(list, at, func(o owner, at int) int { return cmp.Compare(o.at, at) })
+	if !ok {
+		return 0, false
+	}
+	return list[i].src, true
 }
 
 // checkEdit checks one edit's lines against the text.
