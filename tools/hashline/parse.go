@@ -102,7 +102,7 @@ func (p *parser) line(ln int, s string, bodyFollows bool) error {
 	if s[0] == '[' && !p.takesBody() {
 		return p.section(ln, s)
 	}
-	text := strings.TrimRight(s, " \t")
+	text := trimBlanksRight(s)
 	h, ok := lexHeader(text)
 	// Inside a body, a row in the wrong letter case is only taken for a
 	// header when its locator reads cleanly; otherwise it is a context row.
@@ -311,7 +311,19 @@ func (p *parser) stray(ln int, s string) error {
 		"%q is neither an op header nor a body row; headers start with PUT, CUT, REM or MV (for example PUT 3.=4:), and body rows start with '+'", q)
 }
 
-func isBlank(s string) bool { return strings.Trim(s, " \t") == "" }
+// isBlank reports whether s holds only blanks (spaces and tabs). Every
+// ops line is tested, so it is a plain loop, not strings.Trim with a
+// cutset.
+func isBlank(s string) bool { return len(trimBlanksRight(s)) == 0 }
+
+// trimBlanksRight is strings.TrimRight(s, " \t") for the parser's hot
+// path.
+func trimBlanksRight(s string) string {
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
 
 // clip shortens a quoted ops line so an error stays readable.
 func clip(s string) string {
