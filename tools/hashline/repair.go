@@ -187,16 +187,23 @@ func replacements(ir IR) []replacement {
 			at[e.Src+1]++
 		}
 	}
-	var out []replacement
+	candidates := 0
+	for _, s := range ir.Sources {
+		if inScope(s) {
+			candidates++
+		}
+	}
+	out := make([]replacement, 0, candidates)
 	var dels []int
 	ins := make([]int, 0, len(order))
 	for src, s := range ir.Sources {
-		if !strings.HasPrefix(s.Header, "PUT ") || !strings.HasSuffix(s.Header, ":") {
+		if !inScope(s) {
 			continue
 		}
 		r := replacement{src: src}
 		ok := true
-		dels, mark := dels[:0], len(ins)
+		dels = dels[:0]
+		mark := len(ins)
 		for _, i := range order[at[src]:at[src+1]] {
 			e := &ir.Edits[i]
 			switch {
@@ -222,7 +229,12 @@ func replacements(ir IR) []replacement {
 		}
 		out = append(out, r)
 	}
-	return out
+	return orNil(out)
+}
+
+// inScope reports whether an op's header is a PUT with body rows.
+func inScope(s Source) bool {
+	return strings.HasPrefix(s.Header, "PUT ") && strings.HasSuffix(s.Header, ":")
 }
 
 // echoes finds the body rows of r that exactly restate the line just
