@@ -316,11 +316,18 @@ func (p *parser) stray(ln int, s string) error {
 // cutset.
 func isBlank(s string) bool { return len(trimBlanksRight(s)) == 0 }
 
-// trimBlanksRight is strings.TrimRight(s, " \t") for the parser's hot
-// path.
+// trimBlanksRight and trimBlanksLeft are strings.TrimRight and TrimLeft
+// with the cutset " \t", for the parser's hot path.
 func trimBlanksRight(s string) string {
 	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
 		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func trimBlanksLeft(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
 	}
 	return s
 }
