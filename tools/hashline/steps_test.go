@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/hostd-dev/hostd/internal/benchkit"
 )
@@ -49,6 +50,14 @@ func TestStepsAllocatePerCallNotPerOp(t *testing.T) {
 		if got := testing.AllocsPerRun(20, tt.run); got > tt.max {
 			t.Errorf("%s: %v allocations for 50 ops, want at most %v", tt.step, got, tt.max)
 		}
+	}
+}
+
+// TestEditHasNoPaddingToSpare: an IR holds an Edit per line an edit
+// touches, and every step copies them; the one-byte fields share a word.
+func TestEditHasNoPaddingToSpare(t *testing.T) {
+	if size := unsafe.Sizeof(Edit{}); size > 120 {
+		t.Errorf("an Edit is %d bytes; keep Kind and Block side by side (120 bytes on 64-bit)", size)
 	}
 }
 
