@@ -1,8 +1,8 @@
 package hashline
 
 import (
-	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -91,34 +91,37 @@ func (ir IR) firstConflict() error {
 	return nil
 }
 
-// owner is an original line, or a gap, and the op that takes it.
-type owner struct{ at, src int }
-
 // anchorsApart reports whether firstConflict finds nothing: no line is
 // consumed by two ops, no gap is inserted into by two, no insert sits
 // next to a line an op consumes, and each replacement body stands on a
-// line its own op deletes. It decides that from two sorted lists, one
-// allocation, rather than from maps filled edit by edit; an edit that
-// fails pays for both. The edits' lines are bounded by the expansion
-// cap, which the caller checked.
+// line its own op deletes. It decides that from two sorted lists of
+// place-and-op keys in one allocation, rather than from maps filled edit
+// by edit; an edit that fails pays for both. The edits' lines are
+// bounded by the expansion cap, which the caller checked.
 func (ir IR) anchorsApart() bool {
+	if uint64(ir.NumLines)+1 > math.MaxUint32 {
+		return false // places beyond a key's 32 bits: firstConflict decides
+	}
 	nc, ng := 0, 0
 	for _, e := range ir.Edits {
+		if uint64(e.Src) > math.MaxUint32 {
+			return false
+		}
 		if start, end, ok := consumes(e); ok {
 			nc += end - start + 1
 		} else if _, ok := inserts(e); ok {
 			ng++
 		}
 	}
-	buf := make([]owner, nc+ng)
+	buf := make([]uint64, nc+ng)
 	consumed, gaps := buf[:0:nc], buf[nc:nc]
 	for _, e := range ir.Edits {
 		if start, end, ok := consumes(e); ok {
 			for l := start; l <= end; l++ {
-				consumed = append(consumed, owner{l, e.Src})
+				consumed = append(consumed, placeKey(l, e.Src))
 			}
 		} else if c, ok := inserts(e); ok && c.Pos != PosAt {
-			gaps = append(gaps, owner{gapOf(c, ir.NumLines), e.Src})
+			gaps = append(gaps, placeKey(gapOf(c, ir.NumLines), e.Src))
 		}
 	}
 	if shared(consumed) || shared(gaps) {
@@ -144,25 +147,32 @@ func (ir IR) anchorsApart() bool {
 	return true
 }
 
-// shared sorts list and reports whether two ops take one place in it.
-func shared(list []owner) bool {
-	slices.SortFunc(list, func(a, b owner) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.src, b.src)) })
-	for i := 1; i < len(list); i++ {
-		if list[i].at == list[i-1].at && list[i].src != list[i-1].src {
+// placeKey packs a place (a line or a gap, from 1) and the op taking it
+// into one key that sorts by place, then op.
+func placeKey(at, src int) uint64 { return uint64(at)<<32 | uint64(src) }
+
+// shared sorts keys and reports whether two ops take one place.
+func shared(keys []uint64) bool {
+	slices.Sort(keys)
+	for i := 1; i < len(keys); i++ {
+		if keys[i]>>32 == keys[i-1]>>32 && keys[i] != keys[i-1] {
 			return true
 		}
 	}
 	return false
 }
 
-// ownerOf returns the op that takes place at in a sorted list no two ops
+// ownerOf returns the op that takes place at in sorted keys no two ops
 // share.
-func ownerOf(list []owner, at int) (src int, ok bool) {
-	i, ok := slices.BinarySearchFunc(list, at, func(o owner, at int) int { return cmp.Compare(o.at, at) })
-	if !ok {
+func ownerOf(keys []uint64, at int) (src int, ok bool) {
+	if at < 1 {
 		return 0, false
 	}
-	return list[i].src, true
+	i, _ := slices.BinarySearch(keys, placeKey(at, 0))
+	if i == len(keys) || keys[i]>>32 != uint64(at) {
+		return 0, false
+	}
+	return int(uint32(keys[i])), true
 }
 
 // checkEdit checks one edit's lines against the text.
