@@ -112,10 +112,10 @@ func (x Index) run(from, to int) string {
 	return x.raw[x.start(from):x.start(to+1)]
 }
 
-// endLen is the byte length of line n's ending: 0 for a last line
-// without a newline, 2 for CRLF, 1 for LF.
-func (x Index) endLen(n int) int {
-	l := x.run(n, n)
+// endLen is the byte length of the ending of the last line in run, one
+// or more whole lines with their endings: 0 for a last line without a
+// newline, 2 for CRLF, 1 for LF.
+func endLen(l string) int {
 	switch {
 	case !strings.HasSuffix(l, "\n"):
 		return 0
@@ -146,14 +146,14 @@ func (t Text) EncodeRows(x Index, rows []string, copies []Copy, final bool) []by
 	if t.BOM {
 		pieces = append(pieces, utf8BOM)
 	}
-	endLen := -1 // the ending length of the last line written; -1 before any
+	ending := -1 // the ending length of the last line written; -1 before any
 	r := 0       // the next row
 	row := func() {
-		if endLen == 0 {
+		if ending == 0 {
 			pieces = append(pieces, eol) // an old last line without a newline is no longer last
 		}
 		pieces = append(pieces, stringBytes(rows[r]), eol)
-		endLen = len(eol)
+		ending = len(eol)
 		r++
 	}
 	next := 1 // the next new line
@@ -164,11 +164,12 @@ func (t Text) EncodeRows(x Index, rows []string, copies []Copy, final bool) []by
 		for ; next < c.New; next++ {
 			row()
 		}
-		if endLen == 0 {
+		if ending == 0 {
 			pieces = append(pieces, eol)
 		}
-		pieces = append(pieces, stringBytes(x.run(c.Old, c.Old+c.N-1)))
-		endLen = x.endLen(c.Old + c.N - 1)
+		run := x.run(c.Old, c.Old+c.N-1)
+		pieces = append(pieces, stringBytes(run))
+		ending = endLen(run)
 		next += c.N
 	}
 	for r < len(rows) {
@@ -176,14 +177,14 @@ func (t Text) EncodeRows(x Index, rows []string, copies []Copy, final bool) []by
 	}
 	switch {
 	case next == 1 && r == 0: // no lines
-	case final && endLen == 0:
+	case final && ending == 0:
 		pieces = append(pieces, eol)
-	case !final && endLen > 0:
+	case !final && ending > 0:
 		last := &pieces[len(pieces)-1]
-		if len(*last) == endLen {
+		if len(*last) == ending {
 			pieces = pieces[:len(pieces)-1] // a row's ending
 		} else {
-			*last = (*last)[:len(*last)-endLen]
+			*last = (*last)[:len(*last)-ending]
 		}
 	}
 	return bytes.Join(pieces, nil)

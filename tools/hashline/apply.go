@@ -47,13 +47,11 @@ type Result struct {
 	Resolutions []Resolution // copied from the IR, for the result echo
 }
 
-// placed is an insert with its sort key.
+// placed is an insert's sort key; the insert is IR.Edits[seq].
 type placed struct {
-	gap    int // the original line it precedes; n+1 for the end
-	rank   int // 0 for a gap insert, 1 for a replacement body at that line
-	seq    int // IR order, which keeps body rows in order
-	text   string
-	origin int // Edit.Origin
+	gap  int // the original line it precedes; n+1 for the end
+	seq  int // IR order, which keeps body rows in order
+	rank int // 0 for a gap insert, 1 for a replacement body at that line
 }
 
 // Apply builds the new text from the original lines and an expanded,
@@ -83,8 +81,15 @@ func ApplyText(text Text, ir IR) (Result, error) {
 		return Result{}, fail(CodeInvalidArgument, 0, 0,
 			"the text has %d lines but the edit was lowered for %d; lower it again for this text", n, ir.NumLines)
 	}
-	var ins []placed
-	var dels []int
+	// Both lists are sized once from a count of the edits.
+	nIns := 0
+	for _, e := range ir.Edits {
+		if e.Kind == KindInsert {
+			nIns++
+		}
+	}
+	ins := make([]placed, 0, nIns)
+	dels := make([]int, 0, len(ir.Edits)-nIns)
 	for i, e := range ir.Edits {
 		src := ir.source(e.Src)
 		switch e.Kind {
@@ -97,7 +102,7 @@ func ApplyText(text Text, ir IR) (Result, error) {
 			if err := checkCursor(src, e.Cursor, n); err != nil {
 				return Result{}, err
 			}
-			p := placed{gap: gapOf(e.Cursor, n), seq: i, text: e.Text, origin: e.Origin}
+			p := placed{gap: gapOf(e.Cursor, n), seq: i}
 			if e.Cursor.Pos == PosAt {
 				p.rank = 1
 			}
@@ -132,7 +137,8 @@ func ApplyText(text Text, ir IR) (Result, error) {
 			cur = next
 		}
 		for ; i < len(ins) && ins[i].gap == cur; i++ {
-			b.insert(ins[i].text, ins[i].origin)
+			e := &ir.Edits[ins[i].seq]
+			b.insert(e.Text, e.Origin)
 		}
 		if cur > n {
 			break
@@ -158,8 +164,10 @@ type builder struct {
 	rows    []string
 	changed []Region
 	copies  []Copy
-	cur     *Region
-	pieces  []Piece
+	// cur is the region being built while inRegion is set.
+	cur      Region
+	inRegion bool
+	pieces   []Piece
 }
 
 func (b *builder) result(ir IR) Result {
@@ -189,16 +197,16 @@ func (b *builder) piece(from, count int) {
 }
 
 func (b *builder) open() {
-	if b.cur == nil {
-		b.cur = &Region{Start: b.n + 1}
+	if !b.inRegion {
+		b.cur, b.inRegion = Region{Start: b.n + 1}, true
 	}
 }
 
 func (b *builder) flush() {
-	if b.cur != nil {
+	if b.inRegion {
 		b.cur.End = b.n
-		b.changed = append(b.changed, *b.cur)
-		b.cur = nil
+		b.changed = append(b.changed, b.cur)
+		b.inRegion = false
 	}
 }
 

@@ -73,8 +73,11 @@ func (e *Error) Unwrap() error { return sentinels[e.Code] }
 // them was applied. A model that sees one op rejected otherwise tends to
 // assume the others landed and never resends them.
 func wholeCall(nOps int, err error) error {
+	if err == nil || nOps <= 1 {
+		return err // before e, which escapes: a step that succeeds allocates nothing here
+	}
 	var e *Error
-	if nOps > 1 && errors.As(err, &e) && e.Code != CodeNoChange {
+	if errors.As(err, &e) && e.Code != CodeNoChange {
 		e.Message += fmt.Sprintf(". None of the %d ops of this call was applied: fix this one and send them all again", nOps)
 	}
 	return err

@@ -60,12 +60,13 @@ func expand(ir IR, text Text, regs Registers) (IR, error) {
 		return ir, nil // only inserts and deletes: nothing to expand
 	}
 	out := ir
-	out.Edits = make([]Edit, 0, len(ir.Edits))
+	size, cuts := expandedSize(ir.Edits, lim.MaxExpandedLines)
+	out.Edits = make([]Edit, 0, size)
 	out.Resolutions = slices.Clone(ir.Resolutions)
 	out.Captures = slices.Clone(ir.Captures)
 	budget := lim.MaxExpandedLines
-	var anon []*anonCapture
-	var lastAnon *anonCapture // the register's current content
+	anon := make([]anonCapture, 0, cuts)
+	lastAnon := -1 // the register's current content: an index into anon
 	named := map[string][]string{}
 	namedFrom := map[string]int{} // the first original line of each capture of this call
 	for _, e := range ir.Edits {
@@ -81,9 +82,8 @@ func expand(ir IR, text Text, regs Registers) (IR, error) {
 				return IR{}, err
 			}
 			if e.Register == "" {
-				c := &anonCapture{src: e.Src, opsLine: src.OpsLine, start: e.Start, end: e.End}
-				anon = append(anon, c)
-				lastAnon = c
+				anon = append(anon, anonCapture{src: e.Src, opsLine: src.OpsLine, start: e.Start, end: e.End})
+				lastAnon = len(anon) - 1
 			} else {
 				if regs == nil {
 					return IR{}, noRegisters(src, e.Register)
@@ -101,10 +101,11 @@ func expand(ir IR, text Text, regs Registers) (IR, error) {
 			var content []string
 			from := 0 // the original line content starts at; 0 for another call's capture
 			if e.Register == "" {
-				c, err := anonContent(src, anon, lastAnon)
+				k, err := anonContent(src, anon, lastAnon)
 				if err != nil {
 					return IR{}, err
 				}
+				c := anon[k]
 				content, from = linesOf(text, c.start, c.end), c.start
 				if err := checkCapture(lim, ir.source(c.src), content); err != nil {
 					return IR{}, err
@@ -146,34 +147,58 @@ func expand(ir IR, text Text, regs Registers) (IR, error) {
 	return out, nil
 }
 
-// anonContent picks the anonymous capture a paste reads.
-func anonContent(src Source, anon []*anonCapture, last *anonCapture) (*anonCapture, error) {
-	var pending []*anonCapture
-	for _, c := range anon {
+// expandedSize is how many edits expanding edits makes, short only of
+// the rows pastes add, and how many of them are CUTs. It counts no more
+// than limit for a span, which the expansion refuses anyway.
+func expandedSize(edits []Edit, limit int) (size, cuts int) {
+	for _, e := range edits {
+		size++
+		switch {
+		case e.Kind == KindCut:
+			cuts++
+			size += max(min(e.End-e.Start, limit), 0)
+		case e.IsSpanPaste():
+			size += max(min(e.End-e.Start, limit), 0)
+		}
+	}
+	return min(size, len(edits)+limit), cuts
+}
+
+// anonContent picks the anonymous capture a paste reads, marking it
+// pasted: an index into anon, where last is the latest (-1: none).
+func anonContent(src Source, anon []anonCapture, last int) (int, error) {
+	pending, first := 0, -1
+	for i, c := range anon {
 		if !c.pasted {
-			pending = append(pending, c)
+			if pending++; first < 0 {
+				first = i
+			}
 		}
 	}
 	switch {
-	case len(pending) == 1:
-		pending[0].pasted = true
-		return pending[0], nil
-	case len(pending) > 1:
-		return nil, fail(CodeRegisterAmbiguous, src.OpsLine, 0,
+	case pending == 1:
+		anon[first].pasted = true
+		return first, nil
+	case pending > 1:
+		return -1, fail(CodeRegisterAmbiguous, src.OpsLine, 0,
 			"%q pastes the anonymous register, but %d CUTs above it (ops lines %s) captured into it and none was pasted, so which one is meant is ambiguous. Name the registers: CUT N.=M @a, CUT K.=L @b, then paste with PUT >X @a",
-			src.Header, len(pending), opsLines(pending))
-	case last != nil:
+			src.Header, pending, opsLines(anon))
+	case last >= 0:
 		return last, nil
 	}
-	return nil, fail(CodeRegisterEmpty, src.OpsLine, 0,
+	return -1, fail(CodeRegisterEmpty, src.OpsLine, 0,
 		"%q pastes the anonymous register, but no CUT above it in this call captured anything (ops are read top to bottom for cut and paste, though their line numbers all refer to the original file). Put the CUT op above the paste",
 		src.Header)
 }
 
-func opsLines(cs []*anonCapture) string {
+// opsLines lists the ops lines of the captures not yet pasted.
+func opsLines(cs []anonCapture) string {
 	s := ""
-	for i, c := range cs {
-		if i > 0 {
+	for _, c := range cs {
+		if c.pasted {
+			continue
+		}
+		if s != "" {
 			s += ", "
 		}
 		s += fmt.Sprint(c.opsLine)

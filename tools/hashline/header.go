@@ -146,7 +146,7 @@ func (h *rawHeader) lexEOF(rest string) {
 }
 
 func (h *rawHeader) lexLineOp(rest string) {
-	s := strings.TrimLeft(rest, " \t")
+	s := trimBlanksLeft(rest)
 	if s == "" {
 		h.note(h.verb+" needs a locator: N.=M (lines N to M), N* (a block), <N, >N or >$ (a gap)", false)
 		return
@@ -163,7 +163,7 @@ func (h *rawHeader) lexLineOp(rest string) {
 	h.checkLocator()
 
 	t := s[used:]
-	afterLoc := strings.TrimLeft(t, " \t")
+	afterLoc := trimBlanksLeft(t)
 	spaceBefore := len(afterLoc) < len(t)
 	t = afterLoc
 	if strings.HasPrefix(t, ":") && spaceBefore {
@@ -171,7 +171,7 @@ func (h *rawHeader) lexLineOp(rest string) {
 	}
 	if strings.HasPrefix(t, ":") {
 		h.colon = true
-		t = strings.TrimLeft(t[1:], " \t")
+		t = trimBlanksLeft(t[1:])
 	}
 	if strings.HasPrefix(t, "@") {
 		m := 1
@@ -188,10 +188,10 @@ func (h *rawHeader) lexLineOp(rest string) {
 		case !spaceBefore:
 			h.note("write one space between the locator and @"+h.reg, true)
 		}
-		t = strings.TrimLeft(t[m:], " \t")
+		t = trimBlanksLeft(t[m:])
 		if strings.HasPrefix(t, ":") {
 			h.colon = true
-			t = strings.TrimLeft(t[1:], " \t")
+			t = trimBlanksLeft(t[1:])
 		}
 	}
 	if t != "" {

@@ -56,16 +56,16 @@ const (
 
 // Edit is one IR entry. Which fields matter depends on Kind.
 type Edit struct {
-	Kind Kind
+	Kind  Kind
+	Block BlockMode // KindBlock; beside Kind, so the two bytes share a word
 	// Src indexes IR.Sources: the op this edit came from.
 	Src        int
-	Cursor     Cursor    // KindInsert, gap KindPaste
-	Text       string    // KindInsert
-	Line       int       // KindDelete; the opener line of KindBlock
-	Start, End int       // KindCut, span KindPaste
-	Register   string    // KindCut, KindPaste, KindBlock; "" is the anonymous register
-	Block      BlockMode // KindBlock
-	Body       []string  // KindBlock with BlockPut or BlockPutAfter
+	Cursor     Cursor   // KindInsert, gap KindPaste
+	Text       string   // KindInsert
+	Line       int      // KindDelete; the opener line of KindBlock
+	Start, End int      // KindCut, span KindPaste
+	Register   string   // KindCut, KindPaste, KindBlock; "" is the anonymous register
+	Body       []string // KindBlock with BlockPut or BlockPutAfter
 	// Origin is, for a KindInsert that Expand made from a capture of this
 	// call, the original line the row copies; 0 for a row the model wrote
 	// or one pasted from a register an earlier call filled. It lets the

@@ -21,9 +21,10 @@ func lower(p *Patch, numLines int, lim Limits) (IR, error) {
 	if p == nil {
 		return ir, nil
 	}
-	// Check everything first, then allocate the edits once: at most one
-	// per line of the budget that the checks just bounded.
-	budget := lim.MaxExpandedLines
+	// Check everything first, then allocate the edits once, exactly as
+	// many as lowerOp makes: no more than the budget the checks just
+	// bounded, plus one per op.
+	budget, edits := lim.MaxExpandedLines, 0
 	for _, op := range p.Ops {
 		if err := checkLocator(op, numLines); err != nil {
 			return IR{}, err
@@ -35,14 +36,28 @@ func lower(p *Patch, numLines int, lim Limits) (IR, error) {
 		if budget -= size; budget < 0 {
 			return IR{}, amplification(lim, op.Line, fmt.Sprintf("%q alone is %d lines", op.Header, size))
 		}
+		edits += editsOf(op)
 	}
 	ir.Sources = make([]Source, len(p.Ops))
-	ir.Edits = make([]Edit, 0, lim.MaxExpandedLines-budget+len(p.Ops))
+	ir.Edits = make([]Edit, 0, edits)
 	for i, op := range p.Ops {
 		ir.Sources[i] = Source{OpsLine: op.Line, Header: op.Header}
 		ir.Edits = lowerOp(ir.Edits, op, i)
 	}
 	return ir, nil
+}
+
+// editsOf is the number of edits lowerOp makes of op: one for a block op,
+// a CUT or a paste, which later steps expand; a delete per line and an
+// insert per row for the rest.
+func editsOf(op Op) int {
+	switch {
+	case op.Loc.IsBlock() || op.Kind == OpCut || op.IsPaste():
+		return 1
+	case op.Loc.Kind == LocRange:
+		return op.Loc.End - op.Loc.Start + 1 + len(op.Body)
+	}
+	return len(op.Body)
 }
 
 func lowerOp(out []Edit, op Op, src int) []Edit {

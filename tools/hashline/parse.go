@@ -52,12 +52,22 @@ type parser struct {
 	hdrLn int       // and its ops line
 	nOps  int
 	seen  bool // a non-blank line has been read
+	// rows is where the current op's body rows start in lines: each row
+	// is rewritten there without its '+', and the body is that stretch
+	// of lines, so an op's rows cost no allocation of their own.
+	rows int
 }
 
 func (p *parser) run() (*Patch, error) {
-	for i := range p.lines {
-		p.lines[i] = strings.TrimSuffix(p.lines[i], "\r")
+	headers := 0 // an upper bound of the op headers, to size Ops once
+	for i, l := range p.lines {
+		l = strings.TrimSuffix(l, "\r")
+		p.lines[i] = l
+		if l != "" && l[0] != '+' && l[0] != '[' {
+			headers++
+		}
 	}
+	p.patch.Ops = make([]Op, 0, min(headers, p.lim.MaxOpsPerCall))
 	last := len(p.lines) - 1
 	for last >= 0 && isBlank(p.lines[last]) {
 		last--
@@ -92,7 +102,7 @@ func (p *parser) line(ln int, s string, bodyFollows bool) error {
 	if s[0] == '[' && !p.takesBody() {
 		return p.section(ln, s)
 	}
-	text := strings.TrimRight(s, " \t")
+	text := trimBlanksRight(s)
 	h, ok := lexHeader(text)
 	// Inside a body, a row in the wrong letter case is only taken for a
 	// header when its locator reads cleanly; otherwise it is a context row.
@@ -168,7 +178,13 @@ func (p *parser) header(ln int, text string, h rawHeader, bodyFollows bool) erro
 // bodyRow handles a '+' row: the final text of one line of a PUT body.
 func (p *parser) bodyRow(ln int, s string) error {
 	if p.takesBody() {
-		p.op.Body = append(p.op.Body, s[1:])
+		// Rows of one op are consecutive lines: anything between them
+		// ends the body or fails.
+		if len(p.op.Body) == 0 {
+			p.rows = ln - 1
+		}
+		p.lines[ln-1] = s[1:]
+		p.op.Body = p.lines[p.rows:ln:ln]
 		return nil
 	}
 	switch p.kind {
@@ -295,7 +311,26 @@ func (p *parser) stray(ln int, s string) error {
 		"%q is neither an op header nor a body row; headers start with PUT, CUT, REM or MV (for example PUT 3.=4:), and body rows start with '+'", q)
 }
 
-func isBlank(s string) bool { return strings.Trim(s, " \t") == "" }
+// isBlank reports whether s holds only blanks (spaces and tabs). Every
+// ops line is tested, so it is a plain loop, not strings.Trim with a
+// cutset.
+func isBlank(s string) bool { return len(trimBlanksRight(s)) == 0 }
+
+// trimBlanksRight and trimBlanksLeft are strings.TrimRight and TrimLeft
+// with the cutset " \t", for the parser's hot path.
+func trimBlanksRight(s string) string {
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func trimBlanksLeft(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	return s
+}
 
 // clip shortens a quoted ops line so an error stays readable.
 func clip(s string) string {

@@ -171,45 +171,75 @@ func (s *search) run() (IR, []action, []string, error) {
 // accepts only canonical headers, and a canonical PUT header ends with
 // ':' exactly when the model wrote body rows under it (§7.1).
 func replacements(ir IR) []replacement {
-	var out []replacement
-	bySrc := make([][]int, len(ir.Sources)) // each source's edits, in IR order
-	for i, e := range ir.Edits {
-		if e.Src >= 0 && e.Src < len(bySrc) {
-			bySrc[e.Src] = append(bySrc[e.Src], i)
+	n := len(ir.Sources)
+	// Each source's edits in IR order, grouped in one list by a counting
+	// sort: source s's are order[at[s]:at[s+1]]. The body rows of every
+	// replacement are stretches of one list too, so finding them costs a
+	// few allocations for any number of ops.
+	at := make([]int, n+2)
+	for _, e := range ir.Edits {
+		if e.Src >= 0 && e.Src < n {
+			at[e.Src+2]++
 		}
 	}
+	for s := 2; s < len(at); s++ {
+		at[s] += at[s-1]
+	}
+	order := make([]int, at[n+1])
+	for i, e := range ir.Edits {
+		if e.Src >= 0 && e.Src < n {
+			order[at[e.Src+1]] = i
+			at[e.Src+1]++
+		}
+	}
+	candidates := 0
+	for _, s := range ir.Sources {
+		if inScope(s) {
+			candidates++
+		}
+	}
+	out := make([]replacement, 0, candidates)
+	var dels []int
+	ins := make([]int, 0, len(order))
 	for src, s := range ir.Sources {
-		if !strings.HasPrefix(s.Header, "PUT ") || !strings.HasSuffix(s.Header, ":") {
+		if !inScope(s) {
 			continue
 		}
 		r := replacement{src: src}
 		ok := true
-		var dels []int
-		for _, i := range bySrc[src] {
-			e := ir.Edits[i]
+		dels = dels[:0]
+		mark := len(ins)
+		for _, i := range order[at[src]:at[src+1]] {
+			e := &ir.Edits[i]
 			switch {
 			case e.Kind == KindDelete:
 				dels = append(dels, e.Line)
 			case e.Kind == KindInsert && e.Cursor.Pos == PosAt:
-				r.ins = append(r.ins, i)
+				ins = append(ins, i)
 			default:
 				ok = false // a gap insert: not a replacement
 			}
 		}
+		r.ins = ins[mark:len(ins):len(ins)]
 		if !ok || len(dels) == 0 || len(r.ins) == 0 {
+			ins = ins[:mark]
 			continue
 		}
 		slices.Sort(dels)
 		r.start, r.end = dels[0], dels[len(dels)-1]
-		if r.end-r.start+1 != len(slices.Compact(dels)) {
-			continue // not one contiguous range
-		}
-		if slices.ContainsFunc(r.ins, func(i int) bool { return ir.Edits[i].Cursor.Line != r.start }) {
+		if r.end-r.start+1 != len(slices.Compact(dels)) || // not one contiguous range
+			slices.ContainsFunc(r.ins, func(i int) bool { return ir.Edits[i].Cursor.Line != r.start }) {
+			ins = ins[:mark]
 			continue
 		}
 		out = append(out, r)
 	}
-	return out
+	return orNil(out)
+}
+
+// inScope reports whether an op's header is a PUT with body rows.
+func inScope(s Source) bool {
+	return strings.HasPrefix(s.Header, "PUT ") && strings.HasSuffix(s.Header, ":")
 }
 
 // echoes finds the body rows of r that exactly restate the line just
@@ -248,7 +278,16 @@ type neighbours struct {
 }
 
 func neighboursOf(ir IR, n int) neighbours {
-	nb := neighbours{consumed: map[int]bool{}, inserts: map[int]int{}}
+	// The maps are sized once, from what the edits can put in them.
+	lines, gaps := 0, 0
+	for _, e := range ir.Edits {
+		if s, en, ok := consumes(e); ok {
+			lines += max(en-s+1, 0)
+		} else if _, ok := inserts(e); ok {
+			gaps++
+		}
+	}
+	nb := neighbours{consumed: make(map[int]bool, lines), inserts: make(map[int]int, gaps)}
 	for _, e := range ir.Edits {
 		if s, en, ok := consumes(e); ok {
 			for l := s; l <= en; l++ {

@@ -37,11 +37,35 @@ func linesOf(t Text, from, to int) []string {
 // NewLines builds the new text of a Result from the Text it was applied
 // to: the Copies, read from t, and the Rows between them. t must be the
 // text given to ApplyText or RunText.
+//
+// The lines are built in one allocation of the exact size, each run of
+// rows and of original lines copied into it whole.
 func (r Result) NewLines(t Text) []string {
-	out := make([]string, 0, r.numLines())
-	r.walk(t, 0, r.numLines(), func(s string) { out = append(out, s) },
-		func(from, to int) { out = append(out, linesOf(t, from, to)...) })
+	out := make([]string, r.numLines())
+	k, i := 0, 0 // the next new line (0-based); the next row
+	for _, c := range r.Copies {
+		if c.N <= 0 {
+			continue
+		}
+		rows := max(c.New-1-k, 0) // the rows before this run
+		k += copy(out[k:], r.Rows[i:i+rows])
+		i += rows
+		k += copyLines(out[k:k+c.N], t, c.Old)
+	}
+	copy(out[k:], r.Rows[i:])
 	return out
+}
+
+// copyLines copies the original lines from, from+1, ... of t into dst,
+// one per element, and returns len(dst).
+func copyLines(dst []string, t Text, from int) int {
+	if l, ok := t.(Lines); ok {
+		return copy(dst, l[from-1:])
+	}
+	for j := range dst {
+		dst[j] = t.Line(from + j)
+	}
+	return len(dst)
 }
 
 // View is the new text of a Result as a Text that reads each line on

@@ -1,6 +1,10 @@
 package hashline
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"slices"
+)
 
 // Validate enforces the anchoring rules of edit-contract §7.3 on an IR,
 // before or after Expand: every line exists, ranges run forwards, no two
@@ -21,7 +25,6 @@ func Validate(ir IR) error {
 
 func validate(ir IR) error {
 	lim := ir.Limits.orDefault()
-	n := ir.NumLines
 	for _, e := range ir.Edits {
 		if err := ir.checkEdit(e); err != nil {
 			return err
@@ -30,6 +33,16 @@ func validate(ir IR) error {
 	if c := countLines(ir.Edits); c > lim.MaxExpandedLines {
 		return amplification(lim, 0, fmt.Sprintf("%d in all", c))
 	}
+	if ir.anchorsApart() {
+		return nil
+	}
+	return ir.firstConflict()
+}
+
+// firstConflict finds, in edit order, the first line or gap two ops
+// both take, as the maps of what is taken fill up, and explains it.
+func (ir IR) firstConflict() error {
+	n := ir.NumLines
 	consumed := map[int]int{} // original line -> the op that consumes it
 	for _, e := range ir.Edits {
 		start, end, ok := consumes(e)
@@ -76,6 +89,90 @@ func validate(ir IR) error {
 		}
 	}
 	return nil
+}
+
+// anchorsApart reports whether firstConflict finds nothing: no line is
+// consumed by two ops, no gap is inserted into by two, no insert sits
+// next to a line an op consumes, and each replacement body stands on a
+// line its own op deletes. It decides that from two sorted lists of
+// place-and-op keys in one allocation, rather than from maps filled edit
+// by edit; an edit that fails pays for both. The edits' lines are
+// bounded by the expansion cap, which the caller checked.
+func (ir IR) anchorsApart() bool {
+	if uint64(ir.NumLines)+1 > math.MaxUint32 {
+		return false // places beyond a key's 32 bits: firstConflict decides
+	}
+	nc, ng := 0, 0
+	for _, e := range ir.Edits {
+		if uint64(e.Src) > math.MaxUint32 {
+			return false
+		}
+		if start, end, ok := consumes(e); ok {
+			nc += end - start + 1
+		} else if _, ok := inserts(e); ok {
+			ng++
+		}
+	}
+	buf := make([]uint64, nc+ng)
+	consumed, gaps := buf[:0:nc], buf[nc:nc]
+	for _, e := range ir.Edits {
+		if start, end, ok := consumes(e); ok {
+			for l := start; l <= end; l++ {
+				consumed = append(consumed, placeKey(l, e.Src))
+			}
+		} else if c, ok := inserts(e); ok && c.Pos != PosAt {
+			gaps = append(gaps, placeKey(gapOf(c, ir.NumLines), e.Src))
+		}
+	}
+	if shared(consumed) || shared(gaps) {
+		return false
+	}
+	for _, e := range ir.Edits {
+		c, ok := inserts(e)
+		if !ok {
+			continue
+		}
+		src, taken := ownerOf(consumed, c.Line)
+		switch c.Pos {
+		case PosAt:
+			if !taken || src != e.Src {
+				return false
+			}
+		case PosBefore, PosAfter:
+			if taken {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// placeKey packs a place (a line or a gap, from 1) and the op taking it
+// into one key that sorts by place, then op.
+func placeKey(at, src int) uint64 { return uint64(at)<<32 | uint64(src) }
+
+// shared sorts keys and reports whether two ops take one place.
+func shared(keys []uint64) bool {
+	slices.Sort(keys)
+	for i := 1; i < len(keys); i++ {
+		if keys[i]>>32 == keys[i-1]>>32 && keys[i] != keys[i-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// ownerOf returns the op that takes place at in sorted keys no two ops
+// share.
+func ownerOf(keys []uint64, at int) (src int, ok bool) {
+	if at < 1 {
+		return 0, false
+	}
+	i, _ := slices.BinarySearch(keys, placeKey(at, 0))
+	if i == len(keys) || keys[i]>>32 != uint64(at) {
+		return 0, false
+	}
+	return int(uint32(keys[i])), true
 }
 
 // checkEdit checks one edit's lines against the text.

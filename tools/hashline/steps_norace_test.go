@@ -1,0 +1,5 @@
+//go:build !race
+
+package hashline
+
+const raceDetector = false
