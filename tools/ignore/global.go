@@ -17,7 +17,7 @@ import (
 // the home directory; at most maxIncludeDepth deep). Without a value it
 // is $XDG_CONFIG_HOME/git/ignore, with ~/.config standing for
 // XDG_CONFIG_HOME when it is unset or empty. getenv reads the environment
-// (os.Getenv). "" when no home directory is known.
+// (os.Getenv). "" when none is configured and no home directory is known.
 //
 // Not followed, and so not honoured: a repository's own .git/config and
 // [includeIf] sections, whose conditions depend on the repository. A
@@ -70,6 +70,10 @@ func GlobalFile(getenv func(string) string) string {
 // own bound is 10); it also ends a file that includes itself.
 const maxIncludeDepth = 10
 
+// maxConfigFiles bounds the configuration files read for one lookup, so
+// a file that includes itself several times cannot multiply the reads.
+const maxConfigFiles = 64
+
 // maxConfigBytes is the largest configuration file read.
 const maxConfigBytes = 1 << 20
 
@@ -80,12 +84,14 @@ type configReader struct {
 	section, key string // lower case, no subsection
 	value        string
 	found        bool
+	files        int // read so far
 }
 
 func (r *configReader) read(path string, depth int) {
-	if depth > maxIncludeDepth {
+	if depth > maxIncludeDepth || r.files >= maxConfigFiles {
 		return
 	}
+	r.files++
 	data, err := os.ReadFile(path)
 	if err != nil || len(data) > maxConfigBytes {
 		return

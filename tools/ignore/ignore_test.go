@@ -60,7 +60,13 @@ func TestGlobalFile(t *testing.T) {
 			}
 		})
 	}
-	if got := GlobalFile(func(string) string { return "" }); got != "" {
+	noHome := func(k string) string {
+		if k == "GIT_CONFIG_NOSYSTEM" {
+			return "1"
+		}
+		return ""
+	}
+	if got := GlobalFile(noHome); got != "" {
 		t.Errorf("no HOME and no XDG_CONFIG_HOME: %q", got)
 	}
 }
@@ -93,6 +99,15 @@ func TestGlobalFileFollowsGitsOrderAndIncludes(t *testing.T) {
 	write(t, filepath.Join(home, ".gitconfig"), "[include]\npath = ~/dotfiles/git/base\n[core]\nexcludesFile = /after\n[includeIf \"gitdir:~/work/\"]\npath = ~/dotfiles/git/base\n")
 	if got := GlobalFile(getenv); got != "/after" {
 		t.Errorf("a value after the include (and includeIf not followed): %q", got)
+	}
+
+	// A file that includes itself many times is read a bounded number of
+	// times, not 8 to the 10th.
+	write(t, filepath.Join(home, "fan"), strings.Repeat("[include]\npath = fan\n", 8)+"[core]\nexcludesFile = /fan\n")
+	r := configReader{home: home, section: "core", key: "excludesfile"}
+	r.read(filepath.Join(home, "fan"), 0)
+	if r.files != maxConfigFiles || r.value != "/fan" {
+		t.Errorf("fan-out: %d files read, value %q", r.files, r.value)
 	}
 
 	// $GIT_CONFIG_GLOBAL replaces both home files.
