@@ -61,6 +61,7 @@ func TestGrepIgnoresWhatGitIgnores(t *testing.T) {
 			t.Setenv("HOME", home)
 			t.Setenv("XDG_CONFIG_HOME", "")
 			t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			t.Setenv("GIT_CONFIG_GLOBAL", "")
 			if tc.global != "" {
 				where := filepath.Join(home, ".config", "git", "ignore")
 				if tc.globalPath != "" {
@@ -138,6 +139,8 @@ func writeFile(t *testing.T, path, data string) {
 func TestGrepHonoursAWorktreesExcludeFile(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
 	e := newProdEnv(t, config.DefaultLimits())
 	common := filepath.Join(filepath.Dir(e.root), "main", ".git")
 	writeFile(t, filepath.Join(common, "info", "exclude"), "*.local\n")
