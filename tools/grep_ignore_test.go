@@ -19,6 +19,7 @@ type gitIgnoreCase struct {
 	ignores    map[string]string // .gitignore files, .git/info/exclude, by path in the tree
 	global     string            // the global excludes file's patterns, if any
 	globalPath string            // core.excludesFile as ~/.gitconfig names it; "" for the default place
+	included   bool              // set in a file ~/.gitconfig includes, not in ~/.gitconfig itself
 }
 
 var gitIgnoreCases = []gitIgnoreCase{{
@@ -45,6 +46,12 @@ var gitIgnoreCases = []gitIgnoreCase{{
 	files:      []string{"a.tmp", "b.txt", "sub/c.tmp"},
 	global:     "*.tmp\n",
 	globalPath: "~/my-excludes",
+}, {
+	name:       "globalInIncludedConfig",
+	files:      []string{"a.tmp", "b.txt", "sub/c.tmp"},
+	global:     "*.tmp\n",
+	globalPath: "~/my-excludes",
+	included:   true,
 }}
 
 // TestGrepIgnoresWhatGitIgnores compares the files grep searches with the
@@ -61,12 +68,17 @@ func TestGrepIgnoresWhatGitIgnores(t *testing.T) {
 			t.Setenv("HOME", home)
 			t.Setenv("XDG_CONFIG_HOME", "")
 			t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-			t.Setenv("GIT_CONFIG_GLOBAL", "")
+			unsetenv(t, "GIT_CONFIG_GLOBAL")
 			if tc.global != "" {
 				where := filepath.Join(home, ".config", "git", "ignore")
 				if tc.globalPath != "" {
 					where = filepath.Join(home, strings.TrimPrefix(tc.globalPath, "~/"))
-					writeFile(t, filepath.Join(home, ".gitconfig"), "[core]\n\texcludesFile = "+tc.globalPath+"\n")
+					core := "[core]\n\texcludesFile = " + tc.globalPath + "\n"
+					if tc.included {
+						writeFile(t, filepath.Join(home, "dotfiles", "gitconfig"), core)
+						core = "[include]\n\tpath = dotfiles/gitconfig\n"
+					}
+					writeFile(t, filepath.Join(home, ".gitconfig"), core)
 				}
 				writeFile(t, where, tc.global)
 			}
@@ -140,7 +152,7 @@ func TestGrepHonoursAWorktreesExcludeFile(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", "")
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	unsetenv(t, "GIT_CONFIG_GLOBAL")
 	e := newProdEnv(t, config.DefaultLimits())
 	common := filepath.Join(filepath.Dir(e.root), "main", ".git")
 	writeFile(t, filepath.Join(common, "info", "exclude"), "*.local\n")
@@ -151,4 +163,12 @@ func TestGrepHonoursAWorktreesExcludeFile(t *testing.T) {
 	if r := e.grep(`{"pattern":"x"}`); !slices.Equal(r.Files, []string{"b.txt"}) {
 		t.Errorf("files %v, want b.txt alone", r.Files)
 	}
+}
+
+// unsetenv removes an environment variable for the test (a variable set
+// to "" means something else to git), restoring it afterwards.
+func unsetenv(t *testing.T, key string) {
+	t.Helper()
+	t.Setenv(key, "") // registers the restore
+	os.Unsetenv(key)
 }

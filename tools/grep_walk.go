@@ -171,7 +171,7 @@ type walker struct {
 // global excludes loaded.
 func newWalker(ws *workspace.Workspace, glob *globPattern, limit int64) *walker {
 	return &walker{ws: ws, glob: glob, limit: limit,
-		global: ignore.ReadFile(ignore.GlobalFile(os.Getenv), nil, limit)}
+		global: ignore.ReadFile(ignore.GlobalFile(os.LookupEnv), nil, limit)}
 }
 
 // enter adds the ignore files of the directory abs, open as r, to

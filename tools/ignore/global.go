@@ -1,7 +1,6 @@
 package ignore
 
 import (
-	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,21 +8,23 @@ import (
 
 // GlobalFile is the path of the user's global excludes file, as git finds
 // it: core.excludesFile from git's configuration, read in git's order with
-// the later value winning: the system file ($GIT_CONFIG_SYSTEM, else
-// /etc/gitconfig; none when $GIT_CONFIG_NOSYSTEM is set), then the global
-// ones ($GIT_CONFIG_GLOBAL alone when set, else $XDG_CONFIG_HOME/git/config
-// then ~/.gitconfig), following [include] path = ... entries where they
+// the later value winning: the system file ($GIT_CONFIG_SYSTEM when set,
+// else /etc/gitconfig; none when $GIT_CONFIG_NOSYSTEM is set to a value),
+// then the global ones ($GIT_CONFIG_GLOBAL alone when set, else
+// $XDG_CONFIG_HOME/git/config then ~/.gitconfig); a variable set to ""
+// names no file, as for git, following [include] path = ... entries where they
 // stand (a relative path is relative to the file that includes it, ~/ is
 // the home directory; at most maxIncludeDepth deep). Without a value it
 // is $XDG_CONFIG_HOME/git/ignore, with ~/.config standing for
-// XDG_CONFIG_HOME when it is unset or empty. getenv reads the environment
-// (os.Getenv). "" when none is configured and no home directory is known.
+// XDG_CONFIG_HOME when it is unset or empty. lookup reads the environment
+// (os.LookupEnv). "" when none is configured and no home directory is known.
 //
 // Not followed, and so not honoured: a repository's own .git/config and
 // [includeIf] sections, whose conditions depend on the repository. A
 // relative excludesFile, which git resolves against its working
 // directory, is ignored.
-func GlobalFile(getenv func(string) string) string {
+func GlobalFile(lookup func(string) (string, bool)) string {
+	getenv := func(k string) string { v, _ := lookup(k); return v }
 	home := getenv("HOME")
 	xdg := getenv("XDG_CONFIG_HOME")
 	if xdg == "" && home != "" {
@@ -31,12 +32,15 @@ func GlobalFile(getenv func(string) string) string {
 	}
 	var configs []string
 	if getenv("GIT_CONFIG_NOSYSTEM") == "" {
-		configs = append(configs, cmp.Or(getenv("GIT_CONFIG_SYSTEM"), "/etc/gitconfig"))
+		system, set := lookup("GIT_CONFIG_SYSTEM")
+		if !set {
+			system = "/etc/gitconfig"
+		}
+		configs = append(configs, system)
 	}
-	switch {
-	case getenv("GIT_CONFIG_GLOBAL") != "":
-		configs = append(configs, getenv("GIT_CONFIG_GLOBAL"))
-	default:
+	if global, set := lookup("GIT_CONFIG_GLOBAL"); set {
+		configs = append(configs, global)
+	} else {
 		if xdg != "" {
 			configs = append(configs, filepath.Join(xdg, "git", "config"))
 		}
@@ -88,7 +92,7 @@ type configReader struct {
 }
 
 func (r *configReader) read(path string, depth int) {
-	if depth > maxIncludeDepth || r.files >= maxConfigFiles {
+	if path == "" || depth > maxIncludeDepth || r.files >= maxConfigFiles {
 		return
 	}
 	r.files++

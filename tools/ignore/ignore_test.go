@@ -50,7 +50,7 @@ func TestGlobalFile(t *testing.T) {
 			if tt.xdg {
 				env["XDG_CONFIG_HOME"] = filepath.Join(home, "xdg")
 			}
-			got := GlobalFile(func(k string) string { return env[k] })
+			got := GlobalFile(lookupIn(env))
 			want := filepath.Join(home, tt.want)
 			if tt.wantEmpty {
 				want = ""
@@ -60,13 +60,7 @@ func TestGlobalFile(t *testing.T) {
 			}
 		})
 	}
-	noHome := func(k string) string {
-		if k == "GIT_CONFIG_NOSYSTEM" {
-			return "1"
-		}
-		return ""
-	}
-	if got := GlobalFile(noHome); got != "" {
+	if got := GlobalFile(lookupIn(map[string]string{"GIT_CONFIG_NOSYSTEM": "1"})); got != "" {
 		t.Errorf("no HOME and no XDG_CONFIG_HOME: %q", got)
 	}
 }
@@ -76,7 +70,7 @@ func TestGlobalFile(t *testing.T) {
 func TestGlobalFileFollowsGitsOrderAndIncludes(t *testing.T) {
 	home := t.TempDir()
 	env := map[string]string{"HOME": home}
-	getenv := func(k string) string { return env[k] }
+	getenv := lookupIn(env)
 	write(t, filepath.Join(home, "system"), "[core]\nexcludesFile = /from-system\n")
 	env["GIT_CONFIG_SYSTEM"] = filepath.Join(home, "system")
 	if got := GlobalFile(getenv); got != "/from-system" {
@@ -110,11 +104,24 @@ func TestGlobalFileFollowsGitsOrderAndIncludes(t *testing.T) {
 		t.Errorf("fan-out: %d files read, value %q", r.files, r.value)
 	}
 
-	// $GIT_CONFIG_GLOBAL replaces both home files.
+	// $GIT_CONFIG_GLOBAL replaces both home files; set to "" it names
+	// none, as for git.
 	write(t, filepath.Join(home, "other"), "[core]\nexcludesFile = /from-env\n")
 	env["GIT_CONFIG_GLOBAL"] = filepath.Join(home, "other")
 	if got := GlobalFile(getenv); got != "/from-env" {
 		t.Errorf("GIT_CONFIG_GLOBAL: %q", got)
+	}
+	env["GIT_CONFIG_GLOBAL"] = ""
+	if got := GlobalFile(getenv); got != "/from-system" {
+		t.Errorf("GIT_CONFIG_GLOBAL set to nothing: %q, want the system file's value alone", got)
+	}
+}
+
+// lookupIn is os.LookupEnv over a map.
+func lookupIn(env map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
 	}
 }
 
