@@ -67,6 +67,11 @@ type Face struct {
 	// while holding it.
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*binding
+	// ending counts the bindings whose MCP session ended and whose hostd
+	// session is being deleted; Close waits for them, so a process that
+	// returns from Close leaves no session behind. Add is called under mu,
+	// when the binding leaves sessions.
+	ending sync.WaitGroup
 }
 
 // New asks the daemon for its tool definitions and builds the MCP server
@@ -128,7 +133,8 @@ func (f *Face) Run(ctx context.Context, t mcp.Transport) error {
 // session, so a daemon that stopped answering cannot hold hostd mcp up.
 const closeTimeout = 10 * time.Second
 
-// Close deletes the hostd session of every MCP session still bound.
+// Close deletes the hostd session of every MCP session still bound, and
+// waits for the deletions of sessions that ended on their own.
 func (f *Face) Close(ctx context.Context) {
 	f.mu.Lock()
 	bs := make([]*binding, 0, len(f.sessions))
@@ -140,6 +146,7 @@ func (f *Face) Close(ctx context.Context) {
 	for _, b := range bs {
 		b.close(ctx, f.daemon)
 	}
+	f.ending.Wait()
 }
 
 // bind returns the binding of an MCP session, making it on first use.
@@ -157,8 +164,12 @@ func (f *Face) bind(ss *mcp.ServerSession) *binding {
 		f.mu.Lock()
 		_, live := f.sessions[ss]
 		delete(f.sessions, ss)
+		if live {
+			f.ending.Add(1)
+		}
 		f.mu.Unlock()
 		if live {
+			defer f.ending.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 			defer cancel()
 			b.close(ctx, f.daemon)

@@ -158,6 +158,43 @@ func TestSessionEndsWithTheMCPSession(t *testing.T) {
 	}
 }
 
+// slowDelete is a daemon whose session.delete takes a while to answer.
+type slowDelete struct{ Daemon }
+
+func (d slowDelete) Call(ctx context.Context, method string, params, result any) error {
+	if method == "session.delete" {
+		time.Sleep(300 * time.Millisecond)
+	}
+	return d.Daemon.Call(ctx, method, params, result)
+}
+
+// A session that ended on its own is still being deleted when the face
+// closes (hostd mcp exiting once its client hangs up); Close waits for
+// the deletion, so no session outlives the process.
+func TestCloseWaitsForSessionsEnding(t *testing.T) {
+	d := daemon(t)
+	f := newFace(t, slowDelete{d}, project(t))
+	cs := connect(t, f, nil)
+	id := sessionOf(t, call(t, cs, "write", map[string]any{"path": "new.txt", "content": "x\n"}))
+	cs.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		f.mu.Lock()
+		n := len(f.sessions)
+		f.mu.Unlock()
+		if n == 0 {
+			break // the session's own end took it: its delete is under way
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the MCP session did not end")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	f.Close(context.Background())
+	if _, ok := sessions(t, d)[id]; ok {
+		t.Fatalf("session %s still live after Close returned", id)
+	}
+}
+
 // Calls that arrive together on a new connection make one session.
 func TestConcurrentFirstCallsMakeOneSession(t *testing.T) {
 	d := daemon(t)
