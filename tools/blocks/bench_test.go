@@ -163,14 +163,6 @@ func BenchmarkParseOnce(b *testing.B) {
 	version := func(i int) string {
 		return before + fmt.Sprintf("  const edited%d = %d;\n  void edited%d;", i, i, i) + after
 	}
-	newTrees := func(b *testing.B) *Trees {
-		trees, err := NewTrees(config.DefaultLimits().MaxParseTreeBytes)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(trees.Close)
-		return trees
-	}
 	b.Run("cached", func(b *testing.B) {
 		trees := newTrees(b)
 		b.SetBytes(int64(len(text)))
@@ -180,23 +172,12 @@ func BenchmarkParseOnce(b *testing.B) {
 		}
 	})
 	b.Run("after-edit", func(b *testing.B) {
-		trees := newTrees(b)
-		blockOp(b, trees, version(0), line)
-		i := 0
-		b.SetBytes(int64(len(text)))
-		benchkit.RatioLoop(b, fullParse5000(b, text), func() {
-			i++
-			blockOp(b, trees, version(i), line)
-		})
-		if st := trees.Stats(); st.Full != 1 || st.Incremental != i {
-			b.Fatalf("want one full parse, then one incremental parse per op: %+v after %d ops", st, i)
-		}
+		afterEdits(b, text, line, version)
 	})
 	// An edit of two ops far apart, near the top and near the end of the
 	// file (a comment added to each line): two edits of the tree, not one
 	// spanning the file.
 	b.Run("after-edit-far-apart", func(b *testing.B) {
-		trees := newTrees(b)
 		top, end := 10, len(lines)-10
 		farApart := func(i int) string {
 			l := slices.Clone(lines)
@@ -204,16 +185,7 @@ func BenchmarkParseOnce(b *testing.B) {
 			l[end-1] += fmt.Sprintf(" // edited %d", i)
 			return strings.Join(l, "\n") + "\n"
 		}
-		blockOp(b, trees, farApart(0), line)
-		i := 0
-		b.SetBytes(int64(len(text)))
-		benchkit.RatioLoop(b, fullParse5000(b, text), func() {
-			i++
-			blockOp(b, trees, farApart(i), line)
-		})
-		if st := trees.Stats(); st.Full != 1 || st.Incremental != i {
-			b.Fatalf("want one full parse, then one incremental parse per op: %+v after %d ops", st, i)
-		}
+		afterEdits(b, text, line, farApart)
 	})
 }
 
@@ -349,4 +321,31 @@ func residentBytes(b *testing.B) int64 {
 		b.Fatal(err)
 	}
 	return pages * int64(os.Getpagesize())
+}
+
+// afterEdits times a block op on version(i) of text right after the op on
+// version(i-1), beside a full parse of text: one full parse, then one
+// incremental parse per op.
+func afterEdits(b *testing.B, text string, line int, version func(i int) string) {
+	trees := newTrees(b)
+	blockOp(b, trees, version(0), line)
+	i := 0
+	b.SetBytes(int64(len(text)))
+	benchkit.RatioLoop(b, fullParse5000(b, text), func() {
+		i++
+		blockOp(b, trees, version(i), line)
+	})
+	if st := trees.Stats(); st.Full != 1 || st.Incremental != i {
+		b.Fatalf("want one full parse, then one incremental parse per op: %+v after %d ops", st, i)
+	}
+}
+
+// newTrees is a tree cache of the default bound, closed after b.
+func newTrees(b *testing.B) *Trees {
+	trees, err := NewTrees(config.DefaultLimits().MaxParseTreeBytes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(trees.Close)
+	return trees
 }

@@ -15,9 +15,9 @@ import (
 var fuzzPaths = []string{"a.rs", "a.ts", "a.tsx", "a.js", "a.json", "a.md", "a.css", "a.py", "a.toml", "a.yaml", "a.html", "a.sh", "a.txt",
 	"a.go", "a.java", "a.c", "a.cpp", "a.cs", "a.rb", "a.php", "a.kt", "a.swift", "a.scala", "a.lua", "a.ex", "a.tf", "Dockerfile", "a.proto", "a.sql"}
 
-// FuzzResolve: any text in any language, any line: no panic, and every
-// answer satisfies checkLine.
-func FuzzResolve(f *testing.F) {
+// seedTestdata calls add with every file of testdata/*.txtar and the
+// index in fuzzPaths of a path of its language, for a fuzz target's seeds.
+func seedTestdata(f *testing.F, add func(text string, lang uint8)) {
 	archives, _ := filepath.Glob("testdata/*.txtar")
 	for _, path := range archives {
 		ar, err := txtar.ParseFile(path)
@@ -27,11 +27,17 @@ func FuzzResolve(f *testing.F) {
 		for _, file := range ar.Files {
 			for i, p := range fuzzPaths {
 				if languageFor(p, "") == languageFor(file.Name, string(file.Data)) {
-					f.Add(string(file.Data), uint8(i), uint16(3))
+					add(string(file.Data), uint8(i))
 				}
 			}
 		}
 	}
+}
+
+// FuzzResolve: any text in any language, any line: no panic, and every
+// answer satisfies checkLine.
+func FuzzResolve(f *testing.F) {
+	seedTestdata(f, func(text string, lang uint8) { f.Add(text, lang, uint16(3)) })
 	f.Fuzz(func(t *testing.T, text string, lang uint8, line uint16) {
 		if len(text) > 16<<10 {
 			return

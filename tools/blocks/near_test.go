@@ -3,12 +3,9 @@ package blocks
 import (
 	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 )
 
 // nearer prefers the text whose difference from the new one adds or
@@ -194,20 +191,7 @@ func TestSyntaxKeptTreeConcurrent(t *testing.T) {
 // (script: per candidate, which of the two, where, how much to delete,
 // which snippet to insert), answers as parses from scratch do.
 func FuzzSyntaxChecks(f *testing.F) {
-	archives, _ := filepath.Glob("testdata/*.txtar")
-	for _, path := range archives {
-		ar, err := txtar.ParseFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, file := range ar.Files {
-			for i, p := range fuzzPaths {
-				if languageFor(p, "") == languageFor(file.Name, string(file.Data)) {
-					f.Add(string(file.Data), uint8(i), []byte{0, 9, 2, 4, 1, 30, 0, 5})
-				}
-			}
-		}
-	}
+	seedTestdata(f, func(text string, lang uint8) { f.Add(text, lang, []byte{0, 9, 2, 4, 1, 30, 0, 5}) })
 	f.Fuzz(func(t *testing.T, base string, lang uint8, script []byte) {
 		if len(base) > 16<<10 || len(script) > 64 {
 			return
