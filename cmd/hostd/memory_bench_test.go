@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/memgov"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
@@ -129,13 +129,7 @@ func newEditRig(b testing.TB, stateDir string, lim config.Limits) *editRig {
 		b.Fatal(err)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		governMemory(ctx, lim, memorySources{held: sessions.HeldBytes, index: store.IndexBytes})
-		close(done)
-	}()
-	b.Cleanup(func() { cancel(); <-done; debug.SetMemoryLimit(math.MaxInt64) })
+	b.Cleanup(memgov.Start(lim, memgov.Sources{Held: sessions.HeldBytes, Index: store.IndexBytes})) // stopped, it puts the limit back
 
 	r := &editRig{
 		exec: tools.NewExecutor(tools.Options{Sessions: sessions, Limits: lim, Review: store,

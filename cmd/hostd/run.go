@@ -14,6 +14,7 @@ import (
 	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/buildinfo"
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/memgov"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc"
 	"github.com/hostd-dev/hostd/session"
@@ -103,9 +104,7 @@ func run(ctx context.Context, args []string, std stdio) error {
 	}
 	defer trees.Close()
 	srv := newServer(cfg, log, sessions, store, trees, func() { stopOnce.Do(func() { close(stop) }) })
-	govern, stopGoverning := context.WithCancel(context.Background())
-	defer stopGoverning()
-	go governMemory(govern, cfg.Limits, memorySources{held: sessions.HeldBytes, index: store.IndexBytes})
+	defer memgov.Start(cfg.Limits, memgov.Sources{Held: sessions.HeldBytes, Index: store.IndexBytes})()
 
 	served := make(chan error, 1)
 	var idle <-chan struct{} // closed after IdleExit with no client; nil: never

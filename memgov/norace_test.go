@@ -1,0 +1,5 @@
+//go:build !race
+
+package memgov
+
+const raceEnabled = false
