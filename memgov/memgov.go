@@ -1,7 +1,7 @@
 // Package memgov owns the daemon's collector policy: the Go runtime's soft
 // memory limit and its collection target (GOGC), which follow what the
-// daemon holds live. The daemon runs the governor (Start) for its whole life; nothing
-// else in the process sets either.
+// daemon holds live. The daemon runs the governor (Start) for its whole
+// life; nothing else in the process sets either.
 //
 // The policy in one sentence: the heap may grow past what is live by as
 // much as a collection costs, and never less than Headroom, before the
@@ -106,12 +106,7 @@ type Sources struct {
 
 var readingMetrics = []string{"/gc/heap/live:bytes", "/gc/scan/total:bytes"}
 
-// Read takes a reading of the runtime and of src.
-func Read(src Sources) Reading {
-	samples := make([]metrics.Sample, len(readingMetrics))
-	return read(src, samples)
-}
-
+// read takes a reading of the runtime, into samples, and of src.
 func read(src Sources, samples []metrics.Sample) Reading {
 	for i, name := range readingMetrics {
 		samples[i].Name = name
@@ -204,4 +199,28 @@ func (g *governor) set() (percent int) {
 		return 0
 	}
 	return debug.SetGCPercent(GCPercent(r, limit))
+}
+
+// Collector is the collector's state as the runtime reports it, for a
+// person inspecting the daemon (debug.stats).
+type Collector struct {
+	LimitBytes  int64  `json:"limitBytes" doc:"the soft memory limit in force (the governor's, or GOMEMLIMIT)"`
+	GCPercent   int64  `json:"gcPercent" doc:"the collection target in force (the governor's, or GOGC); -1 is off"`
+	LiveBytes   int64  `json:"liveBytes" doc:"the live heap the last collection marked"`
+	Collections uint64 `json:"collections" doc:"collections since the daemon started"`
+}
+
+// Current reads the collector's state.
+func Current() Collector {
+	s := []metrics.Sample{{Name: "/gc/gomemlimit:bytes"}, {Name: "/gc/gogc:percent"}, {Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	c := Collector{LimitBytes: sampleBytes(s[0]), LiveBytes: sampleBytes(s[2])}
+	if s[1].Value.Kind() == metrics.KindUint64 {
+		// The runtime reports GOGC=off, -1, as an unsigned number.
+		c.GCPercent = int64(int32(s[1].Value.Uint64()))
+	}
+	if s[3].Value.Kind() == metrics.KindUint64 {
+		c.Collections = s[3].Value.Uint64()
+	}
+	return c
 }

@@ -126,7 +126,7 @@ func TestGovernorDoesNotThrashWithAFullIndex(t *testing.T) {
 	}
 	index := syntheticIndex(indexBytes)
 	runtime.GC()
-	live := Read(Sources{}).Live
+	live := read(Sources{}, make([]metrics.Sample, len(readingMetrics))).Live
 
 	debug.SetMemoryLimit(math.MaxInt64)
 	refCycles, refShare := collectorWork(allocate)
@@ -259,5 +259,21 @@ func TestGovernRespectsGOGC(t *testing.T) {
 	}
 	if p != 150 {
 		t.Errorf("the collection target is %d under GOGC=150", p)
+	}
+}
+
+// Current reports what the governor set, and GOGC=off as -1.
+func TestCurrent(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("GOGC", "")
+	stop := Start(config.DefaultLimits(), Sources{})
+	c := Current()
+	stop()
+	if c.GCPercent <= 100 || c.LimitBytes < Headroom || c.LimitBytes > Ceiling(config.DefaultLimits(), c.LiveBytes+Headroom) || c.Collections == 0 {
+		t.Errorf("governed: %+v, want a target over 100 and a limit of at least %d MiB", c, Headroom/mib)
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	if c := Current(); c.GCPercent != -1 {
+		t.Errorf("with the collector off Current reports a target of %d, want -1", c.GCPercent)
 	}
 }

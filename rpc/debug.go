@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/budget"
+	"github.com/hostd-dev/hostd/memgov"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 )
@@ -29,6 +30,7 @@ type Stats struct {
 	Review        *ReviewStats         `json:"review,omitempty" doc:"the durable review store's usage; absent without one"`
 	Connections   ConnectionStats      `json:"connections"`
 	Budget        *budget.Stats        `json:"budget,omitempty" doc:"the daemon-wide memory budget (limits.maxMemoryBytes); absent without one"`
+	Collector     memgov.Collector     `json:"collector" doc:"the Go collector's limit and target, which the daemon's memory governor sets, and its work so far"`
 }
 
 // ConnectionStats are the connections' outgoing queues in debug.stats.
@@ -90,6 +92,7 @@ func (s *Server) debugStats(context.Context, NoParams) (Stats, error) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	st.HeapBytes = ms.HeapAlloc
+	st.Collector = memgov.Current()
 	return st, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,6 +71,23 @@ func safeLine(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// collectorLine is the collector row of stats: its target, its limit,
+// the live heap and the collections so far.
+func collectorLine(c collector) string {
+	target, limit := fmt.Sprintf("GOGC %d", c.GCPercent), "limit "+humanBytes(c.LimitBytes)
+	if c.GCPercent < 0 {
+		target = "GOGC off"
+	}
+	if c.LimitBytes == math.MaxInt64 {
+		limit = "no limit"
+	}
+	runs := fmt.Sprintf("%d collections", c.Collections)
+	if c.Collections == 1 {
+		runs = "1 collection"
+	}
+	return fmt.Sprintf("%s, %s, %s live, %s", target, limit, humanBytes(c.LiveBytes), runs)
 }
 
 // humanBytes renders a byte count in binary units: 512 B, 1.2 KiB, 64 MiB.
@@ -192,6 +210,9 @@ func (f formatter) stats(w io.Writer, st stats) {
 	row(tw, "uptime", (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second).String())
 	row(tw, "goroutines", strconv.Itoa(st.Goroutines))
 	row(tw, "heap", humanBytes(st.HeapBytes))
+	if c := st.Collector; c != nil {
+		row(tw, "collector", collectorLine(*c))
+	}
 	if r := st.Review; r != nil && r.Entries != nil {
 		row(tw, "review", fmt.Sprintf("%d entries of %d calls, %s; %d unsettled; %d calls evicted since start",
 			*r.Entries, r.Calls, humanBytes(r.Bytes), r.PendingIntents, r.EvictedCalls))

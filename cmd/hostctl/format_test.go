@@ -21,6 +21,7 @@ const (
 
 	statsJSON = `{"sessions":2,"retainedBytes":5120,"snapshots":4,"registers":1,"uptimeMs":192400,
 		"goroutines":14,"heapBytes":3460300,
+		"collector":{"limitBytes":54525952,"gcPercent":612,"liveBytes":3460300,"collections":37},
 		"review":{"entries":37,"calls":30,"bytes":125952,"pendingIntents":0,"evictedCalls":2},
 		"calls":{"tools.execute":{"count":12,"errors":1,"p50Us":850,"p99Us":12500},
 		         "host.info":{"count":3,"errors":0,"p50Us":41,"p99Us":90}}}`
@@ -99,6 +100,7 @@ registers   1
 uptime      3m12s
 goroutines  14
 heap        3.3 MiB
+collector   GOGC 612, limit 52 MiB, 3.3 MiB live, 37 collections
 review      37 entries of 30 calls, 123 KiB; 0 unsettled; 2 calls evicted since start
 
 METHOD         CALLS  ERRORS  P50    P99

@@ -60,7 +60,7 @@ func TestTheREADMETourRunsTwiceTheSame(t *testing.T) {
 	cmds := tourCommands(t)
 	demo := t.TempDir()
 	socket := filepath.Join(shortSocketDir(t), "hostd.sock")
-	mask := regexp.MustCompile(`\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?Z?|\b(pid|up)\s+\d+\w*|tc-[0-9a-f]+|\d+(\.\d+)?(µs|ms|s)\b|\d+(\.\d+)? (B|KiB|MiB|GiB)\b|goroutines\s+\d+|` + regexp.QuoteMeta(socket))
+	mask := regexp.MustCompile(`\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?Z?|\b(pid|up)\s+\d+\w*|tc-[0-9a-f]+|\d+(\.\d+)?(µs|ms|s)\b|\d+(\.\d+)? (B|KiB|MiB|GiB)\b|goroutines\s+\d+|GOGC \d+|\d+ collections?|` + regexp.QuoteMeta(socket))
 	spaces := regexp.MustCompile(`[ \t]+`)
 	run := func() string {
 		os.WriteFile(filepath.Join(demo, "main.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n"), 0o644)

@@ -62,6 +62,15 @@ type stats struct {
 	HeapBytes     int64                `json:"heapBytes"`
 	Calls         map[string]callStats `json:"calls"`
 	Review        *reviewHealth        `json:"review"`
+	Collector     *collector           `json:"collector"` // absent from daemons before it
+}
+
+// collector is debug.stats' view of the Go collector.
+type collector struct {
+	LimitBytes  int64 `json:"limitBytes"`
+	GCPercent   int64 `json:"gcPercent"`
+	LiveBytes   int64 `json:"liveBytes"`
+	Collections int64 `json:"collections"`
 }
 
 type callStats struct {

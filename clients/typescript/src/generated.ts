@@ -448,6 +448,17 @@ export interface DebugStatsResult {
       p99Us: number;
     };
   };
+  /** the Go collector's limit and target, which the daemon's memory governor sets, and its work so far */
+  collector: {
+    /** collections since the daemon started */
+    collections: number;
+    /** the collection target in force (the governor's, or GOGC); -1 is off */
+    gcPercent: number;
+    /** the soft memory limit in force (the governor's, or GOMEMLIMIT) */
+    limitBytes: number;
+    /** the live heap the last collection marked */
+    liveBytes: number;
+  };
   connections: {
     /** notifications not sent because a client's queue was full, since the daemon started */
     droppedNotifications: number;
