@@ -2,13 +2,13 @@ package tools
 
 import (
 	"fmt"
-	"github.com/hostd-dev/hostd/config"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/workspace"
 )
 

@@ -68,3 +68,45 @@ func unchanged(n int) hashline.Result {
 func trailingNewline(body string) bool {
 	return body == "" || strings.HasSuffix(body, "\n")
 }
+
+// EditPath is the edit tool's text path without its gates, for
+// benchmarks: the language's steps as the tool calls them on the line
+// index of raw (a file with no grammar, so no blocks, registers or syntax
+// check), then EditText; it returns the bytes the tool would write. The
+// tool runs the same steps with the version and provenance gates between
+// them; cmd/hostbench section 2 and BenchmarkTextPath time this.
+func EditPath(raw []byte, ops string, lim hashline.Limits) ([]byte, error) {
+	p, err := hashline.Parse(ops, lim)
+	if err != nil {
+		return nil, err
+	}
+	t, err := workspace.DecodeOwned(raw)
+	if err != nil {
+		return nil, err
+	}
+	x, err := t.Index(raw)
+	if err != nil {
+		return nil, err
+	}
+	ir, err := hashline.Lower(p, x.Len(), lim)
+	if err != nil {
+		return nil, err
+	}
+	if ir, err = hashline.ResolveBlocks(ir, nil); err != nil {
+		return nil, err
+	}
+	if ir, err = hashline.ExpandText(ir, x, nil); err != nil {
+		return nil, err
+	}
+	if err := hashline.Validate(ir); err != nil {
+		return nil, err
+	}
+	if ir, _, err = hashline.RepairText(x, ir, nil); err != nil {
+		return nil, err
+	}
+	te, err := EditText(t, x, ir, p)
+	if err != nil {
+		return nil, err
+	}
+	return te.Data, nil
+}

@@ -214,55 +214,15 @@ func BenchmarkTextPathSteps(b *testing.B) {
 	})
 }
 
-// toolPath is the edit tool's own text path as cmd/hostbench section 2
-// times it: the language's steps as the tool calls them on the file's
-// line index (no blocks, registers or grammar for a .txt file), then
-// EditText.
-func toolPath(raw []byte, ops string, lim hashline.Limits) ([]byte, error) {
-	p, err := hashline.Parse(ops, lim)
-	if err != nil {
-		return nil, err
-	}
-	t, err := workspace.DecodeOwned(raw)
-	if err != nil {
-		return nil, err
-	}
-	x, err := t.Index(raw)
-	if err != nil {
-		return nil, err
-	}
-	ir, err := hashline.Lower(p, x.Len(), lim)
-	if err != nil {
-		return nil, err
-	}
-	if ir, err = hashline.ResolveBlocks(ir, nil); err != nil {
-		return nil, err
-	}
-	if ir, err = hashline.ExpandText(ir, x, nil); err != nil {
-		return nil, err
-	}
-	if err := hashline.Validate(ir); err != nil {
-		return nil, err
-	}
-	if ir, _, err = hashline.RepairText(x, ir, nil); err != nil {
-		return nil, err
-	}
-	te, err := EditText(t, x, ir, p)
-	if err != nil {
-		return nil, err
-	}
-	return te.Data, nil
-}
-
 func benchToolPath(b *testing.B, raw []byte, ops string) {
 	lim := hashline.DefaultLimits()
-	if _, err := toolPath(raw, ops, lim); err != nil {
+	if _, err := EditPath(raw, ops, lim); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
-		toolPath(raw, ops, lim)
+		EditPath(raw, ops, lim)
 	}
 }
 

@@ -39,7 +39,7 @@ func referenceSection(ctx context.Context, o options) *Section {
 		"lines, each copied with its own bytes, and the new rows (workspace.DecodeOwned, Text.Index, hashline.RunText, Text.EncodeRows). " +
 		"The text-path goal is held to the edit tool's own path: the language's steps as the tool calls them on the line index " +
 		"(Parse, DecodeOwned, Text.Index, Lower, ResolveBlocks, ExpandText, Validate, RepairText) and then tools.EditText, the " +
-		"tool's text step itself (ApplyText, the final newline, EncodeRows); the library's RunText path is shown beside it; " +
+		"tool's text step itself (ApplyText, the final newline, EncodeRows), together tools.EditPath; the library's RunText path is shown beside it; " +
 		"the tag's digest is the version gate, not the text path, and the reference's loop computes none either. " +
 		"Goals: Run at least 5x and the text path at least 2x. The reference runs `Patch.parseSingle` + `applyEdits` " +
 		"inside one Bun process (bench/omp-apply.ts), " +
@@ -287,44 +287,10 @@ func timeHostd(ctx context.Context, job refJob, ops string, h *hostTiming) error
 		return t.EncodeRows(old, res.Rows, copies, strings.HasSuffix(t.Body, "\n")), nil
 	}
 	// The edit tool's path: the language's steps as the tool calls them
-	// on the file's line index (no blocks, registers or grammar for a
-	// .txt file), then tools.EditText, the tool's own text step.
+	// on the file's line index, then tools.EditText, the tool's own text
+	// step (tools.EditPath).
 	lim := hashline.DefaultLimits()
-	tool := func() ([]byte, error) {
-		p, err := hashline.Parse(ops, lim)
-		if err != nil {
-			return nil, err
-		}
-		t, err := workspace.DecodeOwned(raw)
-		if err != nil {
-			return nil, err
-		}
-		x, err := t.Index(raw)
-		if err != nil {
-			return nil, err
-		}
-		ir, err := hashline.Lower(p, x.Len(), lim)
-		if err != nil {
-			return nil, err
-		}
-		if ir, err = hashline.ResolveBlocks(ir, nil); err != nil {
-			return nil, err
-		}
-		if ir, err = hashline.ExpandText(ir, x, nil); err != nil {
-			return nil, err
-		}
-		if err := hashline.Validate(ir); err != nil {
-			return nil, err
-		}
-		if ir, _, err = hashline.RepairText(x, ir, nil); err != nil {
-			return nil, err
-		}
-		te, err := tools.EditText(t, x, ir, p)
-		if err != nil {
-			return nil, err
-		}
-		return te.Data, nil
-	}
+	tool := func() ([]byte, error) { return tools.EditPath(raw, ops, lim) }
 	first, err := apply()
 	if err != nil {
 		return err
