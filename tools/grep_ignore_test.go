@@ -20,6 +20,9 @@ type gitIgnoreCase struct {
 	global     string            // the global excludes file's patterns, if any
 	globalPath string            // core.excludesFile as ~/.gitconfig names it; "" for the default place
 	included   bool              // set in a file ~/.gitconfig includes, not in ~/.gitconfig itself
+	// repoExcludes are, by repository ("." or "nested"), the patterns of
+	// an excludes file that repository's own configuration names.
+	repoExcludes map[string]string
 }
 
 var gitIgnoreCases = []gitIgnoreCase{{
@@ -52,6 +55,12 @@ var gitIgnoreCases = []gitIgnoreCase{{
 	global:     "*.tmp\n",
 	globalPath: "~/my-excludes",
 	included:   true,
+}, {
+	name:         "repositoryConfiguredExcludes",
+	files:        []string{"a.tmp", "b.log", "c.txt", "nested/a.tmp", "nested/b.log", "nested/c.bak", "nested/d.txt"},
+	global:       "*.tmp\n",
+	globalPath:   "~/my-excludes",
+	repoExcludes: map[string]string{".": "*.log\n", "nested": "*.bak\n"},
 }}
 
 // TestGrepIgnoresWhatGitIgnores compares the files grep searches with the
@@ -90,6 +99,15 @@ func TestGrepIgnoresWhatGitIgnores(t *testing.T) {
 						t.Fatalf("git init: %v %s", err, out)
 					}
 				}
+				if patterns, ok := tc.repoExcludes[dir]; ok {
+					file := filepath.Join(home, "repo-excludes-"+filepath.Base(filepath.Join(e.root, dir)))
+					writeFile(t, file, patterns)
+					cmd := exec.Command(git, "config", "core.excludesFile", file)
+					cmd.Dir = filepath.Join(e.root, dir)
+					if out, err := cmd.CombinedOutput(); err != nil {
+						t.Fatalf("git config: %v %s", err, out)
+					}
+				}
 			}
 			for _, f := range tc.files {
 				e.put(f, "x\n")
@@ -110,7 +128,7 @@ func TestGrepIgnoresWhatGitIgnores(t *testing.T) {
 					want = append(want, f)
 				}
 			}
-			if slices.Contains(tc.files, "nested/a.txt") {
+			if slices.ContainsFunc(tc.files, func(f string) bool { return strings.HasPrefix(f, "nested/") }) {
 				// git lists a nested repository as one entry; its files
 				// are what git would list inside it.
 				cmd := exec.Command(git, "ls-files", "--others", "--exclude-standard")

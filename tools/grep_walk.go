@@ -156,9 +156,12 @@ type walker struct {
 	// scratch is listDir's memory, reused by every directory of the walk.
 	scratch dirScratch
 
-	// global holds the patterns of the user's global excludes file
-	// (ignore.GlobalFile), which apply inside a git repository.
-	global []ignore.Pattern
+	// user is git's system and global configuration of the excludes
+	// file; excludes holds the patterns of each excludes file read so far
+	// (a repository's own configuration may name another), which apply
+	// inside a git repository. Only the walk's goroutine uses them.
+	user     ignore.UserConfig
+	excludes map[string][]ignore.Pattern
 	// ignore holds the patterns that apply in the directory being walked,
 	// weakest first, as the matcher wants them: the global excludes and
 	// the innermost repository's info/exclude, then every .gitignore from
@@ -167,21 +170,36 @@ type walker struct {
 	ignore []ignore.Pattern
 }
 
-// newWalker returns a walker of the session's workspace with the user's
-// global excludes loaded.
+// newWalker returns a walker of the session's workspace with git's user
+// configuration read.
 func newWalker(ws *workspace.Workspace, glob *globPattern, limit int64) *walker {
 	return &walker{ws: ws, glob: glob, limit: limit,
-		global: ignore.ReadFile(ignore.GlobalFile(os.LookupEnv), nil, limit)}
+		user: ignore.ReadUserConfig(os.LookupEnv), excludes: map[string][]ignore.Pattern{}}
+}
+
+// excludesOf returns the patterns of the excludes file git applies in
+// the repository whose .git entry is gitPath: the one its configuration
+// names, or the user's.
+func (w *walker) excludesOf(gitPath string) []ignore.Pattern {
+	file := w.user.ExcludesFile(ignore.RepoConfig(gitPath))
+	ps, ok := w.excludes[file]
+	if !ok {
+		ps = ignore.ReadFile(file, nil, w.limit)
+		w.excludes[file] = ps
+	}
+	return slices.Clip(ps)
 }
 
 // enter adds the ignore files of the directory abs, open as r, to
 // w.ignore. A directory holding .git is a repository's top: what applied
-// above it no longer does, and its info/exclude and the global excludes
-// do. parts is abs below the root, where the patterns anchor.
+// above it no longer does, and its info/exclude and the excludes file
+// its configuration names (or the user's) do. parts is abs below the
+// root, where the patterns anchor.
 func (w *walker) enter(fd int, abs string, parts []string, hasGit, hasIgnore bool) {
 	if hasGit {
-		exclude := ignore.ReadFile(ignore.InfoExclude(filepath.Join(abs, ".git")), parts, w.limit)
-		w.ignore = append(slices.Clip(w.global), exclude...)
+		git := filepath.Join(abs, ".git")
+		exclude := ignore.ReadFile(ignore.InfoExclude(git), parts, w.limit)
+		w.ignore = append(w.excludesOf(git), exclude...)
 	}
 	if hasIgnore {
 		w.ignore = append(w.ignore, w.readIgnore(fd, parts)...)
@@ -203,8 +221,8 @@ func (w *walker) walk(d *workspace.Dir, dir, display string) error {
 	// The ignore files above dir apply to it, unless they ignore dir
 	// itself: then the model asked for an ignored directory by name, and
 	// gets its files.
-	if ignore.InRepository(root) {
-		w.ignore = slices.Clip(w.global)
+	if git := ignore.Repository(root); git != "" {
+		w.ignore = w.excludesOf(git)
 	}
 	for i := range parts {
 		above := filepath.Join(root, filepath.Join(parts[:i]...))

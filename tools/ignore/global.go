@@ -6,29 +6,30 @@ import (
 	"strings"
 )
 
-// GlobalFile is the path of the user's global excludes file, as git finds
-// it: core.excludesFile from git's configuration, read in git's order with
-// the later value winning: the system file ($GIT_CONFIG_SYSTEM when set,
-// else /etc/gitconfig; none when $GIT_CONFIG_NOSYSTEM is set to a value),
-// then the global ones ($GIT_CONFIG_GLOBAL alone when set, else
-// $XDG_CONFIG_HOME/git/config then ~/.gitconfig); a variable set to ""
-// names no file, as for git, following [include] path = ... entries where they
-// stand (a relative path is relative to the file that includes it, ~/ is
-// the home directory; at most maxIncludeDepth deep). Without a value it
-// is $XDG_CONFIG_HOME/git/ignore, with ~/.config standing for
-// XDG_CONFIG_HOME when it is unset or empty. lookup reads the environment
-// (os.LookupEnv). "" when none is configured and no home directory is known.
-//
-// Not followed, and so not honoured: a repository's own .git/config and
-// [includeIf] sections, whose conditions depend on the repository. A
-// relative excludesFile, which git resolves against its working
-// directory, is ignored.
-func GlobalFile(lookup func(string) (string, bool)) string {
+// UserConfig is what git's system and global configuration files say of
+// the excludes file, read once: ExcludesFile then adds a repository's own
+// configuration on top.
+type UserConfig struct {
+	home, xdg string
+	value     string // core.excludesFile as the files set it
+	found     bool
+}
+
+// ReadUserConfig reads core.excludesFile from git's system and global
+// configuration, in git's order with the later value winning: the system
+// file ($GIT_CONFIG_SYSTEM when set, else /etc/gitconfig; none when
+// $GIT_CONFIG_NOSYSTEM is set to a value), then the global ones
+// ($GIT_CONFIG_GLOBAL alone when set, else $XDG_CONFIG_HOME/git/config
+// then ~/.gitconfig); a variable set to "" names no file, as for git.
+// [include] path = ... entries are followed where they stand (a relative
+// path is relative to the file that includes it, ~/ is the home
+// directory; at most maxIncludeDepth deep). lookup reads the environment
+// (os.LookupEnv).
+func ReadUserConfig(lookup func(string) (string, bool)) UserConfig {
 	getenv := func(k string) string { v, _ := lookup(k); return v }
-	home := getenv("HOME")
-	xdg := getenv("XDG_CONFIG_HOME")
-	if xdg == "" && home != "" {
-		xdg = filepath.Join(home, ".config")
+	c := UserConfig{home: getenv("HOME"), xdg: getenv("XDG_CONFIG_HOME")}
+	if c.xdg == "" && c.home != "" {
+		c.xdg = filepath.Join(c.home, ".config")
 	}
 	var configs []string
 	if getenv("GIT_CONFIG_NOSYSTEM") == "" {
@@ -41,33 +42,59 @@ func GlobalFile(lookup func(string) (string, bool)) string {
 	if global, set := lookup("GIT_CONFIG_GLOBAL"); set {
 		configs = append(configs, global)
 	} else {
-		if xdg != "" {
-			configs = append(configs, filepath.Join(xdg, "git", "config"))
+		if c.xdg != "" {
+			configs = append(configs, filepath.Join(c.xdg, "git", "config"))
 		}
-		if home != "" {
-			configs = append(configs, filepath.Join(home, ".gitconfig"))
+		if c.home != "" {
+			configs = append(configs, filepath.Join(c.home, ".gitconfig"))
 		}
 	}
-	r := configReader{home: home, section: "core", key: "excludesfile"}
-	for _, c := range configs {
-		r.read(c, 0)
+	r := configReader{home: c.home, section: "core", key: "excludesfile"}
+	for _, f := range configs {
+		r.read(f, 0)
 	}
+	c.value, c.found = r.value, r.found
+	return c
+}
+
+// ExcludesFile is the path of the excludes file git applies in the
+// repository whose configuration file is repoConfig (RepoConfig; "" for
+// the user's configuration alone): core.excludesFile, the repository's
+// own value (and the files it includes) beating the user's. Without a
+// value it is $XDG_CONFIG_HOME/git/ignore, with ~/.config standing for
+// XDG_CONFIG_HOME when it is unset or empty. "" when none is configured
+// and no home directory is known.
+//
+// Not followed, and so not honoured: [includeIf] sections, whose
+// conditions depend on the repository, and a worktree's own
+// config.worktree. A relative excludesFile, which git resolves against
+// its working directory, is ignored.
+func (c UserConfig) ExcludesFile(repoConfig string) string {
+	r := configReader{home: c.home, section: "core", key: "excludesfile", value: c.value, found: c.found}
+	r.read(repoConfig, 0)
 	if configured := r.value; r.found && configured != "" {
 		if rest, ok := strings.CutPrefix(configured, "~/"); ok {
-			if home == "" {
+			if c.home == "" {
 				return ""
 			}
-			configured = filepath.Join(home, rest)
+			configured = filepath.Join(c.home, rest)
 		}
 		if filepath.IsAbs(configured) {
 			return configured
 		}
 		return ""
 	}
-	if xdg == "" {
+	if c.xdg == "" {
 		return ""
 	}
-	return filepath.Join(xdg, "git", "ignore")
+	return filepath.Join(c.xdg, "git", "ignore")
+}
+
+// GlobalFile is the path of the user's global excludes file, as git finds
+// it outside any repository's own configuration:
+// ReadUserConfig(lookup).ExcludesFile("").
+func GlobalFile(lookup func(string) (string, bool)) string {
+	return ReadUserConfig(lookup).ExcludesFile("")
 }
 
 // maxIncludeDepth bounds how deep [include] entries are followed (git's

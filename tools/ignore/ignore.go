@@ -105,12 +105,31 @@ func ReadFile(path string, domain []string, limit int64) []Pattern {
 // directory's common directory, as git reads it. "" when gitPath names
 // neither.
 func InfoExclude(gitPath string) string {
+	if dir := commonDir(gitPath); dir != "" {
+		return filepath.Join(dir, "info", "exclude")
+	}
+	return ""
+}
+
+// RepoConfig is the path of the configuration file of the repository
+// whose .git entry is at gitPath, found as InfoExclude finds its exclude
+// file; "" when gitPath names neither.
+func RepoConfig(gitPath string) string {
+	if dir := commonDir(gitPath); dir != "" {
+		return filepath.Join(dir, "config")
+	}
+	return ""
+}
+
+// commonDir is the git directory holding the shared files (config,
+// info/exclude) of the repository whose .git entry is at gitPath.
+func commonDir(gitPath string) string {
 	info, err := os.Stat(gitPath)
 	switch {
 	case err != nil:
 		return ""
 	case info.IsDir():
-		return filepath.Join(gitPath, "info", "exclude")
+		return gitPath
 	case !info.Mode().IsRegular() || info.Size() > maxLine:
 		return ""
 	}
@@ -133,18 +152,20 @@ func InfoExclude(gitPath string) string {
 		}
 		dir = c
 	}
-	return filepath.Join(dir, "info", "exclude")
+	return dir
 }
 
-// InRepository reports whether dir or a directory above it holds a .git
-// entry: whether git would apply the global excludes file to dir.
-func InRepository(dir string) bool {
+// Repository is the .git entry of the innermost repository holding dir
+// (in dir or a directory above it), or "" outside any: where git would
+// apply the excludes files to dir, and which repository's.
+func Repository(dir string) string {
 	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return true
+		git := filepath.Join(d, ".git")
+		if _, err := os.Lstat(git); err == nil {
+			return git
 		}
 		if filepath.Dir(d) == d {
-			return false
+			return ""
 		}
 	}
 }

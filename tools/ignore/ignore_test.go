@@ -117,6 +117,32 @@ func TestGlobalFileFollowsGitsOrderAndIncludes(t *testing.T) {
 	}
 }
 
+// A repository's own configuration beats the user's, with its includes;
+// without a value of its own the user's stands.
+func TestExcludesFileOfARepository(t *testing.T) {
+	home := t.TempDir()
+	getenv := lookupIn(map[string]string{"HOME": home, "GIT_CONFIG_NOSYSTEM": "1"})
+	write(t, filepath.Join(home, ".gitconfig"), "[core]\nexcludesFile = ~/user-excludes\n")
+	user := ReadUserConfig(getenv)
+	repo := filepath.Join(home, "repo")
+	write(t, filepath.Join(repo, ".git", "config"), "[core]\n\tbare = false\n\texcludesFile = /repo-excludes\n")
+	if got := user.ExcludesFile(RepoConfig(filepath.Join(repo, ".git"))); got != "/repo-excludes" {
+		t.Errorf("repository's own value: %q", got)
+	}
+	write(t, filepath.Join(repo, ".git", "config"), "[core]\n\tbare = false\n[include]\n\tpath = more\n")
+	write(t, filepath.Join(repo, ".git", "more"), "[core]\n\texcludesFile = ~/included-excludes\n")
+	if got := user.ExcludesFile(RepoConfig(filepath.Join(repo, ".git"))); got != filepath.Join(home, "included-excludes") {
+		t.Errorf("repository's value in a file it includes: %q", got)
+	}
+	write(t, filepath.Join(repo, ".git", "config"), "[core]\n\tbare = false\n")
+	if got := user.ExcludesFile(RepoConfig(filepath.Join(repo, ".git"))); got != filepath.Join(home, "user-excludes") {
+		t.Errorf("no value of its own: %q, want the user's", got)
+	}
+	if got := user.ExcludesFile(""); got != filepath.Join(home, "user-excludes") {
+		t.Errorf("no repository: %q", got)
+	}
+}
+
 // lookupIn is os.LookupEnv over a map.
 func lookupIn(env map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) {
@@ -169,6 +195,16 @@ func TestInfoExclude(t *testing.T) {
 	write(t, filepath.Join(dir, "junk", ".git"), "not a gitdir line\n")
 	if got := InfoExclude(filepath.Join(dir, "junk", ".git")); got != "" {
 		t.Errorf("junk .git file: %q", got)
+	}
+	// The configuration is found the same way, in the common directory.
+	if got := RepoConfig(filepath.Join(dir, "wt", ".git")); got != filepath.Join(main, ".git", "config") {
+		t.Errorf("worktree's configuration: %q", got)
+	}
+	if got := RepoConfig(filepath.Join(main, "sub", ".git")); got != filepath.Join(sub, "config") {
+		t.Errorf("submodule's configuration: %q", got)
+	}
+	if got := RepoConfig(filepath.Join(dir, "junk", ".git")); got != "" {
+		t.Errorf("junk .git file's configuration: %q", got)
 	}
 }
 
