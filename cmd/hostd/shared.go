@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +16,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hostd-dev/hostd/buildinfo"
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc"
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // The shared daemon (the desktop issue). Every `hostd --stdio` of a user
@@ -77,9 +83,135 @@ func forwardStdio(ctx context.Context, cfg config.Config, std stdio) error {
 	}
 }
 
+// sharedInfoTimeout bounds how long a forwarder waits for the shared
+// daemon's host.info before it relays anything.
+const sharedInfoTimeout = 10 * time.Second
+
 // connectShared connects to the daemon on cfg.Socket, starting one when
-// nobody listens there. started reports that this call started it.
-func connectShared(ctx context.Context, cfg config.Config, stderr io.Writer) (c *net.UnixConn, started bool, err error) {
+// nobody listens there, and checks on that connection that it speaks
+// this hostd's protocol (checkShared). started reports that this call
+// started it.
+func connectShared(ctx context.Context, cfg config.Config, stderr io.Writer) (*sharedConn, bool, error) {
+	uc, started, err := dialOrStartShared(ctx, cfg)
+	if err != nil {
+		return nil, false, err
+	}
+	c, err := checkShared(uc, cfg.Socket, stderr)
+	if err != nil {
+		uc.Close()
+		return nil, false, err
+	}
+	return c, started, nil
+}
+
+// sharedConn is a connection to the shared daemon whose first answer
+// checkShared has read; the notifications that came before it, and what
+// was read ahead, are read first.
+type sharedConn struct {
+	c *net.UnixConn
+	r io.Reader
+}
+
+func (c *sharedConn) Read(p []byte) (int, error)  { return c.r.Read(p) }
+func (c *sharedConn) Write(p []byte) (int, error) { return c.c.Write(p) }
+func (c *sharedConn) Close() error                { return c.c.Close() }
+
+// CloseWrite half-closes the connection: the daemon answers what is in
+// flight, then closes.
+func (c *sharedConn) CloseWrite() error { return c.c.CloseWrite() }
+
+// sharedCheckID is the id of the forwarder's own host.info, sent before
+// any of the client's frames, so no client id can collide with it.
+const sharedCheckID = "hostd-forwarder-check"
+
+// sharedInfo is what a forwarder reads of the shared daemon's host.info.
+type sharedInfo struct {
+	Version         string `json:"version"`
+	Commit          string `json:"commit"`
+	ProtocolVersion int    `json:"protocolVersion"`
+	PID             int    `json:"pid"`
+}
+
+// maxSharedCheckFrames bounds the notifications checkShared keeps for the
+// client while it waits for its answer.
+const maxSharedCheckFrames = 64
+
+// checkShared asks the daemon for its host.info on uc, the connection it
+// will relay, before anything of the client's is sent, and returns the
+// connection to relay. A daemon of another protocol is refused: after an
+// upgrade the old daemon lingers while its own clients are open, and a
+// client of this build must not talk to it. A daemon of another build of
+// the same protocol serves this client too, with a note on stderr saying
+// which build answers. Notifications the daemon sends meanwhile (every
+// connection gets review.recorded) are kept for the client, in order.
+func checkShared(uc *net.UnixConn, path string, stderr io.Writer) (*sharedConn, error) {
+	codec := jsonrpc2.VSCodeObjectCodec{}
+	fail := func(err error) error {
+		return fmt.Errorf("the shared daemon on %s did not answer host.info (%v); nothing was relayed to it: stop it (hostctl --socket %s shutdown) or give this hostd its own --state-dir", path, err, path)
+	}
+	uc.SetDeadline(time.Now().Add(sharedInfoTimeout))
+	defer uc.SetDeadline(time.Time{})
+	req := map[string]any{"jsonrpc": "2.0", "id": sharedCheckID, "method": "host.info"}
+	if err := codec.WriteObject(uc, req); err != nil {
+		return nil, fail(err)
+	}
+	br := bufio.NewReader(uc)
+	var kept bytes.Buffer // the notifications before the answer, framed again
+	var in sharedInfo
+	for frames := 0; ; frames++ {
+		var raw json.RawMessage
+		if err := codec.ReadObject(br, &raw); err != nil {
+			return nil, fail(err)
+		}
+		var resp struct {
+			ID     json.RawMessage `json:"id"`
+			Result *sharedInfo     `json:"result"`
+			Error  *jsonrpc2.Error `json:"error"`
+		}
+		if err := json.Unmarshal(raw, &resp); err != nil {
+			return nil, fail(err)
+		}
+		if resp.ID == nil {
+			if frames >= maxSharedCheckFrames {
+				return nil, fail(fmt.Errorf("%d notifications and no answer", frames))
+			}
+			codec.WriteObject(&kept, raw)
+			continue
+		}
+		switch {
+		case string(resp.ID) != `"`+sharedCheckID+`"`:
+			return nil, fail(fmt.Errorf("it answered id %s", resp.ID))
+		case resp.Error != nil:
+			return nil, fail(resp.Error)
+		case resp.Result == nil:
+			return nil, fail(errors.New("no result"))
+		}
+		in = *resp.Result
+		break
+	}
+	self := buildinfo.Read()
+	if in.ProtocolVersion != rpc.ProtocolVersion {
+		return nil, fmt.Errorf("the shared daemon on %s is hostd %s (pid %d) and speaks protocol %d; this hostd %s speaks protocol %d, so nothing was relayed to it. It exits %s after its last client; to replace it now, close its clients and run hostctl --socket %s shutdown, or give this hostd its own --state-dir",
+			path, in.Version, in.PID, in.ProtocolVersion, self.Version, rpc.ProtocolVersion, sharedIdleExit, path)
+	}
+	if in.Version != self.Version || in.Commit != self.CommitLabel() {
+		fmt.Fprintf(stderr, "hostd %s: the shared daemon on %s is another build, hostd %s (pid %d), of the same protocol %d; it serves this client and exits %s after its last client\n",
+			self.Version, path, describeBuild(in.Version, in.Commit), in.PID, in.ProtocolVersion, sharedIdleExit)
+	}
+	return &sharedConn{c: uc, r: io.MultiReader(&kept, br)}, nil
+}
+
+// describeBuild is a version with its commit, when known.
+func describeBuild(version, commit string) string {
+	if commit == "" {
+		return version
+	}
+	return version + " (commit " + commit + ")"
+}
+
+// dialOrStartShared connects to the daemon on cfg.Socket, starting one
+// when nobody listens there. started reports that this call started it.
+func dialOrStartShared(ctx context.Context, cfg config.Config) (c *net.UnixConn, started bool, err error) {
 	if c, err := dialShared(cfg.Socket); err == nil {
 		return c, false, nil
 	} else if !noListener(err) {

@@ -195,7 +195,8 @@ func TestE2EStdioClientsShareOneDaemon(t *testing.T) {
 	s := startStdio(t, env)
 	var info map[string]any
 	if err := s.call("host.info", nil, &info); err != nil {
-		t.Fatalf("after the restart: %v\n%s", err, s.errText())
+		daemonLog, _ := os.ReadFile(filepath.Join(state, "hostd", "hostd.log"))
+		t.Fatalf("after the restart: %v\n%s\nthe shared daemon's log:\n%s", err, s.errText(), daemonLog)
 	}
 	if info["pid"].(float64) == pid {
 		t.Fatal("the dead daemon answered")

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// fakeShared listens on the shared socket of runtime as a daemon of the
+// given version and protocol would, and records the methods it is sent.
+// Before it answers host.info it sends a review.recorded notification, as
+// a daemon does to every connection when another client's edit lands.
+type fakeShared struct {
+	mu      sync.Mutex
+	methods []string
+}
+
+func startFakeShared(t *testing.T, runtime, version string, protocol int) *fakeShared {
+	t.Helper()
+	dir := filepath.Join(runtime, "hostd")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(dir, "hostd.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	f := &fakeShared{}
+	handle := func(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+		f.mu.Lock()
+		f.methods = append(f.methods, req.Method)
+		f.mu.Unlock()
+		if req.Method != "host.info" {
+			return map[string]string{"answeredBy": "the fake daemon"}, nil
+		}
+		if err := c.Notify(ctx, "review.recorded", map[string]string{"sessionId": "another-window"}); err != nil {
+			return nil, err
+		}
+		return map[string]any{"name": "hostd", "version": version, "protocolVersion": protocol, "pid": 4242}, nil
+	}
+	go func() {
+		for {
+			nc, err := l.Accept()
+			if err != nil {
+				return
+			}
+			jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(nc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(handle))
+		}
+	}()
+	return f
+}
+
+func (f *fakeShared) calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.methods...)
+}
+
+// notes records the notifications a client is sent.
+type notes struct {
+	mu      sync.Mutex
+	methods []string
+}
+
+func (n *notes) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.methods = append(n.methods, req.Method)
+}
+
+func (n *notes) got() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.methods...)
+}
+
+// After an upgrade the old shared daemon lingers while its windows are
+// open. A forwarder checks the daemon's protocol on the connection it
+// will relay before relaying anything: one of another protocol is
+// refused with a message that names it and the way out, and not one of
+// the client's frames reaches it. One of another build of the same
+// protocol serves the client, with a note on stderr; the notification
+// the daemon sent before answering the check reaches the client.
+func TestE2EForwarderChecksTheSharedDaemonsProtocol(t *testing.T) {
+	t.Run("another protocol", func(t *testing.T) {
+		runtime := shortDir(t)
+		fake := startFakeShared(t, runtime, "9.0.0", 2)
+		cmd := exec.Command(hostdBinary(t), "--stdio")
+		cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtime, "XDG_STATE_HOME="+t.TempDir())
+		stdin, _ := cmd.StdinPipe()
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		cmd.Stdout = io.Discard
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// The client's first request is written at once; it must never
+		// reach the daemon.
+		frame, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "session.list"})
+		io.WriteString(stdin, "Content-Length: "+strconv.Itoa(len(frame))+"\r\n\r\n"+string(frame))
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Fatalf("the forwarder exited 0 against a daemon of protocol 2; stderr:\n%s", stderr.String())
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatal("the forwarder did not exit against a daemon of another protocol")
+		}
+		for _, want := range []string{"hostd 9.0.0 (pid 4242) and speaks protocol 2", "speaks protocol 1, so nothing was relayed", "hostctl --socket", "its own --state-dir"} {
+			if !strings.Contains(stderr.String(), want) {
+				t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
+			}
+		}
+		if got := fake.calls(); len(got) != 1 || got[0] != "host.info" {
+			t.Errorf("the daemon of another protocol was sent %q, want only the forwarder's host.info", got)
+		}
+	})
+
+	t.Run("another build of the same protocol", func(t *testing.T) {
+		runtime := shortDir(t)
+		fake := startFakeShared(t, runtime, "0.0.1-old", 1)
+		env := []string{"XDG_RUNTIME_DIR=" + runtime, "XDG_STATE_HOME=" + t.TempDir()}
+		n := &notes{}
+		cmd := exec.Command(hostdBinary(t), "--stdio")
+		cmd.Env = append(os.Environ(), env...)
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		stderr := &lockedBuffer{}
+		cmd.Stderr = stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+		c := jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(struct {
+			io.Reader
+			io.Writer
+			io.Closer
+		}{stdout, stdin, stdin}, jsonrpc2.VSCodeObjectCodec{}), n)
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		var res map[string]string
+		if err := c.Call(ctx, "session.list", nil, &res); err != nil {
+			t.Fatalf("session.list through the forwarder: %v\n%s", err, stderr.String())
+		}
+		if res["answeredBy"] != "the fake daemon" {
+			t.Errorf("answer %v", res)
+		}
+		if !strings.Contains(stderr.String(), "is another build, hostd 0.0.1-old (pid 4242), of the same protocol 1") {
+			t.Errorf("stderr does not name the other build:\n%s", stderr.String())
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for len(n.got()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got := n.got(); len(got) != 1 || got[0] != "review.recorded" {
+			t.Errorf("the client got notifications %q, want the review.recorded sent before the check's answer", got)
+		}
+		if got := fake.calls(); len(got) < 2 || got[len(got)-1] != "session.list" {
+			t.Errorf("the daemon was sent %q", got)
+		}
+	})
+}
