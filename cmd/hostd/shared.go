@@ -191,11 +191,11 @@ func checkShared(uc *net.UnixConn, path string, stderr io.Writer) (*sharedConn, 
 	}
 	self := buildinfo.Read()
 	if in.ProtocolVersion != rpc.ProtocolVersion {
-		return nil, fmt.Errorf("the shared daemon on %s is hostd %s (pid %d) and speaks protocol %d; this hostd %s speaks protocol %d, so nothing was relayed to it. It exits %s after its last client; to replace it now, close its clients and run hostctl --socket %s shutdown, or give this hostd its own --state-dir",
+		return nil, fmt.Errorf("the shared daemon on %s is hostd %s (pid %d) and speaks protocol %d; this hostd %s speaks protocol %d, so nothing was relayed to it. Started by a client, it exits %s after its last client; to replace it now, close its clients and run hostctl --socket %s shutdown, or give this hostd its own --state-dir",
 			path, in.Version, in.PID, in.ProtocolVersion, self.Version, rpc.ProtocolVersion, sharedIdleExit, path)
 	}
 	if in.Version != self.Version || in.Commit != self.CommitLabel() {
-		fmt.Fprintf(stderr, "hostd %s: the shared daemon on %s is another build, hostd %s (pid %d), of the same protocol %d; it serves this client and exits %s after its last client\n",
+		fmt.Fprintf(stderr, "hostd %s: the shared daemon on %s is another build, hostd %s (pid %d), of the same protocol %d; it serves this client (started by a client, it exits %s after its last one)\n",
 			self.Version, path, describeBuild(in.Version, in.Commit), in.PID, in.ProtocolVersion, sharedIdleExit)
 	}
 	return &sharedConn{c: uc, r: io.MultiReader(&kept, br)}, nil
