@@ -76,18 +76,18 @@ func (r *reader) read(offset uint32, _ sitter.Point) []byte {
 // reader's cut stops most overruns within milliseconds, but not all: in
 // error recovery a grammar's lexer can rescan, once per character it
 // skips, text it was already handed, and no clock is read inside that
-// loop. 256 KiB of garbage Lua (a run of quotes, numbers or operators)
-// took over three minutes with a one-second limit (TestParseStress,
-// HOSTD_STRESS=long). A cgo call cannot be stopped, so parse waits for it
-// until its limit and overrunGrace have passed, then answers timeout
-// while the parse goes on in the background, holding what it uses, and
-// frees its tree when it ends. Its thread is demoted to the lowest
-// priority, so it runs on what other work leaves idle. Two bounds keep
-// that from growing: at
-// most maxOverrunning such parses run at once (past that, parse refuses
-// at once, as timed out), and the texts that overran are remembered (by
-// language and hash, the last maxOverrunMemory of them), so the same text
-// is refused at once instead of being parsed again.
+// loop. 256 KiB of quotes as Lua took over three minutes with a
+// one-second limit, and a long run of '#' as Swift held a parse past two
+// minutes (TestParseStress, HOSTD_STRESS=long). A cgo call cannot be
+// stopped, so parse waits for it until its limit and overrunGrace have
+// passed, then answers timeout while the parse goes on in the background,
+// holding what it uses, and frees its tree when it ends. Its thread is
+// demoted to the lowest priority, so it runs on what other work leaves
+// idle. Two bounds keep that from growing: at most maxOverrunning such
+// parses run at once (past that, parse refuses at once, as timed out),
+// and the texts that overran are remembered (by language and hash, the
+// last maxOverrunMemory of them), so the same text is refused at once
+// instead of being parsed again.
 const (
 	overrunGrace     = 250 * time.Millisecond
 	maxOverrunning   = 2
