@@ -91,18 +91,49 @@ const sharedInfoTimeout = 10 * time.Second
 // nobody listens there, and checks on that connection that it speaks
 // this hostd's protocol (checkShared). started reports that this call
 // started it.
+//
+// A daemon that has just died can still take a connection: its socket
+// listens until the last of its threads has exited, then the connection
+// is reset. The check is made before anything of the client's is sent,
+// so a connection that breaks during it is dialed again, a few times,
+// and a new daemon started if none listens by then.
 func connectShared(ctx context.Context, cfg config.Config, stderr io.Writer) (*sharedConn, bool, error) {
-	uc, started, err := dialOrStartShared(ctx, cfg)
-	if err != nil {
-		return nil, false, err
-	}
-	c, err := checkShared(uc, cfg.Socket, stderr)
-	if err != nil {
+	var err error
+	for attempt := range sharedCheckAttempts {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, false, ctx.Err()
+			case <-time.After(sharedCheckRetry):
+			}
+		}
+		var uc *net.UnixConn
+		var started bool
+		if uc, started, err = dialOrStartShared(ctx, cfg); err != nil {
+			return nil, false, err
+		}
+		var c *sharedConn
+		if c, err = checkShared(uc, cfg.Socket, stderr); err == nil {
+			return c, started, nil
+		}
 		uc.Close()
-		return nil, false, err
+		if !errors.Is(err, errCheckBroken) {
+			return nil, false, err
+		}
 	}
-	return c, started, nil
+	return nil, false, err
 }
+
+// sharedCheckAttempts and sharedCheckRetry bound connectShared's retries
+// of a connection that broke during the check.
+const (
+	sharedCheckAttempts = 5
+	sharedCheckRetry    = 200 * time.Millisecond
+)
+
+// errCheckBroken marks a check whose connection broke (closed or reset)
+// before the daemon answered.
+var errCheckBroken = errors.New("the connection broke")
 
 // sharedConn is a connection to the shared daemon whose first answer
 // checkShared has read; the notifications that came before it, and what
@@ -147,7 +178,10 @@ const maxSharedCheckFrames = 64
 func checkShared(uc *net.UnixConn, path string, stderr io.Writer) (*sharedConn, error) {
 	codec := jsonrpc2.VSCodeObjectCodec{}
 	fail := func(err error) error {
-		return fmt.Errorf("the shared daemon on %s did not answer host.info (%v); nothing was relayed to it: stop it (hostctl --socket %s shutdown) or give this hostd its own --state-dir", path, err, path)
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+			err = fmt.Errorf("%w: %w", errCheckBroken, err)
+		}
+		return fmt.Errorf("the shared daemon on %s did not answer host.info (%w); nothing was relayed to it: stop it (hostctl --socket %s shutdown) or give this hostd its own --state-dir", path, err, path)
 	}
 	uc.SetDeadline(time.Now().Add(sharedInfoTimeout))
 	defer uc.SetDeadline(time.Time{})

@@ -189,8 +189,10 @@ func TestE2EStdioClientsShareOneDaemon(t *testing.T) {
 	// A new client starts a new daemon; the review history survived. It
 	// starts once the killed daemon is gone: while the kernel tears a
 	// killed process down, its listening socket can still take a
-	// connection into its backlog and then drop it, which a client sees
-	// as the connection closing (a runtime retries that).
+	// connection into its backlog and then drop it. The forwarder dials
+	// again when that happens during its check
+	// (TestE2EForwarderChecksTheSharedDaemonsProtocol); waiting here keeps
+	// this test about the restart.
 	waitGone(t, int(pid))
 	s := startStdio(t, env)
 	var info map[string]any
@@ -233,8 +235,9 @@ func TestE2EStdioWithItsOwnStateDirIsIndependent(t *testing.T) {
 	}
 }
 
-// waitGone waits until process pid has exited (a zombie counts as gone:
-// its sockets are closed), for 20 s at most.
+// waitGone waits until process pid has exited (a zombie with no thread
+// left but its leader counts as gone: its sockets are closed), for 20 s
+// at most.
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -248,7 +251,12 @@ func waitGone(t *testing.T, pid int) {
 				return
 			}
 		} else if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			return
+			// The leader is a zombie as soon as it exits, but its other
+			// threads may still be exiting, holding the process's files
+			// (its listening socket among them) until the last one ends.
+			if tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)); err != nil || len(tasks) <= 1 {
+				return
+			}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

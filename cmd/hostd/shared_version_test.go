@@ -27,6 +27,13 @@ type fakeShared struct {
 }
 
 func startFakeShared(t *testing.T, runtime, version string, protocol int) *fakeShared {
+	return startFakeSharedDropping(t, runtime, version, protocol, 0)
+}
+
+// startFakeSharedDropping is startFakeShared whose first drop connections
+// are closed as soon as they are accepted, as a daemon that has just died
+// resets the connections its socket still took.
+func startFakeSharedDropping(t *testing.T, runtime, version string, protocol, drop int) *fakeShared {
 	t.Helper()
 	dir := filepath.Join(runtime, "hostd")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -55,6 +62,11 @@ func startFakeShared(t *testing.T, runtime, version string, protocol int) *fakeS
 			nc, err := l.Accept()
 			if err != nil {
 				return
+			}
+			if drop > 0 {
+				drop--
+				nc.Close()
+				continue
 			}
 			jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(nc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(handle))
 		}
@@ -92,7 +104,9 @@ func (n *notes) got() []string {
 // refused with a message that names it and the way out, and not one of
 // the client's frames reaches it. One of another build of the same
 // protocol serves the client, with a note on stderr; the notification
-// the daemon sent before answering the check reaches the client.
+// the daemon sent before answering the check reaches the client. A
+// connection that breaks before the check is answered (a daemon that has
+// just died still takes connections, then resets them) is dialed again.
 func TestE2EForwarderChecksTheSharedDaemonsProtocol(t *testing.T) {
 	t.Run("another protocol", func(t *testing.T) {
 		runtime := shortDir(t)
@@ -128,6 +142,19 @@ func TestE2EForwarderChecksTheSharedDaemonsProtocol(t *testing.T) {
 		}
 		if got := fake.calls(); len(got) != 1 || got[0] != "host.info" {
 			t.Errorf("the daemon of another protocol was sent %q, want only the forwarder's host.info", got)
+		}
+	})
+
+	t.Run("a connection that breaks during the check is dialed again", func(t *testing.T) {
+		runtime := shortDir(t)
+		fake := startFakeSharedDropping(t, runtime, "0.0.1-old", 1, 2)
+		s := startStdio(t, []string{"XDG_RUNTIME_DIR=" + runtime, "XDG_STATE_HOME=" + t.TempDir()})
+		var res map[string]string
+		if err := s.call("session.list", nil, &res); err != nil || res["answeredBy"] != "the fake daemon" {
+			t.Fatalf("session.list after two broken connections: %v %v\n%s", res, err, s.errText())
+		}
+		if got := fake.calls(); len(got) != 2 || got[0] != "host.info" || got[1] != "session.list" {
+			t.Errorf("the daemon was sent %q, want the check once answered, then the client's call", got)
 		}
 	})
 
