@@ -99,6 +99,22 @@ func spliceOracle(lines []string, p *Patch, acts []action) []string {
 	return append(out, lines[l-1:]...)
 }
 
+// validIR is ops parsed, then lowered, expanded and validated for lines,
+// as repair receives an edit; ok is false for ops the language refuses.
+func validIR(lines []string, ops string) (p *Patch, ir IR, ok bool) {
+	p, err := Parse(ops, Limits{})
+	if err != nil {
+		return nil, IR{}, false
+	}
+	if ir, err = Lower(p, len(lines), Limits{}); err == nil {
+		ir, err = Expand(ir, lines, nil)
+	}
+	if err == nil {
+		err = Validate(ir)
+	}
+	return p, ir, err == nil
+}
+
 // checkRepair runs one edit of range PUTs through repair and checks the
 // contract of §8.4 against the oracle: the result is the edit as written,
 // or the edit with exactly the reported rows dropped or kept, each
@@ -107,18 +123,8 @@ func spliceOracle(lines []string, p *Patch, acts []action) []string {
 // It returns the actions and the error for callers that expect more.
 func checkRepair(t *testing.T, lines []string, ops string, syn Syntax) ([]action, error) {
 	t.Helper()
-	p, err := Parse(ops, Limits{})
-	if err != nil {
-		return nil, nil
-	}
-	ir, err := Lower(p, len(lines), Limits{})
-	if err == nil {
-		ir, err = Expand(ir, lines, nil)
-	}
-	if err == nil {
-		err = Validate(ir)
-	}
-	if err != nil {
+	p, ir, ok := validIR(lines, ops)
+	if !ok {
 		return nil, nil
 	}
 	counted := &countingSyntax{Syntax: syn}
@@ -316,18 +322,8 @@ func FuzzRepairTreeCache(f *testing.F) {
 		if len(lines) == 0 {
 			return
 		}
-		p, err := Parse(ops, Limits{})
-		if err != nil {
-			return
-		}
-		ir, err := Lower(p, len(lines), Limits{})
-		if err == nil {
-			ir, err = Expand(ir, lines, nil)
-		}
-		if err == nil {
-			err = Validate(ir)
-		}
-		if err != nil {
+		_, ir, ok := validIR(lines, ops)
+		if !ok {
 			return
 		}
 		base := wholeText(lines)
