@@ -17,7 +17,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hostd-dev/hostd/filelock"
+	"github.com/hostd-dev/hostd/internal/filelock"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/workspace"
 )

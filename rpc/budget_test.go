@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/budget"
 )
 
 // unfinished sends a frame of n bytes on a new connection, all but its

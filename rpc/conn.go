@@ -15,8 +15,8 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
-	"github.com/hostd-dev/hostd/budget"
-	"github.com/hostd-dev/hostd/quote"
+	"github.com/hostd-dev/hostd/internal/budget"
+	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/tools"
 )
 

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hostd-dev/hostd/budget"
-	"github.com/hostd-dev/hostd/memgov"
+	"github.com/hostd-dev/hostd/internal/budget"
+	"github.com/hostd-dev/hostd/internal/memgov"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 )

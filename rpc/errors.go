@@ -8,7 +8,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/hostd-dev/hostd/budget"
+	"github.com/hostd-dev/hostd/internal/budget"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/workspace"

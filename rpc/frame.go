@@ -12,7 +12,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/hostd-dev/hostd/quote"
+	"github.com/hostd-dev/hostd/internal/quote"
 )
 
 // Framing is LSP's base protocol: "Content-Length: N\r\n\r\n" and N bytes

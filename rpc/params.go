@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hostd-dev/hostd/quote"
+	"github.com/hostd-dev/hostd/internal/quote"
 )
 
 // Params are decoded strictly so a client learns exactly which field is

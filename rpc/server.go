@@ -24,8 +24,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/budget"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hostd-dev/hostd/quote"
+	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/workspace"
 )
 

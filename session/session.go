@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
-	"github.com/hostd-dev/hostd/quote"
+	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/workspace"
 )
 

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/budget"
 )
 
 // Concurrent large writes wait for room in the daemon-wide budget rather

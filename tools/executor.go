@@ -22,10 +22,10 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/config"
-	"github.com/hostd-dev/hostd/filelock"
-	"github.com/hostd-dev/hostd/quote"
+	"github.com/hostd-dev/hostd/internal/budget"
+	"github.com/hostd-dev/hostd/internal/filelock"
+	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 )

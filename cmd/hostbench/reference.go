@@ -17,7 +17,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/benchkit"
-	"github.com/hostd-dev/hostd/memgov"
+	"github.com/hostd-dev/hostd/internal/memgov"
 	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"

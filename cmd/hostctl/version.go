@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hostd-dev/hostd/buildinfo"
+	"github.com/hostd-dev/hostd/internal/buildinfo"
 )
 
 // protocolVersion is the wire contract this hostctl speaks (host.info's

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/hostd-dev/hostd/memgov"
+	"github.com/hostd-dev/hostd/internal/memgov"
 )
 
 // The daemon runs its memory governor: with little live, debug.stats shows

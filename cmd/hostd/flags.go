@@ -10,8 +10,8 @@ import (
 
 	"go.uber.org/zap/zapcore"
 
-	"github.com/hostd-dev/hostd/buildinfo"
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/buildinfo"
 	"github.com/hostd-dev/hostd/rpc"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hostd-dev/hostd/config"
-	"github.com/hostd-dev/hostd/mcpface"
+	"github.com/hostd-dev/hostd/internal/mcpface"
 )
 
 // `hostd mcp` serves the four tools over the Model Context Protocol on

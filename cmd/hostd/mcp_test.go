@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hostd-dev/hostd/mcpface"
+	"github.com/hostd-dev/hostd/internal/mcpface"
 )
 
 // mcpProcess is one `hostd mcp` with the Go SDK's client on its stdin

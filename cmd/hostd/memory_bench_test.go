@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
-	"github.com/hostd-dev/hostd/memgov"
+	"github.com/hostd-dev/hostd/internal/memgov"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"

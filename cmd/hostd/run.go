@@ -11,10 +11,10 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/hostd-dev/hostd/budget"
-	"github.com/hostd-dev/hostd/buildinfo"
 	"github.com/hostd-dev/hostd/config"
-	"github.com/hostd-dev/hostd/memgov"
+	"github.com/hostd-dev/hostd/internal/budget"
+	"github.com/hostd-dev/hostd/internal/buildinfo"
+	"github.com/hostd-dev/hostd/internal/memgov"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc"
 	"github.com/hostd-dev/hostd/session"

@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hostd-dev/hostd/buildinfo"
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/buildinfo"
 	"github.com/hostd-dev/hostd/rpc"
 	"github.com/sourcegraph/jsonrpc2"
 )

@@ -14,8 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
-	"github.com/hostd-dev/hostd/budget"
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/budget"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc"
 	"github.com/hostd-dev/hostd/session"

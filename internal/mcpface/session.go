@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hostd-dev/hostd/quote"
+	"github.com/hostd-dev/hostd/internal/quote"
 )
 
 // binding is the hostd session of one MCP session.
