@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -86,15 +85,16 @@ func Observe(path string, readLimit int64) (Observation, error) {
 	if !o.Regular || o.Size > readLimit {
 		return o, nil
 	}
-	// O_NONBLOCK: if the path was swapped for a FIFO since Lstat, opening
-	// it must not hang the daemon. O_NOFOLLOW: nor may a swapped-in
-	// symlink redirect the read.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	// openNoFollow: if the path was swapped for a FIFO since Lstat,
+	// opening it must not hang the daemon, nor may a swapped-in symlink
+	// redirect the read. Where the open cannot refuse a link itself, the
+	// file opened must be the one Lstat saw.
+	f, err := openNoFollow(path)
 	if err != nil {
 		return o, fmt.Errorf("observe %s: %w", path, err)
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+	if opened, err := f.Stat(); err != nil || !opened.Mode().IsRegular() || !os.SameFile(info, opened) {
 		o.Regular = false
 		return o, err
 	}

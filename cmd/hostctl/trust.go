@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // Whoever can create the socket's directory can stand up a daemon of
@@ -96,15 +95,6 @@ func (t socketTrust) checkPeer(c *net.UnixConn, socket string) error {
 		return fmt.Errorf("%w %s: the process listening on it runs as uid %d, not as you (uid %d), so nothing was sent; stop it and start your own hostd", errUntrusted, socket, uid, t.uid)
 	}
 	return nil
-}
-
-// ownerOf is the uid that owns a file, where the system reports one.
-func ownerOf(info fs.FileInfo) (int, bool) {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return int(st.Uid), true
 }
 
 func kind(m fs.FileMode) string {
