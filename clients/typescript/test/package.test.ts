@@ -16,14 +16,11 @@ import { hostdBinary, packageRoot, repoRoot, tempDir } from './hostd';
 const tsc = path.join(packageRoot, 'node_modules', 'typescript', 'bin', 'tsc');
 
 function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
-  const started = Date.now();
   try {
     return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
     throw new Error(`${cmd} ${args.join(' ')} (in ${cwd}) failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
-  } finally {
-    console.log(`${cmd} ${args[0]}: ${Date.now() - started} ms`);
   }
 }
 
