@@ -2,7 +2,10 @@
 // generate.mjs writes src/generated.ts, the TypeScript types of hostd's
 // wire, from docs/openrpc.json (the document rpc.discover answers): every
 // method's params and result, the notifications' params, each built-in
-// tool's arguments and result, and the application error codes.
+// tool's arguments and result, and the error codes: the JSON-RPC ones
+// (components.errors), the tool ones (x-tool-errors) with the shape of
+// each one's details. What the document does not carry yet of the errors
+// comes from scripts/openrpc-errors.json, merged in first (merge below).
 //
 //	node scripts/generate.mjs          rewrite src/generated.ts
 //	node scripts/generate.mjs --check  fail when src/generated.ts differs
@@ -18,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const documentPath = path.resolve(here, '../../../docs/openrpc.json');
+export const supplementPath = path.resolve(here, 'openrpc-errors.json');
 export const outputPath = path.resolve(here, '../src/generated.ts');
 
 // Annotations carry no type information; the generator reads only
@@ -235,29 +239,127 @@ export const protocolVersion = ${JSON.stringify(Number(doc.info.version))};
   out += '}\n\nexport type ToolName = keyof ToolArgs;\n\n';
   out += `/** The names of the built-in tools, in the document's order. */\nexport const toolNames: readonly ToolName[] = ${JSON.stringify(tools.map((t) => t.name))};\n\n`;
 
-  const codes = new Map();
+  out += errorTypes(doc, methods);
+  return out;
+}
+
+// errorTypes declares the error codes: wireErrors from components.errors
+// (checked against the errors each method documents), toolErrors and the
+// ToolError union from x-tool-errors, each code's details typed.
+function errorTypes(doc, methods) {
+  const wire = doc.components?.errors ?? {};
+  for (const [name, e] of Object.entries(wire)) {
+    if (e.data?.code !== name || !Number.isInteger(e.code)) {
+      throw new Error(`components.errors.${name}: want {code: <integer>, data: {code: ${JSON.stringify(name)}}}, got ${JSON.stringify(e)}`);
+    }
+  }
   for (const m of methods) {
     for (const e of m.errors ?? []) {
       const name = e.data?.code ?? e.message;
-      if (codes.has(name) && codes.get(name) !== e.code) {
-        throw new Error(`error ${name} has two codes: ${codes.get(name)} and ${e.code}`);
+      if (wire[name] === undefined || wire[name].code !== e.code) {
+        throw new Error(`method ${m.name} documents error ${name} (${e.code}), which components.errors ${wire[name] ? `gives code ${wire[name].code}` : 'lacks'}`);
       }
-      codes.set(name, e.code);
     }
   }
-  const sorted = [...codes].sort((a, b) => b[1] - a[1]);
-  out += '/**\n * The application error codes the methods document, by name (error.data.code).\n * Any method may also answer the JSON-RPC codes and hostd\'s additions\n * (wire-contract §2); HostdError.codeName names every one.\n */\nexport const documentedErrorCodes = {\n';
-  for (const [name, code] of sorted) {
-    out += `  ${name}: ${code},\n`;
+  let out = '/**\n * Every JSON-RPC error hostd answers with, by the name error.data.code\n * carries (wire-contract §2): its code, and whether the same request can\n * succeed when sent again as it is.\n */\nexport const wireErrors = {\n';
+  for (const [name, e] of Object.entries(wire)) {
+    out += docComment(e['x-description'], '  ');
+    out += `  ${name}: { code: ${e.code}, retriable: ${e['x-retriable'] === true} },\n`;
   }
-  out += '} as const;\n';
+  out += '} as const;\n\n/** The name of a JSON-RPC error (error.data.code). */\nexport type WireErrorName = keyof typeof wireErrors;\n\n';
+
+  const tools = doc['x-tool-errors'];
+  if (!Array.isArray(tools) || tools.length === 0) {
+    throw new Error('the document has no x-tool-errors: the tool error codes cannot be typed');
+  }
+  const guard = doc['x-repeat-guard-details'];
+  if (guard !== undefined) {
+    out += declare('RepeatGuardDetails', tsType(guard, 'x-repeat-guard-details'), guard.description);
+  }
+  const members = [];
+  const seen = new Set();
+  out += '/**\n * Every tool error code (error.code of a result with ok: false,\n * wire-contract §4), with whether the same intent can succeed once the\n * model does what the message says.\n */\nexport const toolErrors = {\n';
+  for (const t of tools) {
+    if (!/^[A-Z][A-Z0-9_]*$/.test(t.code) || typeof t.retriable !== 'boolean' || seen.has(t.code)) {
+      throw new Error(`x-tool-errors: want a new code in capitals and a boolean retriable, got ${JSON.stringify({ code: t.code, retriable: t.retriable })}`);
+    }
+    seen.add(t.code);
+    out += docComment(t.description, '  ');
+    out += `  ${t.code}: { retriable: ${t.retriable} },\n`;
+  }
+  out += '} as const;\n\n/** A tool error code. */\nexport type ToolErrorCode = keyof typeof toolErrors;\n\n';
+  const extra = guard === undefined ? undefined : 'RepeatGuardDetails';
+  for (const t of tools) {
+    let details = extra;
+    if (t.details !== undefined) {
+      const name = `${pascal(t.code.toLowerCase().replaceAll('_', '-'))}Details`;
+      out += declare(name, tsType(t.details, `x-tool-errors.${t.code}.details`), `error.details of ${t.code}.`);
+      details = extra === undefined ? name : `${name} & Partial<${extra}>`;
+    }
+    members.push(`  | { code: ${JSON.stringify(t.code)}; message: string; retriable: ${t.retriable}${details ? `; details?: ${details}` : ''} }`);
+  }
+  out += '/**\n * The error of a tool result with ok: false, by code: test error.code to\n * reach the code\'s details. A newer daemon may answer a code not listed\n * here (wire-contract §6); treat it by its retriable flag and content.\n */\nexport type ToolError =\n' + members.join('\n') + ';\n';
   return out;
+}
+
+// merge returns doc with what extra adds to it: components.errors and
+// components.schemas entries, x-tool-errors and x-repeat-guard-details.
+// An entry both have must be the same in both: the document is the
+// daemon's own account, and a supplement that disagrees with it is wrong.
+export function merge(doc, extra) {
+  const out = { ...doc, components: { ...doc.components } };
+  for (const part of ['errors', 'schemas']) {
+    const mine = { ...(doc.components?.[part] ?? {}) };
+    for (const [name, v] of Object.entries(extra.components?.[part] ?? {})) {
+      if (mine[name] !== undefined && !sameJSON(mine[name], v)) {
+        throw new Error(`components.${part}.${name} differs between docs/openrpc.json and scripts/openrpc-errors.json; the document is the daemon's: correct or drop the entry in openrpc-errors.json`);
+      }
+      mine[name] = mine[name] ?? v;
+    }
+    out.components[part] = mine;
+  }
+  const codes = new Map((doc['x-tool-errors'] ?? []).map((t) => [t.code, t]));
+  for (const t of extra['x-tool-errors'] ?? []) {
+    if (codes.has(t.code) && !sameJSON(codes.get(t.code), t)) {
+      throw new Error(`x-tool-errors ${t.code} differs between docs/openrpc.json and scripts/openrpc-errors.json; the document is the daemon's: correct or drop the entry in openrpc-errors.json`);
+    }
+    if (!codes.has(t.code)) {
+      codes.set(t.code, t);
+    }
+  }
+  out['x-tool-errors'] = [...codes.values()];
+  const guard = doc['x-repeat-guard-details'];
+  if (guard !== undefined && extra['x-repeat-guard-details'] !== undefined && !sameJSON(guard, extra['x-repeat-guard-details'])) {
+    throw new Error('x-repeat-guard-details differs between docs/openrpc.json and scripts/openrpc-errors.json; the document is the daemon\'s: correct or drop it in openrpc-errors.json');
+  }
+  out['x-repeat-guard-details'] = guard ?? extra['x-repeat-guard-details'];
+  return out;
+}
+
+function sameJSON(a, b) {
+  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+}
+
+function sortKeys(v) {
+  if (Array.isArray(v)) {
+    return v.map(sortKeys);
+  }
+  if (typeof v === 'object' && v !== null) {
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+  }
+  return v;
+}
+
+// readDocument is docs/openrpc.json with scripts/openrpc-errors.json merged in.
+export function readDocument() {
+  const doc = JSON.parse(fs.readFileSync(documentPath, 'utf8'));
+  const extra = JSON.parse(fs.readFileSync(supplementPath, 'utf8'));
+  return merge(doc, extra);
 }
 
 function main() {
   const check = process.argv.includes('--check');
-  const doc = JSON.parse(fs.readFileSync(documentPath, 'utf8'));
-  const text = generate(doc);
+  const text = generate(readDocument());
   const rel = path.relative(process.cwd(), outputPath);
   if (check) {
     let current = null;

@@ -1,49 +1,31 @@
-// HostdClient: one JSON-RPC connection to hostd over vscode-jsonrpc, either
-// to a spawned `hostd --stdio` or to a daemon's Unix socket, with typed
-// calls (the types are generated from docs/openrpc.json), the
-// review.recorded notification as a typed event, cancellation through
-// AbortSignal ($/cancelRequest) and the tool-call glue of tools.ts.
+// HostdClient: a connection to hostd, either to a spawned `hostd --stdio`
+// or to a daemon's Unix socket, with typed calls (the types are generated
+// from docs/openrpc.json), the protocol-version check on connect, a
+// timeout per call, notifications as events, restart on exit when asked
+// for, and the tool-call glue of tools.ts. The wire work is connection.ts;
+// restarting is restart.ts.
 
-import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import * as rpc from 'vscode-jsonrpc/node';
-
-import { HostdConnectionError, HostdError } from './errors';
-import type {
-  MethodName,
-  Methods,
-  ReviewRecordedParams,
-  SessionCreateParams,
-  ToolArgs,
-  ToolName,
-  ToolResult,
-  ToolResults,
+import { Link } from './connection';
+import { HostdConnectionError, HostdProtocolError } from './errors';
+import {
+  protocolVersion,
+  type HostInfoResult,
+  type MethodName,
+  type Methods,
+  type ReviewRecordedParams,
+  type SessionCreateParams,
+  type ToolArgs,
+  type ToolName,
 } from './generated';
-import { runTool, type ToolCall, type ToolRun } from './tools';
-
-/** Options of every call. */
-export interface CallOptions {
-  /**
-   * Aborting sends $/cancelRequest for the call. The call then settles with
-   * the daemon's answer: a HostdError REQUEST_CANCELLED, or the result when
-   * the call finished first (so a write that completed is never reported as
-   * not done). A signal already aborted rejects with its reason, and nothing
-   * is sent.
-   */
-  signal?: AbortSignal;
-}
+import type { CallOptions, ClientOptions, Disposable, RestartEvent, SpawnOptions } from './options';
+import { Restarter, SessionMemory } from './restart';
+import { runTool, type AnyToolResult, type ToolCall, type ToolOutcome, type ToolRun } from './tools';
+import { socketTransport, spawnTransport, type Transport } from './transport';
 
 /** The arguments of call(method, ...): params may be left out when none is required. */
 export type CallArgs<M extends MethodName> = Record<string, never> extends Methods[M]['params']
   ? [params?: Methods[M]['params'], options?: CallOptions]
   : [params: Methods[M]['params'], options?: CallOptions];
-
-/**
- * What tools.execute answers for tool T: the tool's own result when it
- * succeeded, and only the shared fields (content, error, warnings, ...)
- * when it failed (wire-contract §4). Test `ok` to reach the tool's fields.
- */
-export type ToolOutcome<T extends ToolName> = (ToolResults[T] & { ok: true }) | (ToolResult & { ok: false });
 
 /** Options of tools.execute besides the tool and its args. */
 export interface ExecuteOptions extends CallOptions {
@@ -53,162 +35,103 @@ export interface ExecuteOptions extends CallOptions {
   toolCallId?: string;
 }
 
-export interface SpawnOptions {
-  /** The hostd binary: a path, or a name looked up on PATH. Default "hostd". */
-  bin?: string;
-  /**
-   * Arguments after `--stdio` (added unless present). Without `--standalone`
-   * or `--state-dir DIR` the process forwards to the user's shared daemon,
-   * starting it when none runs (wire-contract §1); tests should pass one of
-   * them so that they get a daemon of their own.
-   */
-  args?: string[];
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-}
-
-/** Something to undo: a handler registration. */
-export interface Disposable {
-  dispose(): void;
-}
-
-const stderrTailBytes = 8 * 1024;
-const exitGraceMs = 5000;
-
-// How the client ends its transport, and what it says about the end.
-interface Transport {
-  /** Ends the transport and waits for it (the process to exit, the socket to close). */
-  close(): Promise<void>;
-  /** Waits briefly for what ended the connection to be known (a process's exit status). */
-  settle(): Promise<void>;
-  /** Why the connection ended, for HostdConnectionError messages. */
-  describeEnd(): string;
-}
+/** The default of ClientOptions.requestTimeoutMs. */
+export const defaultRequestTimeoutMs = 60_000;
 
 /**
- * HostdClient is one connection to hostd. Create it with HostdClient.spawn
- * or HostdClient.connect; end it with close().
+ * HostdClient is one connection to hostd (one at a time, with restart).
+ * Create it with HostdClient.spawn or HostdClient.connect; end it with
+ * close().
  *
  * Locking: none is needed. Node runs the client on one thread, and
  * vscode-jsonrpc keeps requests and their answers apart by id, so calls may
  * overlap freely (hostd runs up to 64 of one connection at once).
  */
 export class HostdClient {
-  private readonly conn: rpc.MessageConnection;
-  private readonly transport: Transport;
-  private readonly reviewHandlers = new Set<(params: ReviewRecordedParams) => void>();
-  private readonly closeHandlers = new Set<() => void>();
+  private link: Link | undefined;
+  private daemonInfo: HostInfoResult | undefined;
   private ended = false;
+  // Why the client ended, for the calls made after it.
+  private endReason = 'the client was closed';
   private closing: Promise<void> | undefined;
+  // A restart in progress; see linkEnded.
+  private restarting: Promise<void> | undefined;
+  private readonly restarter: Restarter | undefined;
+  private readonly sessions = new SessionMemory();
+  private readonly timeoutMs: number;
 
-  // Messages read from the transport, and messages vscode-jsonrpc has
-  // handled (it handles one per event-loop turn): an answer that arrived
-  // just before the connection closed is still delivered.
-  private received = 0;
-  private handled = 0;
+  private readonly reviewHandlers = new Set<(params: ReviewRecordedParams) => void>();
+  private readonly notificationHandlers = new Set<(method: string, params: unknown) => void>();
+  private readonly closeHandlers = new Set<() => void>();
+  private readonly restartHandlers = new Set<(event: RestartEvent) => void>();
+  private readonly stderrHandlers = new Set<(text: string) => void>();
 
-  private constructor(reader: rpc.MessageReader, writer: rpc.MessageWriter, transport: Transport) {
-    this.transport = transport;
-    const counting: rpc.MessageReader = {
-      onError: reader.onError,
-      onClose: reader.onClose,
-      onPartialMessage: reader.onPartialMessage,
-      listen: (callback) =>
-        reader.listen((message) => {
-          this.received++;
-          callback(message);
-        }),
-      dispose: () => reader.dispose(),
-    };
-    this.conn = rpc.createMessageConnection(counting, writer, undefined, {
-      messageStrategy: {
-        handleMessage: (message, next) => {
-          try {
-            next(message);
-          } finally {
-            this.handled++;
-          }
-        },
-      },
-    });
-    this.conn.onNotification('review.recorded', (params: ReviewRecordedParams) => {
-      for (const handler of [...this.reviewHandlers]) {
-        try {
-          handler(params);
-        } catch (err) {
-          // One handler's bug must not keep the event from the others.
-          console.error('hostd client: a review.recorded handler threw:', err);
-        }
-      }
-    });
-    this.conn.onClose(() => {
-      void this.end();
-    });
-    this.conn.listen();
+  private constructor(
+    private readonly open: () => Promise<Transport>,
+    private readonly where: string,
+    private readonly options: ClientOptions,
+  ) {
+    this.timeoutMs = options.requestTimeoutMs ?? defaultRequestTimeoutMs;
+    const restart = options.restart === true ? {} : options.restart || undefined;
+    if (restart !== undefined) {
+      this.restarter = new Restarter(restart, () => this.openLink(), (link) => this.sessions.recreate(link, this.timeoutMs));
+    }
   }
 
   /**
    * spawn starts `hostd --stdio` and connects to it over its stdin and
-   * stdout. It rejects when the binary cannot be started.
+   * stdout, then checks its protocol version. It rejects when the binary
+   * cannot be started, exits first, or speaks another protocol
+   * (HostdProtocolError).
    */
   static async spawn(options: SpawnOptions = {}): Promise<HostdClient> {
     const bin = options.bin ?? 'hostd';
     const args = options.args ?? [];
     const argv = args.includes('--stdio') ? [...args] : ['--stdio', ...args];
-    const child = spawnProcess(bin, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: options.env, cwd: options.cwd });
-    await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve);
-      child.once('error', (err: NodeJS.ErrnoException) => {
-        const hint = err.code === 'ENOENT' ? ': no such file; pass spawn({bin}) the path of a hostd binary, or put hostd on PATH' : '';
-        reject(new Error(`cannot start ${bin}: ${err.message}${hint}`));
-      });
-    });
-    return new HostdClient(new rpc.StreamMessageReader(child.stdout!), new rpc.StreamMessageWriter(child.stdin!), processTransport(child, bin));
+    const client: HostdClient = new HostdClient(
+      () =>
+        spawnTransport({
+          bin,
+          argv,
+          env: options.env,
+          cwd: options.cwd,
+          stderr: options.stderr ?? 'pipe',
+          onStderr: (text) => emit(client.stderrHandlers, 'stderr', text),
+        }),
+      bin,
+      options,
+    );
+    client.link = await client.openLink();
+    return client;
   }
 
   /**
    * connect opens a connection to the daemon listening on socketPath (the
    * default socket is $XDG_RUNTIME_DIR/hostd/hostd.sock, see
-   * wire-contract §1). It rejects when nothing listens there.
+   * wire-contract §1), then checks its protocol version. It rejects when
+   * nothing listens there, or the daemon speaks another protocol.
    */
-  static async connect(socketPath: string): Promise<HostdClient> {
-    const socket = net.connect(socketPath);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve);
-      socket.once('error', (err: NodeJS.ErrnoException) => {
-        const hint =
-          err.code === 'ENOENT' || err.code === 'ECONNREFUSED'
-            ? ': no hostd listens there; start one (hostd, or hostd --socket PATH) or use HostdClient.spawn'
-            : '';
-        reject(new Error(`cannot connect to ${socketPath}: ${err.message}${hint}`));
-      });
-    });
-    let closed = false;
-    const gone = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    return new HostdClient(new rpc.SocketMessageReader(socket), new rpc.SocketMessageWriter(socket), {
-      async close() {
-        closed = true;
-        socket.end();
-        const timer = setTimeout(() => socket.destroy(), exitGraceMs);
-        await gone;
-        clearTimeout(timer);
-      },
-      async settle() {},
-      describeEnd() {
-        return closed ? 'the client was closed' : `hostd closed the connection on ${socketPath}; reconnect once a daemon listens there`;
-      },
-    });
+  static async connect(socketPath: string, options: ClientOptions = {}): Promise<HostdClient> {
+    const client = new HostdClient(() => socketTransport(socketPath), `the hostd on ${socketPath}`, options);
+    client.link = await client.openLink();
+    return client;
   }
 
-  /** True once the connection has ended (closed by either side). */
+  /** True once the client has ended: closed, or its connection ended with no restart. */
   get closed(): boolean {
     return this.ended;
+  }
+
+  /** host.info of the daemon, as the protocol check on connect (and on each restart) got it; undefined with checkProtocol false. */
+  get hostInfo(): HostInfoResult | undefined {
+    return this.daemonInfo;
   }
 
   /**
    * call sends one request and resolves with its result, typed by method.
    * A JSON-RPC error answer rejects with HostdError; a connection that ends
-   * first rejects with HostdConnectionError.
+   * first rejects with HostdConnectionError; the timeout, with
+   * HostdTimeoutError.
    */
   call<M extends MethodName>(method: M, ...args: CallArgs<M>): Promise<Methods[M]['result']> {
     const [params, options] = args;
@@ -225,53 +148,18 @@ export class HostdClient {
     if (signal?.aborted) {
       throw signal.reason;
     }
-    if (this.ended) {
-      throw new HostdConnectionError(method, `${method} not sent: ${this.transport.describeEnd()}`);
+    const link = await this.current(method);
+    const result = await link.request(method, params, signal, options.timeoutMs ?? this.timeoutMs);
+    if (this.restarter !== undefined) {
+      this.sessions.observe(method, params, result);
     }
-    const source = new rpc.CancellationTokenSource();
-    const onAbort = () => source.cancel();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      const sent =
-        params === undefined ? this.conn.sendRequest(method, source.token) : this.conn.sendRequest(method, params, source.token);
-      return await sent;
-    } catch (err) {
-      throw await this.translate(method, err);
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      source.dispose();
-    }
+    return result;
   }
 
   /** notify sends a notification (no answer), such as $/cancelRequest. */
   async notify(method: string, params?: unknown): Promise<void> {
-    if (this.ended) {
-      throw new HostdConnectionError(method, `${method} not sent: ${this.transport.describeEnd()}`);
-    }
-    try {
-      await (params === undefined ? this.conn.sendNotification(method) : this.conn.sendNotification(method, params));
-    } catch (err) {
-      throw await this.translate(method, err);
-    }
-  }
-
-  // translate turns vscode-jsonrpc's errors into the client's.
-  private async translate(method: string, err: unknown): Promise<unknown> {
-    if (err instanceof rpc.ResponseError) {
-      // vscode-jsonrpc's own codes for a request that never got an answer.
-      // A write can fail before the connection is seen to close, so the
-      // transport is let say why it ended first (a process's exit status).
-      if (err.code === rpc.ErrorCodes.PendingResponseRejected || err.code === rpc.ErrorCodes.MessageWriteError) {
-        await this.transport.settle();
-        return new HostdConnectionError(method, `${method} got no answer: ${this.transport.describeEnd()}`);
-      }
-      return new HostdError(method, err.code, err.message, err.data);
-    }
-    if (this.ended || (err instanceof Error && /connection is (closed|disposed)/i.test(err.message))) {
-      await this.transport.settle();
-      return new HostdConnectionError(method, `${method} not sent: ${this.transport.describeEnd()}`);
-    }
-    return err;
+    const link = await this.current(method);
+    await link.notify(method, params);
   }
 
   // The common methods, typed.
@@ -303,14 +191,19 @@ export class HostdClient {
 
   /**
    * execute runs a built-in tool with typed args and result. A tool that
-   * runs and fails resolves with ok: false; only a request hostd could not
-   * serve rejects.
+   * runs and fails resolves with ok: false and a typed error; only a
+   * request hostd could not serve rejects.
    */
   execute<T extends ToolName>(sessionId: string, tool: T, args: ToolArgs[T], options: ExecuteOptions = {}): Promise<ToolOutcome<T>> {
-    const { signal, promptId, toolCallId } = options;
     // The generated tools.execute result is the shared ToolResult; hostd
     // answers the named tool's own result (x-tools in docs/openrpc.json).
-    return this.call('tools.execute', { sessionId, tool, args, promptId, toolCallId }, { signal }) as Promise<unknown> as Promise<ToolOutcome<T>>;
+    return this.executeAny(sessionId, tool, args, options) as Promise<ToolOutcome<T>>;
+  }
+
+  /** executeAny runs any tool by name with unchecked args (runTool's way in). */
+  executeAny(sessionId: string, tool: string, args: unknown, options: ExecuteOptions = {}): Promise<AnyToolResult> {
+    const { promptId, toolCallId, ...call } = options;
+    return this.request('tools.execute', { sessionId, tool, args, promptId, toolCallId }, call) as Promise<AnyToolResult>;
   }
 
   /** review.list: a session's review entries, oldest first; path keeps one file's. */
@@ -327,15 +220,11 @@ export class HostdClient {
    * runTool executes a model's tool call and returns the text to hand back
    * to the model; see tools.ts.
    */
-  runTool(sessionId: string, call: ToolCall, options: { promptId?: string; signal?: AbortSignal } = {}): Promise<ToolRun> {
+  runTool(sessionId: string, call: ToolCall, options: { promptId?: string } & CallOptions = {}): Promise<ToolRun> {
     return runTool(this, sessionId, call, options);
   }
 
-  /** executeAny runs any tool by name with unchecked args (runTool's way in). */
-  executeAny(sessionId: string, tool: string, args: unknown, options: ExecuteOptions = {}): Promise<ToolResult> {
-    const { signal, promptId, toolCallId } = options;
-    return this.request('tools.execute', { sessionId, tool, args, promptId, toolCallId }, { signal }) as Promise<ToolResult>;
-  }
+  // Events.
 
   /**
    * onReviewRecorded calls handler for every review.recorded notification:
@@ -344,29 +233,47 @@ export class HostdClient {
    * is the authority.
    */
   onReviewRecorded(handler: (params: ReviewRecordedParams) => void): Disposable {
-    this.reviewHandlers.add(handler);
-    return { dispose: () => this.reviewHandlers.delete(handler) };
+    return listen(this.reviewHandlers, handler);
   }
 
-  /** onClose calls handler once when the connection ends, whichever side ended it. */
+  /**
+   * onNotification calls handler for every notification the daemon sends,
+   * review.recorded included, and ones this client has no types for (a
+   * newer daemon's; wire-contract §6 says to ignore those you do not know).
+   */
+  onNotification(handler: (method: string, params: unknown) => void): Disposable {
+    return listen(this.notificationHandlers, handler);
+  }
+
+  /** onStderr calls handler with each piece of a spawned hostd's stderr (with the default stderr: "pipe"). */
+  onStderr(handler: (text: string) => void): Disposable {
+    return listen(this.stderrHandlers, handler);
+  }
+
+  /** onRestart calls handler each time restart has brought up a new connection. */
+  onRestart(handler: (event: RestartEvent) => void): Disposable {
+    return listen(this.restartHandlers, handler);
+  }
+
+  /** onClose calls handler once when the client ends: closed, or its connection ended with no restart left. */
   onClose(handler: () => void): Disposable {
     if (this.ended) {
       queueMicrotask(handler);
       return { dispose() {} };
     }
-    this.closeHandlers.add(handler);
-    return { dispose: () => this.closeHandlers.delete(handler) };
+    return listen(this.closeHandlers, handler);
   }
 
   /**
-   * close ends the connection: calls still waiting reject with
+   * close ends the client: calls still waiting reject with
    * HostdConnectionError, and a spawned hostd is let exit (its stdin is
    * closed; it is killed if it has not exited within 5 seconds).
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await this.transport.close();
-      await this.end();
+      await this.restarter?.stop();
+      await this.link?.close();
+      this.finish('the client was closed');
     })();
     return this.closing;
   }
@@ -376,68 +283,121 @@ export class HostdClient {
     void this.close();
   }
 
-  // end runs once when the connection ends: it lets the transport say why,
-  // then fails the calls still waiting and tells the close handlers.
-  private async end(): Promise<void> {
+  // current is the link to send on: the live one, or the one a restart in
+  // progress brings up.
+  private async current(method: string): Promise<Link> {
+    if (this.restarting !== undefined) {
+      await this.restarting;
+    }
+    if (this.link === undefined || this.ended) {
+      throw new HostdConnectionError(method, `${method} not sent: ${this.endReason}`);
+    }
+    return this.link;
+  }
+
+  // openLink opens a transport, starts a link on it and checks the
+  // daemon's protocol; a link that fails the check is closed.
+  private async openLink(): Promise<Link> {
+    const transport = await this.open();
+    const link = new Link(transport, {
+      trace: this.options.trace,
+      notification: (method, params) => this.dispatch(method, params),
+      ended: (l) => this.linkEnded(l),
+      restarting: () => this.restarter !== undefined && this.closing === undefined && this.restarter.canRestart(),
+    });
+    if (this.options.checkProtocol === false) {
+      return link;
+    }
+    try {
+      const info = (await link.request('host.info', {}, undefined, this.timeoutMs)) as HostInfoResult;
+      if (info.protocolVersion !== protocolVersion) {
+        throw new HostdProtocolError(this.where, info.protocolVersion, info.version, protocolVersion);
+      }
+      this.daemonInfo = info;
+    } catch (err) {
+      await link.close();
+      throw err;
+    }
+    return link;
+  }
+
+  // linkEnded runs when a link has ended: the current one ends the client,
+  // or starts a restart; a link being replaced or checked is not current.
+  private linkEnded(link: Link): void {
+    if (link !== this.link) {
+      return;
+    }
+    const reason = link.describeEnd();
+    this.link = undefined;
+    const restarter = this.restarter;
+    if (restarter === undefined || this.closing !== undefined) {
+      this.finish(reason);
+      return;
+    }
+    if (!restarter.canRestart()) {
+      this.finish(`${reason} (no restart left: ${restarter.describeBudget()})`);
+      return;
+    }
+    // Calls made meanwhile wait for this, which settles once the new link
+    // is in place or the client has ended.
+    const restarting: Promise<void> = restarter.start(reason).then(
+      ({ link: next, event }) => {
+        this.restarting = undefined;
+        this.link = next;
+        emit(this.restartHandlers, 'restart', event);
+        // The new link may have ended while the sessions were created.
+        if (next.isEnded) {
+          this.linkEnded(next);
+        }
+      },
+      (err: unknown) => {
+        this.restarting = undefined;
+        this.finish(this.closing !== undefined ? 'the client was closed' : err instanceof Error ? err.message : String(err));
+      },
+    );
+    this.restarting = restarting;
+  }
+
+  // finish ends the client once, and tells the close handlers.
+  private finish(reason: string): void {
     if (this.ended) {
       return;
     }
     this.ended = true;
-    await this.transport.settle();
-    while (this.handled < this.received) {
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    this.conn.dispose();
+    this.endReason = reason;
     for (const handler of [...this.closeHandlers]) {
       handler();
     }
     this.closeHandlers.clear();
   }
+
+  private dispatch(method: string, params: unknown): void {
+    if (method === 'review.recorded') {
+      emit(this.reviewHandlers, 'review.recorded', params as ReviewRecordedParams);
+    }
+    for (const handler of [...this.notificationHandlers]) {
+      try {
+        handler(method, params);
+      } catch (err) {
+        console.error('hostd client: a notification handler threw:', err);
+      }
+    }
+  }
 }
 
-// processTransport ends a spawned hostd and keeps the end of its stderr
-// for the messages of calls the process leaves unanswered.
-function processTransport(child: ChildProcess, bin: string): Transport {
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-stderrTailBytes);
-  });
-  let exit: string | undefined;
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', (code, signal) => {
-      exit = signal ? `signal ${signal}` : `status ${code}`;
-      resolve();
-    });
-  });
-  let closedByClient = false;
-  return {
-    async close() {
-      closedByClient = true;
-      child.stdin!.end();
-      let timer: NodeJS.Timeout | undefined;
-      const killed = new Promise<void>((resolve) => {
-        timer = setTimeout(() => {
-          child.kill('SIGKILL');
-          resolve();
-        }, exitGraceMs);
-      });
-      await Promise.race([exited, killed]);
-      clearTimeout(timer);
-      await exited;
-    },
-    async settle() {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
-      clearTimeout(timer);
-    },
-    describeEnd() {
-      if (closedByClient) {
-        return 'the client was closed';
-      }
-      const how = exit === undefined ? `${bin} closed its stdout` : `${bin} exited with ${exit}`;
-      const tail = stderr.trim();
-      return `${how}; start a new client${tail ? ` (its stderr ends: ${tail})` : ''}`;
-    },
-  };
+function listen<H>(set: Set<H>, handler: H): Disposable {
+  set.add(handler);
+  return { dispose: () => set.delete(handler) };
+}
+
+// emit calls every handler; one handler's bug must not keep the event from
+// the others.
+function emit<T>(set: Set<(value: T) => void>, what: string, value: T): void {
+  for (const handler of [...set]) {
+    try {
+      handler(value);
+    } catch (err) {
+      console.error(`hostd client: a ${what} handler threw:`, err);
+    }
+  }
 }

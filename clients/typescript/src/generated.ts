@@ -166,6 +166,12 @@ export interface WriteResult {
   warnings: string[];
 }
 
+/** One line of the file as an error shows it: its number and its text (clipped to limits.maxRevealLineChars, marked with …). */
+export interface LineText {
+  line: number;
+  text: string;
+}
+
 /** Params of host.info. */
 export type HostInfoParams = Record<string, never>;
 
@@ -705,15 +711,162 @@ export type ToolName = keyof ToolArgs;
 export const toolNames: readonly ToolName[] = ["read","grep","write","edit"];
 
 /**
- * The application error codes the methods document, by name (error.data.code).
- * Any method may also answer the JSON-RPC codes and hostd's additions
- * (wire-contract §2); HostdError.codeName names every one.
+ * Every JSON-RPC error hostd answers with, by the name error.data.code
+ * carries (wire-contract §2): its code, and whether the same request can
+ * succeed when sent again as it is.
  */
-export const documentedErrorCodes = {
-  SESSION_NOT_FOUND: -32001,
-  WORKSPACE_INVALID: -32002,
-  ROLLBACK_CONFLICT: -32003,
-  REVIEW_NOT_FOUND: -32004,
-  UNKNOWN_TOOL: -32005,
-  SESSION_LIMIT: -32006,
+export const wireErrors = {
+  /** The frame's body is not JSON: fix the encoder; the connection stays usable. */
+  PARSE_ERROR: { code: -32700, retriable: false },
+  /** JSON, but not a request hostd takes (a batch, no jsonrpc "2.0", a bad method or id, an id already in flight): send one request per frame, with a fresh id. */
+  INVALID_REQUEST: { code: -32600, retriable: false },
+  /** No such method in this daemon: check the name; rpc.discover says what it serves. */
+  METHOD_NOT_FOUND: { code: -32601, retriable: false },
+  /** A param is missing, has the wrong type or is unknown (error.data.field names it): fix what the message names. */
+  INVALID_PARAMS: { code: -32602, retriable: false },
+  /** A bug in the daemon: report it with the message; the daemon keeps running. */
+  INTERNAL_ERROR: { code: -32603, retriable: false },
+  /** The daemon is draining and takes no new calls: reconnect once a daemon is back. */
+  SHUTTING_DOWN: { code: -32000, retriable: false },
+  /** Unknown or deleted sessionId: session.create (with the same sessionId to re-attach after a restart). */
+  SESSION_NOT_FOUND: { code: -32001, retriable: false },
+  /** A root is missing, not a directory, or unreadable: pass an existing directory. */
+  WORKSPACE_INVALID: { code: -32002, retriable: false },
+  /** A file changed since the call being rolled back, or the call was already rolled back: show the user the message; the newer work is kept. */
+  ROLLBACK_CONFLICT: { code: -32003, retriable: false },
+  /** No review entries for that toolCallId: check the id against review.list. */
+  REVIEW_NOT_FOUND: { code: -32004, retriable: false },
+  /** tools.execute named a tool that does not exist: use a name from tools.definitions (the message lists them). */
+  UNKNOWN_TOOL: { code: -32005, retriable: false },
+  /** The daemon holds limits.maxSessions sessions: delete sessions you no longer need. */
+  SESSION_LIMIT: { code: -32006, retriable: false },
+  /** The memory budget had no room for the request in time; it was not run: retry after a moment, and send large payloads one at a time. */
+  OVERLOADED: { code: -32007, retriable: true },
+  /** The answer would be larger than limits.maxFrameBytes: ask for less in one call. */
+  RESULT_TOO_LARGE: { code: -32008, retriable: false },
+  /** Cancelled by $/cancelRequest, by the client hanging up, or at the end of the shutdown grace: nothing, if you cancelled it; otherwise retry once a daemon is back. */
+  REQUEST_CANCELLED: { code: -32800, retriable: false },
 } as const;
+
+/** The name of a JSON-RPC error (error.data.code). */
+export type WireErrorName = keyof typeof wireErrors;
+
+/** What the repeat guard adds to error.details when it stops a turn (the result then carries terminate: true; edit-contract §9.3). */
+export interface RepeatGuardDetails {
+  /** a hint for that class of error */
+  recovery: string;
+  /** the counted failures on the path in this prompt */
+  attempts: number;
+  kind: "edit";
+}
+
+/**
+ * Every tool error code (error.code of a result with ok: false,
+ * wire-contract §4), with whether the same intent can succeed once the
+ * model does what the message says.
+ */
+export const toolErrors = {
+  /** Args do not fit the tool's schema, an edit exceeds a limit of its language, or a toolCallId is reused: fix the argument the message names. */
+  INVALID_ARGUMENT: { retriable: false },
+  /** A write into .git or a read-only root, or a change of a read-only file: write elsewhere. */
+  TOOL_DENIED: { retriable: false },
+  /** The path, symlinks resolved, leaves every root: use a path inside the workspace. */
+  PATH_OUTSIDE_WORKSPACE: { retriable: false },
+  /** An I/O failure, or a call cancelled before it ran; nothing was changed. */
+  TOOL_FAILED: { retriable: false },
+  /** No such file; the message names the nearest existing directory. */
+  NOT_FOUND: { retriable: false },
+  /** A directory, device, FIFO or socket. */
+  NOT_A_FILE: { retriable: false },
+  /** Invalid UTF-8, or a NUL byte in the first 8 KiB. */
+  NOT_TEXT: { retriable: false },
+  /** Over a size limit: read a window, or write less. */
+  FILE_TOO_LARGE: { retriable: false },
+  /** tag missing or not 4 hex digits. */
+  EDIT_TAG_REQUIRED: { retriable: false },
+  /** The file changed and the edit could not be proven safe to replay (retriable after a read): redo the edit against the lines shown, with the live tag. */
+  EDIT_TAG_MISMATCH: { retriable: true },
+  /** This session never minted that tag for this path, or dropped it on purpose (retriable after a read): read the file in this session. */
+  EDIT_TAG_UNKNOWN: { retriable: true },
+  /** An anchor names lines this session was never shown: look at the revealed lines and retry. */
+  EDIT_LINES_UNSEEN: { retriable: true },
+  /** Malformed ops: fix the op the message quotes, in the form it shows. */
+  EDIT_PARSE_FAILED: { retriable: false },
+  /** Reversed, out-of-range, overlapping or duplicate anchors, or an EOF state the text cannot have. */
+  EDIT_RANGE_INVALID: { retriable: false },
+  /** N* did not resolve to a block: use the plain range the message suggests. */
+  EDIT_BLOCK_UNRESOLVED: { retriable: false },
+  /** Paste from an unset register: CUT into it first. */
+  EDIT_REGISTER_EMPTY: { retriable: false },
+  /** Two pending anonymous cuts: name the registers. */
+  EDIT_REGISTER_AMBIGUOUS: { retriable: false },
+  /** Boundary repair had tied candidates: restate the range exactly. */
+  EDIT_REPAIR_AMBIGUOUS: { retriable: false },
+  /** The edit would leave the file as it is: do not repeat it. */
+  EDIT_NO_CHANGE: { retriable: false },
+  /** The ops expand past limits.maxExpandedLines: split the edit. */
+  EDIT_AMPLIFICATION_LIMIT: { retriable: false },
+  /** The daemon's memory budget had no room for this write or edit in time; nothing was changed: call again in a moment. */
+  HOST_BUSY: { retriable: true },
+} as const;
+
+/** A tool error code. */
+export type ToolErrorCode = keyof typeof toolErrors;
+
+/** error.details of EDIT_TAG_MISMATCH. */
+export interface EditTagMismatchDetails {
+  /** the tag of the file as it is now */
+  liveTag: string;
+  /** the live lines around the edit's anchors; absent when another program changed the file between the gates and the write (nothing was written), null when the edit named no lines */
+  context?: LineText[] | null;
+}
+
+/** error.details of EDIT_TAG_UNKNOWN. */
+export interface EditTagUnknownDetails {
+  /** the tag of the file as it is now */
+  liveTag: string;
+}
+
+/** error.details of EDIT_LINES_UNSEEN. */
+export interface EditLinesUnseenDetails {
+  /** the unseen lines the edit anchors on (at most limits.maxRevealLines) */
+  lines: LineText[];
+  /** every one was shown in full and now counts as seen: the same edit may be retried as it is */
+  merged: boolean;
+}
+
+/** error.details of EDIT_BLOCK_UNRESOLVED. */
+export interface EditBlockUnresolvedDetails {
+  /** the line the block op named */
+  line: number;
+  /** why it did not resolve */
+  reason: string;
+}
+
+/**
+ * The error of a tool result with ok: false, by code: test error.code to
+ * reach the code's details. A newer daemon may answer a code not listed
+ * here (wire-contract §6); treat it by its retriable flag and content.
+ */
+export type ToolError =
+  | { code: "INVALID_ARGUMENT"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "TOOL_DENIED"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "PATH_OUTSIDE_WORKSPACE"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "TOOL_FAILED"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "NOT_FOUND"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "NOT_A_FILE"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "NOT_TEXT"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "FILE_TOO_LARGE"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "EDIT_TAG_REQUIRED"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "EDIT_TAG_MISMATCH"; message: string; retriable: true; details?: EditTagMismatchDetails & Partial<RepeatGuardDetails> }
+  | { code: "EDIT_TAG_UNKNOWN"; message: string; retriable: true; details?: EditTagUnknownDetails & Partial<RepeatGuardDetails> }
+  | { code: "EDIT_LINES_UNSEEN"; message: string; retriable: true; details?: EditLinesUnseenDetails & Partial<RepeatGuardDetails> }
+  | { code: "EDIT_PARSE_FAILED"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "EDIT_RANGE_INVALID"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "EDIT_BLOCK_UNRESOLVED"; message: string; retriable: false; details?: EditBlockUnresolvedDetails & Partial<RepeatGuardDetails> }
+  | { code: "EDIT_REGISTER_EMPTY"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "EDIT_REGISTER_AMBIGUOUS"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "EDIT_REPAIR_AMBIGUOUS"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "EDIT_NO_CHANGE"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "EDIT_AMPLIFICATION_LIMIT"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "HOST_BUSY"; message: string; retriable: true; details?: RepeatGuardDetails };

@@ -1,19 +1,38 @@
 // @hostd/client: a typed client of hostd (docs/wire-contract.md). The
-// types of every method, notification and tool come from src/generated.ts,
-// which scripts/generate.mjs writes from docs/openrpc.json.
+// types of every method, notification, tool and error code come from
+// src/generated.ts, which scripts/generate.mjs writes from
+// docs/openrpc.json.
 
 export * from './generated';
-export { HostdClient, type CallArgs, type CallOptions, type Disposable, type ExecuteOptions, type SpawnOptions, type ToolOutcome } from './client';
-export { HostdConnectionError, HostdError } from './errors';
+export { HostdClient, defaultRequestTimeoutMs, type CallArgs, type ExecuteOptions } from './client';
+export { HostdConnectionError, HostdError, HostdProtocolError, HostdTimeoutError } from './errors';
+export type {
+  AbortSignalLike,
+  CallOptions,
+  ClientOptions,
+  Disposable,
+  JsonRpcMessage,
+  RestartEvent,
+  RestartOptions,
+  SpawnOptions,
+  StderrMode,
+  TraceEvent,
+} from './options';
+export { isRetriable, withRetry, type RetryOptions } from './retry';
 export {
   runTool,
   toolSchemas,
   type AnthropicTool,
+  type AnyToolResult,
   type OpenAITool,
   type ToolCall,
   type ToolDefinition,
+  type ToolFailure,
+  type ToolInputSchema,
+  type ToolOutcome,
   type ToolRun,
   type ToolSchemaFormat,
+  type ToolSuccess,
 } from './tools';
 
 import type { ReviewListResult } from './generated';

@@ -3,16 +3,29 @@
 // model's tool call with tools.execute and says what to hand back.
 
 import { HostdError } from './errors';
-import type { ToolResult, ToolsDefinitionsResult } from './generated';
+import type { ToolError, ToolName, ToolResult, ToolResults, ToolsDefinitionsResult } from './generated';
+import type { CallOptions } from './options';
 
 /** One entry of tools.definitions. */
 export type ToolDefinition = ToolsDefinitionsResult['tools'][number];
+
+/**
+ * A tool's input schema as model APIs take it: a JSON Schema of an object.
+ * Anthropic's Tool.InputSchema and OpenAI's FunctionParameters both accept
+ * it as it is.
+ */
+export interface ToolInputSchema {
+  type: 'object';
+  properties?: Record<string, unknown>;
+  required?: string[];
+  [key: string]: unknown;
+}
 
 /** A tool as the Anthropic Messages API takes it (the `tools` request field). */
 export interface AnthropicTool {
   name: string;
   description: string;
-  input_schema: ToolDefinition['inputSchema'];
+  input_schema: ToolInputSchema;
 }
 
 /** A tool as the OpenAI Chat Completions API takes it (the `tools` request field). */
@@ -21,9 +34,29 @@ export interface OpenAITool {
   function: {
     name: string;
     description: string;
-    parameters: ToolDefinition['inputSchema'];
+    parameters: ToolInputSchema;
   };
 }
+
+/**
+ * A tools.execute result whose tool failed (wire-contract §4): the shared
+ * fields only, and an error typed by its code (test error.code to reach
+ * its details).
+ */
+export type ToolFailure = Omit<ToolResult, 'ok' | 'error'> & { ok: false; error: ToolError };
+
+/** A tools.execute result of tool T that succeeded: the tool's own fields. */
+export type ToolSuccess<T extends ToolName> = Omit<ToolResults[T], 'ok' | 'error'> & { ok: true; error?: undefined };
+
+/**
+ * What tools.execute answers for tool T: the tool's own result when it
+ * succeeded, and only the shared fields (content, error, warnings, ...)
+ * when it failed. Test `ok` to reach the tool's fields or the error.
+ */
+export type ToolOutcome<T extends ToolName> = ToolSuccess<T> | ToolFailure;
+
+/** What tools.execute answers for any tool, one this client knows or not. */
+export type AnyToolResult = (Omit<ToolResult, 'ok' | 'error'> & { ok: true; error?: undefined }) | ToolFailure;
 
 export type ToolSchemaFormat = 'anthropic' | 'openai';
 
@@ -42,12 +75,22 @@ export function toolSchemas(
   const tools = isToolList(definitions) ? definitions : definitions.tools;
   switch (format) {
     case 'anthropic':
-      return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+      return tools.map((t) => ({ name: t.name, description: t.description, input_schema: inputSchema(t) }));
     case 'openai':
-      return tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+      return tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: inputSchema(t) } }));
     default:
       throw new Error(`toolSchemas: unknown format ${JSON.stringify(format)}; use "anthropic" or "openai"`);
   }
+}
+
+// inputSchema is a definition's inputSchema, checked to be what model APIs
+// take: the wire types it unknown (any JSON Schema), hostd sends objects.
+function inputSchema(t: ToolDefinition): ToolInputSchema {
+  const s = t.inputSchema;
+  if (typeof s !== 'object' || s === null || Array.isArray(s) || (s as { type?: unknown }).type !== 'object') {
+    throw new Error(`toolSchemas: tool ${JSON.stringify(t.name)} has an inputSchema that is not a JSON Schema of an object (${JSON.stringify(s)}); model APIs take only those`);
+  }
+  return s as ToolInputSchema;
 }
 
 function isToolList(d: ToolsDefinitionsResult | readonly ToolDefinition[]): d is readonly ToolDefinition[] {
@@ -80,12 +123,12 @@ export interface ToolRun {
   /** The repeat guard stopped the turn: end it rather than call the model again (wire-contract §4). */
   terminate: boolean;
   /** The whole tools.execute result; absent when hostd refused the call as UNKNOWN_TOOL. */
-  result: ToolResult | undefined;
+  result: AnyToolResult | undefined;
 }
 
 // The client surface runTool needs.
 interface Executor {
-  executeAny(sessionId: string, tool: string, args: unknown, options: { promptId?: string; toolCallId?: string; signal?: AbortSignal }): Promise<ToolResult>;
+  executeAny(sessionId: string, tool: string, args: unknown, options: { promptId?: string; toolCallId?: string } & CallOptions): Promise<AnyToolResult>;
 }
 
 /**
@@ -98,15 +141,11 @@ export async function runTool(
   client: Executor,
   sessionId: string,
   call: ToolCall,
-  options: { promptId?: string; signal?: AbortSignal } = {},
+  options: { promptId?: string } & CallOptions = {},
 ): Promise<ToolRun> {
-  let result: ToolResult;
+  let result: AnyToolResult;
   try {
-    result = await client.executeAny(sessionId, call.name, call.input, {
-      promptId: options.promptId,
-      toolCallId: call.id,
-      signal: options.signal,
-    });
+    result = await client.executeAny(sessionId, call.name, call.input, { ...options, toolCallId: call.id });
   } catch (err) {
     // The model named a tool that does not exist: that is the model's
     // mistake to fix, so it is told, in the form of every tool error.

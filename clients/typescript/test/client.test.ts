@@ -5,12 +5,11 @@
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
-import * as rpc from 'vscode-jsonrpc/node';
 
 import { HostdClient, HostdConnectionError, HostdError, methodNames, type ReviewRecordedParams } from '../src/index';
+import { fakeDaemon, untilCancelled } from './fake';
 import { hostdBinary, repoRoot, socketDaemon, standaloneArgs, tempDir } from './hostd';
 
 // exercise runs the calls every client makes: identity, discovery, a
@@ -192,10 +191,21 @@ test('text that is not ASCII, CRLF and a BOM cross the framing byte for byte', a
   }
 });
 
+// A stand-in for a hostd that crashes: it reads the first frame's first
+// line, says why on stderr and exits.
+const crashing = ['-c', 'read line; echo "hostd: out of luck" >&2; exit 3', '--stdio'];
+
+test('a spawned hostd that dies at once fails spawn with its exit status and stderr', async () => {
+  await assert.rejects(HostdClient.spawn({ bin: 'sh', args: crashing }), (err: unknown) => {
+    assert.ok(err instanceof HostdConnectionError, String(err));
+    assert.equal(err.method, 'host.info');
+    assert.match(err.message, /^host\.info got no answer: sh exited with status 3; start a new client \(its stderr ends: hostd: out of luck\)$/);
+    return true;
+  });
+});
+
 test('a spawned hostd that dies fails the call in flight with its exit status and stderr', async () => {
-  // A stand-in for a hostd that crashes: it reads the request's first line,
-  // says why on stderr and exits.
-  const client = await HostdClient.spawn({ bin: 'sh', args: ['-c', 'read line; echo "hostd: out of luck" >&2; exit 3', '--stdio'] });
+  const client = await HostdClient.spawn({ bin: 'sh', args: crashing, checkProtocol: false });
   const ended = new Promise<void>((resolve) => client.onClose(resolve));
   await assert.rejects(client.info(), (err: unknown) => {
     assert.ok(err instanceof HostdConnectionError, String(err));
@@ -214,37 +224,15 @@ test('spawn and connect say what to do when there is no hostd', async () => {
   await assert.rejects(HostdClient.connect(path.join(tempDir(), 'none.sock')), /cannot connect to .*none\.sock: .*no hostd listens there/);
 });
 
-// cancelServer is a stand-in daemon whose "slow" method answers only when
-// cancelled, as hostd does (REQUEST_CANCELLED, wire-contract §1): hostd has
-// no method that reliably outlasts a test's cancel.
-async function cancelServer(): Promise<{ socketPath: string; requests: string[]; cancelled: unknown[]; close(): void }> {
-  const socketPath = path.join(tempDir('hd-'), 'c.sock');
-  const requests: string[] = [];
-  const cancelled: unknown[] = [];
-  const server = net.createServer((socket) => {
-    const conn = rpc.createMessageConnection(new rpc.SocketMessageReader(socket), new rpc.SocketMessageWriter(socket));
-    conn.onRequest('slow', (_params: unknown, token: rpc.CancellationToken) => {
-      requests.push('slow');
-      return new Promise((resolve) => {
-        token.onCancellationRequested(() => {
-          cancelled.push('slow');
-          resolve(new rpc.ResponseError(-32800, 'request cancelled', { code: 'REQUEST_CANCELLED' }));
-        });
-      });
-    });
-    conn.listen();
-  });
-  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
-  return { socketPath, requests, cancelled, close: () => server.close() };
-}
-
 test('aborting a call sends $/cancelRequest and settles with the daemon\'s REQUEST_CANCELLED', async () => {
-  const fake = await cancelServer();
+  // hostd has no method that reliably outlasts a test's cancel: a stand-in
+  // answers "slow" only when it is cancelled, as hostd does.
+  const fake = await fakeDaemon({ slow: (_params, token) => untilCancelled(token) });
   const client = await HostdClient.connect(fake.socketPath);
   try {
     const abort = new AbortController();
     const call = client.request('slow', {}, { signal: abort.signal });
-    while (fake.requests.length === 0) {
+    while (!fake.requests.includes('slow')) {
       await new Promise((r) => setTimeout(r, 5));
     }
     abort.abort();
@@ -260,7 +248,7 @@ test('aborting a call sends $/cancelRequest and settles with the daemon\'s REQUE
     const early = new AbortController();
     early.abort(new Error('gave up early'));
     await assert.rejects(client.request('slow', {}, { signal: early.signal }), /gave up early/);
-    assert.deepEqual(fake.requests, ['slow']);
+    assert.deepEqual(fake.requests, ['host.info', 'slow']);
   } finally {
     await client.close();
     fake.close();

@@ -11,6 +11,8 @@ import { packageRoot, repoRoot } from './hostd';
 interface Generator {
   tsType(schema: unknown, where: string, indent?: string): string;
   generate(doc: unknown): string;
+  merge(doc: unknown, extra: unknown): Record<string, unknown>;
+  readDocument(): Record<string, unknown>;
   pascal(name: string): string;
 }
 
@@ -50,9 +52,9 @@ test('the generator refuses what it cannot type rather than dropping it', async 
   assert.throws(() => g.tsType({ type: 'tuple' }, 'm'), /unknown schema type "tuple"/);
 });
 
-test('src/generated.ts is what docs/openrpc.json generates', async () => {
+test('src/generated.ts is what docs/openrpc.json and scripts/openrpc-errors.json generate', async () => {
   const g = await load();
-  const doc = JSON.parse(fs.readFileSync(path.join(repoRoot, 'docs', 'openrpc.json'), 'utf8'));
+  const doc = g.readDocument();
   const want = g.generate(doc);
   const got = fs.readFileSync(path.join(packageRoot, 'src', 'generated.ts'), 'utf8');
   assert.ok(got === want, 'src/generated.ts is out of date; run npm run generate');
@@ -64,4 +66,62 @@ test('src/generated.ts is what docs/openrpc.json generates', async () => {
   assert.match(got, /^export interface CancelRequestParams \{$/m);
   assert.match(got, /^  "edit": EditArgs;$/m);
   assert.match(got, /^  "edit": EditResult;$/m);
+  // The error codes: every JSON-RPC one and every tool one, each code's details typed.
+  assert.match(got, /^  SESSION_NOT_FOUND: \{ code: -32001, retriable: false \},$/m);
+  assert.match(got, /^  OVERLOADED: \{ code: -32007, retriable: true \},$/m);
+  assert.match(got, /^  \| \{ code: "EDIT_TAG_MISMATCH"; message: string; retriable: true; details\?: EditTagMismatchDetails & Partial<RepeatGuardDetails> \}$/m);
+  assert.match(got, /^  \| \{ code: "NOT_FOUND"; message: string; retriable: false; details\?: RepeatGuardDetails \}$/m);
+});
+
+// A document with the parts the error types need, and nothing else.
+function errorDoc(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    openrpc: '1.2.6',
+    info: { title: 't', version: '7' },
+    methods: [
+      {
+        name: 'a.b',
+        summary: 's',
+        params: [],
+        result: { name: 'r', schema: { type: 'object', properties: {}, additionalProperties: false } },
+        errors: [{ code: -32001, message: 'GONE', data: { code: 'GONE' } }],
+      },
+    ],
+    components: { errors: { GONE: { code: -32001, message: 'GONE', data: { code: 'GONE' }, 'x-retriable': false } }, schemas: {} },
+    'x-tool-errors': [{ code: 'BAD', retriable: true, details: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } }],
+    ...over,
+  };
+}
+
+test('the error codes: a union per kind, details typed, the methods\' errors checked against components.errors', async () => {
+  const g = await load();
+  const out = g.generate(errorDoc());
+  assert.match(out, /^export const protocolVersion = 7;$/m);
+  assert.match(out, /^  GONE: \{ code: -32001, retriable: false \},$/m);
+  assert.match(out, /^export interface BadDetails \{\n  n: number;\n\}$/m);
+  assert.match(out, /^export type ToolError =\n  \| \{ code: "BAD"; message: string; retriable: true; details\?: BadDetails \};$/m);
+  const lacking = errorDoc({ components: { errors: {}, schemas: {} } });
+  assert.throws(() => g.generate(lacking), /method a\.b documents error GONE \(-32001\), which components\.errors lacks/);
+  assert.throws(() => g.generate(errorDoc({ 'x-tool-errors': [] })), /no x-tool-errors: the tool error codes cannot be typed/);
+  assert.throws(() => g.generate(errorDoc({ 'x-tool-errors': [{ code: 'bad', retriable: 'yes' }] })), /x-tool-errors: want a new code in capitals/);
+});
+
+test('merge adds what the document lacks and refuses a supplement that contradicts it', async () => {
+  const g = await load();
+  const doc = errorDoc();
+  const extra = {
+    components: { errors: { NEW: { code: -32009, message: 'NEW', data: { code: 'NEW' } } } },
+    'x-tool-errors': [{ code: 'BAD', retriable: true, details: { required: ['n'], properties: { n: { type: 'integer' } }, type: 'object' } }, { code: 'MORE', retriable: false }],
+  };
+  const merged = g.merge(doc, extra);
+  assert.deepEqual(Object.keys((merged['components'] as { errors: object }).errors), ['GONE', 'NEW']);
+  assert.deepEqual(
+    (merged['x-tool-errors'] as Array<{ code: string }>).map((t) => t.code),
+    ['BAD', 'MORE'],
+  );
+  assert.throws(
+    () => g.merge(doc, { components: { errors: { GONE: { code: -32002, message: 'GONE', data: { code: 'GONE' } } } } }),
+    /components\.errors\.GONE differs between docs\/openrpc\.json and scripts\/openrpc-errors\.json/,
+  );
+  assert.throws(() => g.merge(doc, { 'x-tool-errors': [{ code: 'BAD', retriable: false }] }), /x-tool-errors BAD differs/);
 });

@@ -166,7 +166,9 @@ async function replay(name: string, archive: Archive): Promise<void> {
   }
   const ws = fs.realpathSync(path.join(root, 'ws'));
   const daemon = await socketDaemon(extra);
-  const client = await HostdClient.connect(daemon.socketPath);
+  // No protocol check: the daemon must see the archive's requests and
+  // nothing else (debug.stats counts every call).
+  const client = await HostdClient.connect(daemon.socketPath, { checkProtocol: false });
   const notes: unknown[] = [];
   client.onReviewRecorded((params) => notes.push({ jsonrpc: '2.0', method: 'review.recorded', params }));
   try {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/** The package's directory (tests run from dist/test). */
+/** The package's directory (tests run from build/test). */
 export const packageRoot = path.resolve(__dirname, '..', '..');
 /** The repository's root. */
 export const repoRoot = path.resolve(packageRoot, '..', '..');
@@ -57,16 +57,22 @@ export interface SocketDaemon {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/**
- * socketDaemon starts `hostd --socket PATH --state-dir DIR` (plus extra
- * args) and resolves once it listens.
- */
-export async function socketDaemon(extra: string[] = []): Promise<SocketDaemon> {
+/** socketPath is a fresh socket path in a directory of its own, removed when the process exits. */
+export function socketPath(): string {
   // A short directory: a socket path is limited to 108 bytes.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hd-'));
   fs.chmodSync(dir, 0o700);
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const socketPath = path.join(dir, 'hostd.sock');
+  return path.join(dir, 'hostd.sock');
+}
+
+/**
+ * socketDaemon starts `hostd --socket PATH --state-dir DIR` (plus extra
+ * args) and resolves once it listens; at is the socket path, default a
+ * fresh one.
+ */
+export async function socketDaemon(extra: string[] = [], at: string = socketPath()): Promise<SocketDaemon> {
+  const socketPath = at;
   const child = spawn(hostdBinary(), ['--socket', socketPath, '--state-dir', tempDir('hostd-state-'), ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });

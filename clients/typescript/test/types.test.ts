@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import type { HostdClient } from '../src/index';
+import { HostdError, withRetry, type HostdClient, type ToolErrorCode } from '../src/index';
 
 // Never called: it exists for tsc.
 async function typeChecks(client: HostdClient): Promise<void> {
@@ -22,9 +22,42 @@ async function typeChecks(client: HostdClient): Promise<void> {
   if (r.ok) {
     const tag: string = r.tag;
     void tag;
+    // @ts-expect-error a successful result has no error
+    void r.error.code;
   } else {
-    const code: string | undefined = r.error?.code;
+    // A failure always has its error, typed by code.
+    const code: ToolErrorCode = r.error.code;
     void code;
+    // @ts-expect-error no such code
+    if (r.error.code === 'EDIT_TAG_MISMACH') {
+      void r;
+    }
+    switch (r.error.code) {
+      case 'EDIT_TAG_MISMATCH': {
+        const live: string | undefined = r.error.details?.liveTag;
+        const first: number | undefined = r.error.details?.context?.[0]?.line;
+        const retriable: true = r.error.retriable;
+        void [live, first, retriable];
+        break;
+      }
+      case 'EDIT_LINES_UNSEEN': {
+        const merged: boolean | undefined = r.error.details?.merged;
+        void merged;
+        // @ts-expect-error EDIT_LINES_UNSEEN details have lines, not context
+        void r.error.details?.context;
+        break;
+      }
+      case 'NOT_FOUND': {
+        const retriable: false = r.error.retriable;
+        // The repeat guard's hint is the only detail a code without its own may carry.
+        const hint: string | undefined = r.error.details?.recovery;
+        void [retriable, hint];
+        break;
+      }
+      // @ts-expect-error no such code
+      case 'NOT_FOUD':
+        break;
+    }
   }
   // @ts-expect-error read takes path, not file
   await client.execute('s', 'read', { file: 'a.go' });
@@ -36,6 +69,21 @@ async function typeChecks(client: HostdClient): Promise<void> {
   if (e.ok) {
     // @ts-expect-error an edit result has no totalLines
     void e.totalLines;
+  }
+  try {
+    await client.listSessions();
+  } catch (err) {
+    if (err instanceof HostdError) {
+      const known: boolean = err.codeName === 'SESSION_NOT_FOUND' || err.codeName === 'UNKNOWN';
+      void known;
+      // @ts-expect-error no such JSON-RPC error name
+      void (err.codeName === 'SESION_NOT_FOUND');
+    }
+  }
+  const retry = await withRetry(() => client.execute('s', 'write', { path: 'a', content: 'b' }));
+  if (!retry.ok) {
+    const busy: boolean = retry.error.code === 'HOST_BUSY';
+    void busy;
   }
   client.onReviewRecorded((p) => {
     const change: string = p.entries[0]?.change ?? '';
