@@ -139,12 +139,12 @@ func New(ctx context.Context, opts Options) (*Face, error) {
 }
 
 // instructions tell the host (and, through it, the model) how the tools
-// fit together, beyond what each description says.
-const instructions = "hostd edits files by line number, never by old text. Read (or grep) a file first: " +
-	"its result starts with a [PATH#TAG] header and numbers every line. Pass that TAG and the line " +
-	"numbers you saw to edit; each write or edit returns the file's new tag, which the next edit of " +
-	"that file uses. Tags belong to this MCP session: read a file again in a new session before " +
-	"editing it. A result that starts with \"Error CODE:\" says what to do next."
+// go together and what is particular to this face, that tags belong to
+// the MCP session; the rules themselves stay in the tool descriptions
+// (edit-contract §13.9).
+const instructions = "These tools edit files by line number: read or grep a file first, then pass the " +
+	"[PATH#TAG] tag its result shows, with the line numbers you saw, to edit. Tags belong to this " +
+	"MCP session: after connecting again, read a file again before editing it."
 
 // sessionCap is how many MCP sessions one face holds: want
 // (limits.maxMcpSessions), at most half of the daemon's maxSessions, so
