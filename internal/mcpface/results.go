@@ -102,7 +102,9 @@ func failure(structured bool, err error) *mcp.CallToolResult {
 // schemas the daemon publishes in rpc.discover (its x-tools results, in
 // components.schemas): the one source of the result shapes, as
 // tools.definitions is of their inputs. A tool the document gives no
-// result schema for has none.
+// result schema for has none, and so have all when the daemon refuses to
+// send the document (a maxFrameBytes smaller than it): the tools work
+// without, their results unstructured.
 func outputSchemas(ctx context.Context, d Daemon) (map[string]map[string]any, error) {
 	var doc struct {
 		Tools []struct {
@@ -115,7 +117,10 @@ func outputSchemas(ctx context.Context, d Daemon) (map[string]map[string]any, er
 			Schemas map[string]map[string]any `json:"schemas"`
 		} `json:"components"`
 	}
-	if err := d.Call(ctx, "rpc.discover", struct{}{}, &doc); err != nil {
+	var ce *CallError
+	if err := d.Call(ctx, "rpc.discover", struct{}{}, &doc); errors.As(err, &ce) {
+		return nil, nil
+	} else if err != nil {
 		return nil, fmt.Errorf("ask hostd for its result schemas: %w", err)
 	}
 	base := doc.Components.Schemas["ToolResult"]

@@ -159,3 +159,28 @@ func TestOutputSchemaSeparatesSuccessAndFailure(t *testing.T) {
 		}
 	}
 }
+
+// discoverRefused is a daemon that refuses rpc.discover, as one whose
+// maxFrameBytes is smaller than the document does.
+type discoverRefused struct{ Daemon }
+
+func (d discoverRefused) Call(ctx context.Context, method string, params, result any) error {
+	if method == "rpc.discover" {
+		return &CallError{Code: -32008, Name: "RESULT_TOO_LARGE", Message: "the result of rpc.discover is 32326 bytes"}
+	}
+	return d.Daemon.Call(ctx, method, params, result)
+}
+
+// Without the daemon's result schemas the tools still work: no output
+// schema, no structured content.
+func TestNoResultSchemasNoStructuredContent(t *testing.T) {
+	cs := connect(t, newFace(t, discoverRefused{daemon(t)}, project(t)), nil)
+	listed, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(listed.Tools) != 4 || listed.Tools[0].OutputSchema != nil {
+		t.Fatalf("tools/list: %v %+v", err, listed)
+	}
+	res := call(t, cs, "read", map[string]any{"path": "main.go"})
+	if res.IsError || res.StructuredContent != nil || !header.MatchString(text(t, res)) {
+		t.Errorf("read: isError=%v structured=%v %q", res.IsError, res.StructuredContent, text(t, res))
+	}
+}
