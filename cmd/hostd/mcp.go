@@ -20,7 +20,8 @@ import (
 )
 
 // `hostd mcp` serves the four tools over the Model Context Protocol on
-// stdin/stdout. It is a client of the shared daemon, as a forwarding
+// stdin/stdout, or with --http over streamable HTTP on a loopback port
+// (to requests carrying its token, mcptoken.go). It is a client of the shared daemon, as a forwarding
 // `hostd --stdio` is (started the same way when none runs): the MCP
 // connection's hostd session lives there, so `hostctl sessions` lists it
 // and `hostctl review` shows and rolls back its changes.
