@@ -51,7 +51,11 @@ type Limits struct {
 	MaxParseMs            int   `json:"maxParseMs"`            // 500: parse time of one edit call (block ops and repair checks together)
 
 	// Daemon, wire-contract §1.
-	MaxSessions     int   `json:"maxSessions"`     // SESSION_LIMIT past this
+	MaxSessions int `json:"maxSessions"` // SESSION_LIMIT past this
+	// MaxMCPSessions, 64: MCP sessions (each with its hostd session) one
+	// `hostd mcp` holds at once, at most half of maxSessions; past it the
+	// least recently used idle one is ended.
+	MaxMCPSessions  int   `json:"maxMcpSessions"`
 	MaxFrameBytes   int64 `json:"maxFrameBytes"`   // 64 MiB: a larger frame closes that connection
 	ShutdownGraceMs int   `json:"shutdownGraceMs"` // how long in-flight calls may finish on shutdown
 
@@ -108,6 +112,7 @@ func DefaultLimits() Limits {
 		MaxParseMs:            500,
 
 		MaxSessions:     256,
+		MaxMCPSessions:  64,
 		MaxFrameBytes:   64 * mib,
 		ShutdownGraceMs: 10000,
 
@@ -194,7 +199,7 @@ func (l Limits) Validate() error {
 		"maxRegisterLines": int64(l.MaxRegisterLines), "maxRegisterBytes": l.MaxRegisterBytes,
 		"maxNamedRegisters": int64(l.MaxNamedRegisters), "maxBlockParseBytes": l.MaxBlockParseBytes,
 		"repeatGuardAttempts": int64(l.RepeatGuardAttempts), "recoveryDiffTimeoutMs": int64(l.RecoveryDiffTimeoutMs),
-		"maxParseMs": int64(l.MaxParseMs), "maxSessions": int64(l.MaxSessions), "maxFrameBytes": l.MaxFrameBytes, "shutdownGraceMs": int64(l.ShutdownGraceMs),
+		"maxParseMs": int64(l.MaxParseMs), "maxSessions": int64(l.MaxSessions), "maxMcpSessions": int64(l.MaxMCPSessions), "maxFrameBytes": l.MaxFrameBytes, "shutdownGraceMs": int64(l.ShutdownGraceMs),
 		"maxMemoryBytes": l.MaxMemoryBytes, "maxRetainedBytes": l.MaxRetainedBytes, "maxParseTreeBytes": l.MaxParseTreeBytes, "maxBudgetWaitMs": int64(l.MaxBudgetWaitMs),
 		"maxReviewEntriesPerSession": int64(l.MaxReviewEntriesPerSession), "maxReviewBytesPerSession": l.MaxReviewBytesPerSession,
 		"maxReviewEntries": int64(l.MaxReviewEntries), "maxReviewBytes": l.MaxReviewBytes,

@@ -1,7 +1,9 @@
 // Drives `hostd mcp` with the official TypeScript MCP SDK's client, a
 // client no one in this project wrote: it lists the tools and runs
-// read -> edit -> read, once with --workspace and once with the client's
-// roots. The MCP server runs its tools in a hostd daemon listening on a
+// read -> edit -> read, with --workspace and with the client's roots over
+// stdio, and over streamable HTTP with the token in the Authorization
+// header. The SDK validates each result's structuredContent against the
+// tool's outputSchema. The MCP server runs its tools in a hostd daemon listening on a
 // socket, which the test also talks to with vscode-jsonrpc to see the MCP
 // session and its review record there. HOSTD_BIN names the binary;
 // without it the test builds one. MCP_TRANSCRIPT=1 prints the exchange.
@@ -18,6 +20,7 @@ const { pathToFileURL } = require('node:url');
 const rpc = require('vscode-jsonrpc/node');
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
 const { ListRootsRequestSchema } = require('@modelcontextprotocol/sdk/types.js');
 
 // A short directory: a Unix socket path has at most 107 bytes.
@@ -94,20 +97,32 @@ async function call(client, name, args) {
 }
 
 // readEditRead is the exchange every agent makes: read, edit line 6 by
-// number with the tag the read showed, read the result.
+// number with the tag the read showed, read the result. The tools are
+// listed first, so the SDK checks every result against its outputSchema.
 async function readEditRead(client, dir) {
+  const { tools } = await client.listTools();
+  for (const t of tools) {
+    assert.equal(t.title, t.annotations.title);
+    assert.equal(t.outputSchema.type, 'object');
+  }
   const first = await call(client, 'read', { path: 'main.go' });
   assert.ok(!first.isError);
   assert.equal(first.content.length, 1);
   const tag = /^\[main\.go#([0-9A-F]{4})\]/.exec(first.content[0].text)[1];
+  // A host reads the tag without parsing text; the model's text is there too.
+  assert.equal(first.structuredContent.tag, tag);
+  assert.equal(first.structuredContent.content, first.content[0].text);
   assert.match(first.content[0].text, /\n6:\tfmt\.Println\("hi"\)\n/);
 
   const stale = await call(client, 'edit', { path: 'main.go', tag: tag === '0000' ? '0001' : '0000', ops: 'PUT 6.=6:\n+x' });
   assert.equal(stale.isError, true);
   assert.match(stale.content[0].text, /^Error EDIT_TAG_(UNKNOWN|MISMATCH): /);
+  assert.equal(stale.structuredContent.ok, false);
+  assert.match(stale.structuredContent.error.code, /^EDIT_TAG_(UNKNOWN|MISMATCH)$/);
 
   const edit = await call(client, 'edit', { path: 'main.go', tag, ops: 'PUT 6.=6:\n+\tfmt.Println("hello")' });
   assert.ok(!edit.isError, edit.content[0].text);
+  assert.match(edit.content[0].text, new RegExp(`^\\[main\\.go#${edit.structuredContent.tag}\\]`));
   assert.match(edit.content[0].text, /^\[main\.go#[0-9A-F]{4}\]\n6:\tfmt\.Println\("hello"\)/);
   const meta = edit._meta['dev.hostd/result'];
   assert.equal(meta.ok, true);
@@ -168,4 +183,58 @@ test('read -> edit -> read over MCP on the client\'s roots', async () => {
   } finally {
     await client.close();
   }
+});
+
+// startHTTP starts `hostd mcp --http 127.0.0.1:0` on dir and resolves to
+// its URL and the token it wrote (the file its stderr names).
+async function startHTTP(dir) {
+  const proc = spawn(bin, ['mcp', '--socket', socketPath, '--workspace', dir, '--http', '127.0.0.1:0'],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, XDG_STATE_HOME: path.join(scratch, 'state-home') } });
+  let stderr = '';
+  const started = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`hostd mcp --http did not start:\n${stderr}`)), 60000);
+    proc.stderr.on('data', (b) => {
+      stderr += b.toString();
+      const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp) /.exec(stderr);
+      const file = /the token \(new at every start\) is in (\S+)\n/.exec(stderr);
+      if (url && file) {
+        clearTimeout(timer);
+        resolve({ url: url[1], tokenFile: file[1] });
+      }
+    });
+  });
+  const exited = new Promise((resolve) => proc.on('exit', resolve));
+  return { ...started, token: fs.readFileSync(started.tokenFile, 'utf8'), proc, exited, stderr: () => stderr };
+}
+
+test('read -> edit -> read over streamable HTTP with the token in the Authorization header', async () => {
+  const dir = workspace();
+  const server = await startHTTP(dir);
+  try {
+    assert.equal(fs.statSync(server.tokenFile).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(path.dirname(server.tokenFile)).mode & 0o777, 0o700);
+
+    // Without the token: 401, and the SDK client cannot connect.
+    const bare = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    assert.equal(bare.status, 401);
+    assert.match(await bare.text(), /Authorization: Bearer TOKEN/);
+    const refused = new Client({ name: 'no-token', version: '1.0.0' });
+    await assert.rejects(refused.connect(new StreamableHTTPClientTransport(new URL(server.url))));
+
+    const client = new Client({ name: 'interop-http', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
+    }));
+    try {
+      const { sessionId } = await readEditRead(client, dir);
+      assert.match(sessionId, /^mcp-interop-http-/);
+      assert.match(client.getInstructions(), /\[PATH#TAG\]/);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    server.proc.kill('SIGTERM');
+    await server.exited;
+  }
+  assert.ok(!fs.existsSync(server.tokenFile), 'the token file outlived the server');
 });

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,7 +20,8 @@ import (
 )
 
 // `hostd mcp` serves the four tools over the Model Context Protocol on
-// stdin/stdout. It is a client of the shared daemon, as a forwarding
+// stdin/stdout, or with --http over streamable HTTP on a loopback port
+// (to requests carrying its token, mcptoken.go). It is a client of the shared daemon, as a forwarding
 // `hostd --stdio` is (started the same way when none runs): the MCP
 // connection's hostd session lives there, so `hostctl sessions` lists it
 // and `hostctl review` shows and rolls back its changes.
@@ -29,6 +31,47 @@ type mcpFlags struct {
 	cfg   config.Config
 	roots []string // --workspace, in order; empty: the client's roots
 	http  string   // --http: serve streamable HTTP on this loopback address instead of stdio
+	// httpNet is the network of http: tcp4 or tcp6.
+	httpNet string
+}
+
+// loopbackAddr checks --http's address: a loopback IP address or
+// localhost (127.0.0.1), and a port. It returns the network and the
+// address to listen on.
+func loopbackAddr(addr string) (network, hostport string, err error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = strconv.ParseUint(port, 10, 16)
+	}
+	if host == "localhost" {
+		host = "127.0.0.1"
+	}
+	ip := net.ParseIP(host)
+	if err != nil || ip == nil || !ip.IsLoopback() {
+		return "", "", errors.New("give a loopback address and a port, 127.0.0.1:PORT or [::1]:PORT (the tools act as you: nothing off this machine may reach them)")
+	}
+	network = "tcp4"
+	if ip.To4() == nil {
+		network = "tcp6"
+	}
+	return network, net.JoinHostPort(ip.String(), port), nil
+}
+
+// printFlags lists fs's flags spelt as the docs and `hostd --help` spell
+// them, --name (Go's flag package accepts one dash or two).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		fmt.Fprintf(w, "%s\n    \t%s", line, usage)
+		if f.DefValue != "" && f.DefValue != "[]" {
+			fmt.Fprintf(w, " (default %q)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
 }
 
 // rootsFlag collects a repeatable --workspace.
@@ -41,7 +84,7 @@ func (r *rootsFlag) Set(v string) error {
 }
 
 // parseMCPFlags reads `hostd mcp`'s flags: --workspace (repeatable),
-// --socket and --config, both about the shared daemon.
+// --socket and --config, both about the shared daemon, and --http.
 func parseMCPFlags(args []string, out io.Writer) (mcpFlags, error) {
 	f := mcpFlags{cfg: config.Default()}
 	fs := flag.NewFlagSet("hostd mcp", flag.ContinueOnError)
@@ -49,16 +92,15 @@ func parseMCPFlags(args []string, out io.Writer) (mcpFlags, error) {
 	var roots rootsFlag
 	fs.Var(&roots, "workspace", "the session's workspace `dir`; repeat it to approve more (writable) roots; without it, the MCP client's roots")
 	socket := fs.String("socket", f.cfg.Socket, "the shared daemon's socket `path` (started there if none listens)")
-	file := fs.String("config", "", "settings and limits for a daemon this command starts, from this JSON `file`")
-	httpAddr := fs.String("http", "", "serve MCP's streamable HTTP transport on this loopback `address` (127.0.0.1:PORT) instead of stdin/stdout; only connections of your own uid are served")
+	file := fs.String("config", "", "settings and limits (limits.maxMcpSessions, and for a daemon this command starts, the rest) from this JSON `file`")
+	httpAddr := fs.String("http", "", "serve MCP's streamable HTTP transport on this loopback `address` (127.0.0.1:PORT or [::1]:PORT; port 0 picks one) instead of stdin/stdout; every request must carry the token hostd writes to a file only you can read")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(out, "Usage: hostd mcp [--workspace DIR]... [--socket PATH] [--config FILE] [--http 127.0.0.1:PORT]\n\n"+
 				"Serves hostd's tools (read, grep, write, edit) over the Model Context Protocol on\n"+
 				"stdin/stdout. Tools run in the shared daemon, so `hostctl sessions` and `hostctl review`\n"+
 				"see the MCP session and its changes.\n\nFlags:\n")
-			fs.SetOutput(out)
-			fs.PrintDefaults()
+			printFlags(out, fs)
 			return f, errHelp
 		}
 		return f, usageErrorf("%s; run hostd mcp --help for the flags", dashes(err.Error()))
@@ -83,11 +125,10 @@ func parseMCPFlags(args []string, out io.Writer) (mcpFlags, error) {
 		return f, usageErrorf("no socket path: give --socket PATH")
 	}
 	if *httpAddr != "" {
-		host, _, err := net.SplitHostPort(*httpAddr)
-		if err != nil || (host != "127.0.0.1" && host != "localhost") {
-			return f, usageErrorf("--http %q: give a loopback address, 127.0.0.1:PORT (the tools act as you: nothing off this machine may reach them)", *httpAddr)
+		var err error
+		if f.httpNet, f.http, err = loopbackAddr(*httpAddr); err != nil {
+			return f, usageErrorf("--http %q: %v", *httpAddr, err)
 		}
-		f.http = net.JoinHostPort("127.0.0.1", (*httpAddr)[len(host)+1:])
 	}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
@@ -119,7 +160,8 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 	if started {
 		fmt.Fprintf(std.err, "hostd %s: started the shared daemon on %s (it stops %s after its last client)\n", version(), f.cfg.Socket, sharedIdleExit)
 	}
-	face, err := mcpface.New(ctx, mcpface.Options{Daemon: daemon, Roots: f.roots, Version: version(), MaxFrameBytes: f.cfg.Limits.MaxFrameBytes})
+	face, err := mcpface.New(ctx, mcpface.Options{Daemon: daemon, Roots: f.roots, Version: version(),
+		MaxFrameBytes: f.cfg.Limits.MaxFrameBytes, MaxSessions: f.cfg.Limits.MaxMCPSessions})
 	if err != nil {
 		return err
 	}
@@ -133,7 +175,7 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 		}
 	}()
 	if f.http != "" {
-		err = serveMCPHTTP(serve, face, f.http, f.cfg, std.err)
+		err = serveMCPHTTP(serve, face, f, std.err)
 	} else {
 		fmt.Fprintf(std.err, "hostd %s serving MCP on stdin/stdout (pid %d); tools run in the shared daemon on %s\n", version(), os.Getpid(), f.cfg.Socket)
 		// A message may be as large as a JSON-RPC frame (a write of
@@ -158,19 +200,30 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 // this long without a request.
 const mcpHTTPIdle = time.Hour
 
-// serveMCPHTTP serves the face over streamable HTTP on addr until ctx
+// serveMCPHTTP serves the face over streamable HTTP on f.http until ctx
 // ends. A TCP port on loopback is open to every user of the machine, so
-// each connection is served only when its owner is this process's uid
-// (the check the Unix socket makes with SO_PEERCRED).
-func serveMCPHTTP(ctx context.Context, face *mcpface.Face, addr string, cfg config.Config, stderr io.Writer) error {
-	l, err := net.Listen("tcp4", addr)
+// every request must carry a token that only this user can read (written
+// to a file at start, removed at exit), and on Linux each connection is
+// also served only when its client is this uid (the check the Unix
+// socket makes with SO_PEERCRED).
+func serveMCPHTTP(ctx context.Context, face *mcpface.Face, f mcpFlags, stderr io.Writer) error {
+	l, err := net.Listen(f.httpNet, f.http)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
+		return fmt.Errorf("listen on %s: %w", f.http, err)
 	}
-	srv := &http.Server{
-		Handler:           face.HTTPHandler(mcpHTTPIdle, cfg.Limits.MaxFrameBytes),
-		ReadHeaderTimeout: 10 * time.Second,
+	defer l.Close()
+	addr := l.Addr().(*net.TCPAddr)
+	token := mcpface.NewToken()
+	tokenFile, err := writeMCPToken(mcpTokenDir(f.cfg), addr, token)
+	if err != nil {
+		return err
 	}
+	defer removeMCPToken(tokenFile, token)
+	handler, err := face.HTTPHandler(mcpface.HTTPOptions{Token: token, TokenFile: tokenFile, Idle: mcpHTTPIdle, MaxBody: f.cfg.Limits.MaxFrameBytes})
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -178,31 +231,7 @@ func serveMCPHTTP(ctx context.Context, face *mcpface.Face, addr string, cfg conf
 		srv.Shutdown(shut)
 		face.Close(shut)
 	}()
-	fmt.Fprintf(stderr, "hostd %s serving MCP over streamable HTTP at http://%s/mcp (pid %d); tools run in the shared daemon on %s\n", version(), l.Addr(), os.Getpid(), cfg.Socket)
-	return srv.Serve(&ownerListener{Listener: l, log: stderr})
-}
-
-// ownerListener accepts only connections whose client socket belongs to
-// this process's uid; others are closed unanswered, and said so on log.
-type ownerListener struct {
-	net.Listener
-	log io.Writer
-}
-
-func (l *ownerListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		uid, err := loopbackPeerUID(c)
-		if err == nil && uid == os.Getuid() {
-			return c, nil
-		}
-		if err == nil {
-			err = fmt.Errorf("its client runs as uid %d, not as you (uid %d)", uid, os.Getuid())
-		}
-		fmt.Fprintf(l.log, "hostd mcp: refused a connection from %v: %v\n", c.RemoteAddr(), err)
-		c.Close()
-	}
+	fmt.Fprintf(stderr, "hostd %s serving MCP over streamable HTTP at http://%s/mcp (pid %d); tools run in the shared daemon on %s\n", version(), addr, os.Getpid(), f.cfg.Socket)
+	fmt.Fprintf(stderr, "hostd mcp: every request must carry the header \"Authorization: Bearer TOKEN\"; the token (new at every start) is in %s\n", tokenFile)
+	return srv.Serve(ownerOnly(l, stderr))
 }

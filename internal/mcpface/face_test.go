@@ -27,7 +27,12 @@ import (
 // connected to it, as `hostd mcp` connects to the shared daemon.
 func daemon(t *testing.T) *Remote {
 	t.Helper()
-	lim := config.DefaultLimits()
+	return daemonWith(t, config.DefaultLimits())
+}
+
+// daemonWith is daemon with limits lim.
+func daemonWith(t *testing.T, lim config.Limits) *Remote {
+	t.Helper()
 	store, err := review.Open(t.TempDir(), lim, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)

@@ -2,11 +2,14 @@
 // connection is one hostd session, and each MCP tool call is one
 // tools.execute on that session, so review and rollback see MCP work like
 // any other client's. It owns only the mapping: the tool list (taken from
-// the daemon's tools.definitions, the one embedded source of tool text),
-// the session's roots (fixed ones, or the client's roots/list), and a
-// tool result turned into an MCP result carrying the same text the model
-// sees over JSON-RPC. It must not run tools, touch files or keep records:
-// those stay with the daemon it reaches through a Daemon.
+// the daemon's tools.definitions, the one embedded source of tool text,
+// with output schemas from the result schemas of its rpc.discover), the
+// session's roots (fixed ones, or the client's roots/list), a tool result
+// turned into an MCP result carrying the same text the model sees over
+// JSON-RPC, how many MCP sessions it holds (limits.maxMcpSessions, least
+// recently used idle ones ended past it), and the streamable HTTP handler
+// with its token check. It must not run tools, touch files or keep
+// records: those stay with the daemon it reaches through a Daemon.
 package mcpface
 
 //lint:file-ignore SA1019 MCP 2026-07-28 deprecates roots (SEP-2577), but clients still name their workspace with them and older protocol versions are the common case; --workspace is the way that does not need them.
@@ -52,6 +55,12 @@ type Options struct {
 	// since the daemon closes a connection that sends a larger one.
 	// 0: no check.
 	MaxFrameBytes int64
+	// MaxSessions bounds the MCP sessions (and so the hostd sessions)
+	// the face holds at once (limits.maxMcpSessions); it is lowered to
+	// half the daemon's maxSessions when that is less, so one face never
+	// fills the daemon. Past it the least recently used idle session is
+	// ended. 0: half the daemon's maxSessions.
+	MaxSessions int
 }
 
 // Face serves hostd's tools to MCP clients. Each MCP session gets its
@@ -62,20 +71,30 @@ type Face struct {
 	roots    []string
 	server   *mcp.Server
 	maxFrame int64
+	maxHeld  int
+	// structured: the daemon described its results, so tools have an
+	// outputSchema and results carry structuredContent.
+	structured map[string]bool
 
-	// mu guards sessions; a binding's own lock is taken after it, never
-	// while holding it.
-	mu       sync.Mutex
-	sessions map[*mcp.ServerSession]*binding
-	// ending counts the bindings whose MCP session ended and whose hostd
-	// session is being deleted; Close waits for them, so a process that
-	// returns from Close leaves no session behind. Add is called under mu,
-	// when the binding leaves sessions.
+	// mu guards the fields below and every held session's bookkeeping;
+	// a binding's own lock is taken after it is released, never under it.
+	mu sync.Mutex
+	// sessions are the MCP sessions the face serves (those reclaimed but
+	// not yet closed included), each with its hostd session.
+	sessions map[*mcp.ServerSession]*held
+	live     int    // sessions counted and not reclaimed: at most maxHeld
+	clock    uint64 // ticks at every request, for least-recently-used order
+	closed   bool   // Close ran: no new session is admitted
+	// ending counts the sessions whose hostd session is being deleted
+	// (ended, reclaimed or closed); Close waits for them, so a process
+	// that returns from Close leaves no session behind. Add is called
+	// under mu, when the session stops counting as live.
 	ending sync.WaitGroup
 }
 
-// New asks the daemon for its tool definitions and builds the MCP server
-// that lists them.
+// New asks the daemon for its tool definitions, the schemas of their
+// results and its session limit, and builds the MCP server that lists
+// the tools.
 func New(ctx context.Context, opts Options) (*Face, error) {
 	var defs struct {
 		Tools []struct {
@@ -87,17 +106,63 @@ func New(ctx context.Context, opts Options) (*Face, error) {
 	if err := opts.Daemon.Call(ctx, "tools.definitions", struct{}{}, &defs); err != nil {
 		return nil, fmt.Errorf("ask hostd for its tools: %w", err)
 	}
-	f := &Face{daemon: opts.Daemon, roots: opts.Roots, maxFrame: opts.MaxFrameBytes, sessions: map[*mcp.ServerSession]*binding{}}
-	f.server = mcp.NewServer(&mcp.Implementation{Name: "hostd", Version: opts.Version}, &mcp.ServerOptions{
+	outputs, err := outputSchemas(ctx, opts.Daemon)
+	if err != nil {
+		return nil, err
+	}
+	maxHeld, err := sessionCap(ctx, opts.Daemon, opts.MaxSessions)
+	if err != nil {
+		return nil, err
+	}
+	f := &Face{daemon: opts.Daemon, roots: opts.Roots, maxFrame: opts.MaxFrameBytes, maxHeld: maxHeld,
+		structured: map[string]bool{}, sessions: map[*mcp.ServerSession]*held{}}
+	f.server = mcp.NewServer(&mcp.Implementation{Name: "hostd", Title: "hostd file tools", Version: opts.Version}, &mcp.ServerOptions{
 		// Tools only: no logging capability, and the tool list never
 		// changes while the daemon runs.
 		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Instructions:            instructions,
 		RootsListChangedHandler: f.rootsChanged,
 	})
+	f.server.AddReceivingMiddleware(f.admit)
 	for _, d := range defs.Tools {
-		f.server.AddTool(&mcp.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, Annotations: annotations[d.Name]}, f.handler(d.Name))
+		tool := &mcp.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, Annotations: annotations[d.Name]}
+		if a := annotations[d.Name]; a != nil {
+			tool.Title = a.Title
+		}
+		if s, ok := outputs[d.Name]; ok {
+			tool.OutputSchema = s
+			f.structured[d.Name] = true
+		}
+		f.server.AddTool(tool, f.handler(d.Name))
 	}
 	return f, nil
+}
+
+// instructions tell the host (and, through it, the model) how the tools
+// go together and what is particular to this face, that tags belong to
+// the MCP session; the rules themselves stay in the tool descriptions
+// (edit-contract §13.9).
+const instructions = "These tools edit files by line number: read or grep a file first, then pass the " +
+	"[PATH#TAG] tag its result shows, with the line numbers you saw, to edit. Tags belong to this " +
+	"MCP session: after connecting again, read a file again before editing it."
+
+// sessionCap is how many MCP sessions one face holds: want
+// (limits.maxMcpSessions), at most half of the daemon's maxSessions, so
+// the desktop app and other clients always find room there.
+func sessionCap(ctx context.Context, d Daemon, want int) (int, error) {
+	var info struct {
+		Limits struct {
+			MaxSessions int `json:"maxSessions"`
+		} `json:"limits"`
+	}
+	if err := d.Call(ctx, "host.info", struct{}{}, &info); err != nil {
+		return 0, fmt.Errorf("ask hostd for its limits: %w", err)
+	}
+	half := max(1, info.Limits.MaxSessions/2)
+	if want <= 0 || want > half {
+		return half, nil
+	}
+	return want, nil
 }
 
 // annotations tell an MCP client what each tool does to the files, so it
@@ -106,7 +171,7 @@ func New(ctx context.Context, opts Options) (*Face, error) {
 // and the same call twice leaves the same file; edit's ops are relative
 // to a version, so a repeat is refused or changes more, and REM deletes.
 // A tool the daemon adds later is listed without hints until it is
-// described here.
+// described here. Each title is also the tool's top-level title.
 var annotations = map[string]*mcp.ToolAnnotations{
 	"read":  {Title: "Read a file", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	"grep":  {Title: "Search files", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
@@ -133,59 +198,34 @@ func (f *Face) Run(ctx context.Context, t mcp.Transport) error {
 // session, so a daemon that stopped answering cannot hold hostd mcp up.
 const closeTimeout = 10 * time.Second
 
-// Close deletes the hostd session of every MCP session still bound, and
-// waits for the deletions of sessions that ended on their own.
+// Close deletes the hostd session of every MCP session still held, and
+// waits for the deletions of sessions that ended or were reclaimed. No
+// session is admitted after it.
 func (f *Face) Close(ctx context.Context) {
 	f.mu.Lock()
-	bs := make([]*binding, 0, len(f.sessions))
-	for ss, b := range f.sessions {
-		bs = append(bs, b)
-		delete(f.sessions, ss)
+	f.closed = true
+	var hs []*held
+	for ss, h := range f.sessions {
+		if !h.reclaimed {
+			hs = append(hs, h)
+			delete(f.sessions, ss)
+			if h.counted {
+				f.live--
+			}
+		}
 	}
 	f.mu.Unlock()
-	for _, b := range bs {
-		b.close(ctx, f.daemon)
+	for _, h := range hs {
+		h.b.close(ctx, f.daemon)
 	}
 	f.ending.Wait()
-}
-
-// bind returns the binding of an MCP session, making it on first use.
-// When the MCP session ends, its hostd session is deleted.
-func (f *Face) bind(ss *mcp.ServerSession) *binding {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if b, ok := f.sessions[ss]; ok {
-		return b
-	}
-	b := &binding{}
-	f.sessions[ss] = b
-	go func() {
-		ss.Wait()
-		f.mu.Lock()
-		_, live := f.sessions[ss]
-		delete(f.sessions, ss)
-		if live {
-			f.ending.Add(1)
-		}
-		f.mu.Unlock()
-		if live {
-			defer f.ending.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-			defer cancel()
-			b.close(ctx, f.daemon)
-		}
-	}()
-	return b
 }
 
 // rootsChanged marks the session's roots as stale: the next tool call
 // asks the client for them again.
 func (f *Face) rootsChanged(_ context.Context, req *mcp.RootsListChangedRequest) {
-	f.mu.Lock()
-	b := f.sessions[req.Session]
-	f.mu.Unlock()
-	if b != nil {
-		b.markStale()
+	if h := f.heldFor(req.Session); h != nil {
+		h.b.markStale()
 	}
 }
 
@@ -196,37 +236,51 @@ func (f *Face) handler(tool string) mcp.ToolHandler {
 		if len(params.Args) == 0 || string(params.Args) == "null" {
 			params.Args = json.RawMessage("{}")
 		}
+		structured := f.structured[tool]
 		if f.maxFrame > 0 && int64(len(params.Args)) > f.maxFrame-envelopeBytes {
-			return failure(&CallError{Name: "FILE_TOO_LARGE", Message: fmt.Sprintf("the arguments are %d bytes; one call to hostd carries at most %d: write a large file in parts (write, then edit to add the rest)", len(params.Args), f.maxFrame-envelopeBytes)}), nil
+			return failure(structured, &CallError{Name: "FILE_TOO_LARGE", Message: fmt.Sprintf("the arguments are %d bytes; one call to hostd carries at most %d: write a large file in parts (write, then edit to add the rest)", len(params.Args), f.maxFrame-envelopeBytes)}), nil
 		}
 		params.PromptID, _ = req.Params.Meta[MetaPromptID].(string)
 		params.ToolCallID, _ = req.Params.Meta[MetaToolCallID].(string)
-		res, err := f.execute(ctx, f.bind(req.Session), rootsOf(req), &params)
+		h := f.heldFor(req.Session)
+		if h == nil {
+			return failure(structured, errEnded), nil
+		}
+		res, err := f.execute(ctx, h, rootsOf(req), &params)
 		switch {
 		case errors.Is(err, errAskRoots):
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsRequest: &mcp.ListRootsParams{}}}, nil
 		case err != nil && ctx.Err() != nil:
 			return nil, ctx.Err()
 		case err != nil:
-			return failure(err), nil
+			return failure(structured, err), nil
 		}
-		return toolResult(res, params.SessionID)
+		return toolResult(res, params.SessionID, structured)
 	}
 }
 
-// execute runs params in the binding's hostd session, making the session
-// first when needed, and again when the daemon lost it (hostctl session
-// delete): under the same id, so its review history stays one.
-func (f *Face) execute(ctx context.Context, b *binding, roots clientRoots, params *executeParams) (res map[string]json.RawMessage, err error) {
-	for attempt := 0; ; attempt++ {
-		if params.SessionID, err = b.ensure(ctx, f.daemon, f.roots, roots); err != nil {
+// execute runs params in the held session's hostd session, making the
+// session first when needed, and again when the daemon lost it (hostctl
+// session delete): under the same id, so its review history stays one.
+// When the daemon is full (SESSION_LIMIT), the face's least recently used
+// idle MCP session is ended to make room, once.
+func (f *Face) execute(ctx context.Context, h *held, roots clientRoots, params *executeParams) (res map[string]json.RawMessage, err error) {
+	reclaimed, lost := false, false
+	for {
+		params.SessionID, err = h.b.ensure(ctx, f.daemon, f.roots, roots)
+		if isCode(err, "SESSION_LIMIT") && !reclaimed && f.reclaimFor(h) {
+			reclaimed = true
+			continue
+		}
+		if err != nil {
 			return nil, err
 		}
 		err = f.daemon.Call(ctx, "tools.execute", params, &res)
-		if attempt > 0 || !notFound(err) {
+		if lost || !isCode(err, "SESSION_NOT_FOUND") {
 			return res, err
 		}
-		b.lost(params.SessionID)
+		lost = true
+		h.b.lost(params.SessionID)
 	}
 }
 
@@ -241,43 +295,4 @@ type executeParams struct {
 	Args       json.RawMessage `json:"args"`
 	PromptID   string          `json:"promptId,omitempty"`
 	ToolCallID string          `json:"toolCallId,omitempty"`
-}
-
-// toolResult turns a tools.execute result into an MCP result: content is
-// the one text block the model sees, error and warnings folded in as the
-// daemon folded them (wire-contract §4); a failed tool is isError.
-func toolResult(res map[string]json.RawMessage, sessionID string) (*mcp.CallToolResult, error) {
-	var content string
-	var ok bool
-	if err := json.Unmarshal(res["content"], &content); err != nil {
-		return nil, fmt.Errorf("hostd answered tools.execute without a content string: %w", err)
-	}
-	if err := json.Unmarshal(res["ok"], &ok); err != nil {
-		return nil, fmt.Errorf("hostd answered tools.execute without ok: %w", err)
-	}
-	delete(res, "content")
-	return &mcp.CallToolResult{
-		Content: []mcp.Content{&mcp.TextContent{Text: content}},
-		IsError: !ok,
-		Meta:    mcp.Meta{MetaResult: res, MetaSessionID: sessionID},
-	}, nil
-}
-
-// failure is a call the daemon could not run, as the model reads it: the
-// error's code name first, as a failed tool's content starts.
-func failure(err error) *mcp.CallToolResult {
-	var text string
-	var ce *CallError
-	var re *rootsError
-	switch {
-	case errors.As(err, &ce):
-		text = "Error " + ce.Name + ": " + ce.Message
-	case errors.As(err, &re):
-		text = "Error WORKSPACE_INVALID: " + re.Error()
-	default:
-		// The connection to the daemon failed: the call may or may not
-		// have run there.
-		text = "Error TOOL_FAILED: hostd did not answer (" + err.Error() + "); the call may have run: read the file again before editing it"
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
 }

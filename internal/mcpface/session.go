@@ -76,7 +76,7 @@ func (b *binding) ensure(ctx context.Context, d Daemon, fixed []string, client c
 		}
 		// session.setWorkspace keeps the approved roots; new roots need
 		// a new session. Its snapshots go either way.
-		if err := d.Call(ctx, "session.delete", map[string]string{"sessionId": b.id}, nil); err != nil && !notFound(err) {
+		if err := d.Call(ctx, "session.delete", map[string]string{"sessionId": b.id}, nil); err != nil && !isCode(err, "SESSION_NOT_FOUND") {
 			return "", fmt.Errorf("move the session to the client's new roots: %w", err)
 		}
 		b.live = false
@@ -112,9 +112,10 @@ func (b *binding) close(ctx context.Context, d Daemon) {
 	}
 }
 
-func notFound(err error) bool {
+// isCode reports whether err is the daemon's JSON-RPC error of that name.
+func isCode(err error, name string) bool {
 	var ce *CallError
-	return errors.As(err, &ce) && ce.Name == "SESSION_NOT_FOUND"
+	return errors.As(err, &ce) && ce.Name == name
 }
 
 // root is one of session.create's externalRoots.

@@ -193,6 +193,7 @@ export interface HostInfoResult {
     maxGrepMatches: number;
     maxLedgerEntries: number;
     maxLineChars: number;
+    maxMcpSessions: number;
     maxMemoryBytes: number;
     maxNamedRegisters: number;
     maxOpsPayloadBytes: number;
