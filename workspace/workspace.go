@@ -108,6 +108,7 @@ func canonicalDir(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	canon = storedPath(canon)
 	info, err := os.Stat(canon)
 	if err != nil {
 		return "", err
@@ -269,6 +270,7 @@ func (w *Workspace) ResolveLink(p string, access Access) (res Path, ok bool, err
 	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
 		return Path{}, false, nil
 	}
+	abs = filepath.Join(parent, storedName(parent, filepath.Base(p)))
 	root := w.roots[i]
 	res = Path{Abs: abs, Root: root.Kind, Display: w.display(abs), dir: w.dirs[i]}
 	git := inGitDir(root.Path, abs)
@@ -314,7 +316,7 @@ func canonicalPathHops(p string, hops int) (string, error) {
 	for {
 		real, err := filepath.EvalSymlinks(cur)
 		if err == nil {
-			return filepath.Join(real, rest), nil
+			return filepath.Join(storedPath(real), rest), nil
 		}
 		// A dangling symlink (EvalSymlinks reports its missing target as
 		// ErrNotExist) or a loop: resolve what the link says, so a link out
