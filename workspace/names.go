@@ -78,11 +78,15 @@ var names = newNamer(osNames{}, dirFoldsSize)
 
 // storedPath is names.storedPath where names need finding (not on
 // Windows).
-func storedPath(p string) string {
+func storedPath(p string) string { return storedPathFrom(p, 0) }
+
+// storedPathFrom is storedPath of p whose first from bytes are known to
+// be spelled as stored.
+func storedPathFrom(p string, from int) string {
 	if !foldByListing {
 		return p
 	}
-	return names.storedPath(p)
+	return names.storedPathFrom(p, from)
 }
 
 // storedName is names.storedName where names need finding.
@@ -108,10 +112,14 @@ type nameFS interface {
 // symbolic link, with each element spelled as its directory stores it.
 // An element that cannot be looked up (a directory it may not list) is
 // kept as spelled.
-func (n *namer) storedPath(p string) string {
+func (n *namer) storedPath(p string) string { return n.storedPathFrom(p, 0) }
+
+// storedPathFrom is storedPath of p whose first from bytes (whole
+// elements) are known to be spelled as stored.
+func (n *namer) storedPathFrom(p string, from int) string {
 	// Elements are found in place, so the usual case, where every one is
 	// stored as spelled, allocates nothing.
-	start := len(filepath.VolumeName(p))
+	start := max(len(filepath.VolumeName(p)), from)
 	for {
 		for start < len(p) && os.IsPathSeparator(p[start]) {
 			start++

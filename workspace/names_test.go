@@ -257,4 +257,14 @@ func TestStoredPathKeepsAPathStoredAsSpelled(t *testing.T) {
 	if got := n.storedPath("/"); got != "/" {
 		t.Fatalf("storedPath(/) = %s", got)
 	}
+	// A prefix known to be stored (a workspace root) is not looked up.
+	m.dirs["/"].folds = caseFolds
+	n = newNamer(m, 16)
+	clear(m.lists)
+	if got := n.storedPathFrom("/Work/src/main.go", len("/Work")); got != "/Work/Src/Main.go" {
+		t.Fatalf("storedPathFrom = %s", got)
+	}
+	if m.lists["/"] != 0 || m.lists["/Work"] == 0 {
+		t.Fatalf("listings %v: the known prefix was listed, or the rest was not", m.lists)
+	}
 }

@@ -223,7 +223,7 @@ func (w *Workspace) Resolve(p string, access Access) (Path, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(w.Root(), p)
 	}
-	abs, err := canonicalPath(filepath.Clean(p))
+	abs, err := w.canonicalPath(filepath.Clean(p))
 	if err != nil {
 		return Path{}, err
 	}
@@ -257,7 +257,7 @@ func (w *Workspace) ResolveLink(p string, access Access) (res Path, ok bool, err
 		p = filepath.Join(w.Root(), p)
 	}
 	p = filepath.Clean(p)
-	parent, err := canonicalPath(filepath.Dir(p))
+	parent, err := w.canonicalPath(filepath.Dir(p))
 	if err != nil {
 		return Path{}, false, err
 	}
@@ -306,17 +306,17 @@ func (p Path) Readlink() (string, error) {
 // recursion.
 const maxLinkHops = 40
 
-// canonicalPath resolves symlinks in the longest existing prefix of p and
-// appends the rest.
-func canonicalPath(p string) (string, error) { return canonicalPathHops(p, 0) }
+// canonicalPath resolves symlinks in the longest existing prefix of p,
+// spells it as stored, and appends the rest.
+func (w *Workspace) canonicalPath(p string) (string, error) { return w.canonicalPathHops(p, 0) }
 
-func canonicalPathHops(p string, hops int) (string, error) {
+func (w *Workspace) canonicalPathHops(p string, hops int) (string, error) {
 	rest := ""
 	cur := p
 	for {
 		real, err := filepath.EvalSymlinks(cur)
 		if err == nil {
-			return filepath.Join(storedPath(real), rest), nil
+			return filepath.Join(w.stored(real), rest), nil
 		}
 		// A dangling symlink (EvalSymlinks reports its missing target as
 		// ErrNotExist) or a loop: resolve what the link says, so a link out
@@ -335,7 +335,7 @@ func canonicalPathHops(p string, hops int) (string, error) {
 				}
 				target = filepath.Join(dir, target)
 			}
-			return canonicalPathHops(filepath.Join(filepath.Clean(target), rest), hops+1)
+			return w.canonicalPathHops(filepath.Join(filepath.Clean(target), rest), hops+1)
 		}
 		if !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("%w: %v", ErrBadPath, err)
@@ -347,6 +347,18 @@ func canonicalPathHops(p string, hops int) (string, error) {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
+}
+
+// stored is storedPath of p, an existing path without symbolic links,
+// skipping the elements of the root it lies under: a root is spelled as
+// stored already (New), and on a desktop's case-insensitive disk its
+// ancestors would each cost a listing on every call.
+func (w *Workspace) stored(p string) string {
+	from := 0
+	if i, ok := w.rootIndex(p); ok {
+		from = len(w.roots[i].Path)
+	}
+	return storedPathFrom(p, from)
 }
 
 // rootIndex returns the index of the most specific root containing abs.
