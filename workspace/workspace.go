@@ -28,8 +28,14 @@ var (
 	// ErrDenied: the path is inside a root but may not be written
 	// (TOOL_DENIED): a .git directory or a read-only external root.
 	ErrDenied = errors.New("write denied")
-	// ErrBadPath: the path itself is unusable (empty, NUL byte).
+	// ErrBadPath: the path itself is unusable (empty, NUL byte, or what
+	// Windows' path rules refuse).
 	ErrBadPath = errors.New("invalid path")
+	// ErrBusy: another program holds the file open in a way that forbids
+	// replacing or removing it (on Windows, open without FILE_SHARE_DELETE,
+	// or locked); nothing was changed, and the same call succeeds once it
+	// lets go (HOST_BUSY, retriable).
+	ErrBusy = errors.New("the file is in use by another program")
 )
 
 // RootKind names which root a resolved path lies under, as read reports it.
@@ -100,6 +106,12 @@ func New(root, scratch string, externals []External) (*Workspace, error) {
 func canonicalDir(p string) (string, error) {
 	if p == "" {
 		return "", errors.New("empty path")
+	}
+	if windowsRules {
+		var err error
+		if p, err = windowsPath(p); err != nil {
+			return "", err
+		}
 	}
 	if !filepath.IsAbs(p) {
 		return "", errors.New("must be an absolute path")
@@ -217,13 +229,11 @@ func (p Path) RemoveFile(want Expect) error {
 // root is ErrOutside however it is spelled. A path that does not exist
 // yet resolves through its deepest existing ancestor.
 func (w *Workspace) Resolve(p string, access Access) (Path, error) {
-	if strings.TrimSpace(p) == "" || strings.ContainsRune(p, 0) {
-		return Path{}, fmt.Errorf("%w: %q", ErrBadPath, p)
+	p, err := w.argPath(p)
+	if err != nil {
+		return Path{}, err
 	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(w.Root(), p)
-	}
-	abs, err := w.canonicalPath(filepath.Clean(p))
+	abs, err := w.canonicalPath(p)
 	if err != nil {
 		return Path{}, err
 	}
@@ -244,19 +254,35 @@ func (w *Workspace) Resolve(p string, access Access) (Path, error) {
 	return res, nil
 }
 
+// argPath turns a tool's path argument into an absolute clean path,
+// refusing one that names no file anywhere (ErrBadPath) and, on Windows,
+// what its rules refuse (windowsArg) before anything touches the disk.
+func (w *Workspace) argPath(p string) (string, error) {
+	if strings.TrimSpace(p) == "" || strings.ContainsRune(p, 0) {
+		return "", fmt.Errorf("%w: %q", ErrBadPath, p)
+	}
+	if windowsRules {
+		var err error
+		if p, err = windowsArg(p, w.roots); err != nil {
+			return "", err
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.Root(), p)
+	}
+	return filepath.Clean(p), nil
+}
+
 // ResolveLink is Resolve of a path whose last element is a symbolic link
 // inside a root, when the caller acts on the link itself (REM and MV move
 // or delete the link, never its target): the directories are resolved,
 // the link is not. ok is false when the last element is not a symlink;
 // the caller then uses Resolve.
 func (w *Workspace) ResolveLink(p string, access Access) (res Path, ok bool, err error) {
-	if strings.TrimSpace(p) == "" || strings.ContainsRune(p, 0) {
-		return Path{}, false, fmt.Errorf("%w: %q", ErrBadPath, p)
+	p, err = w.argPath(p)
+	if err != nil {
+		return Path{}, false, err
 	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(w.Root(), p)
-	}
-	p = filepath.Clean(p)
 	parent, err := w.canonicalPath(filepath.Dir(p))
 	if err != nil {
 		return Path{}, false, err
