@@ -9,8 +9,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/windows"
 )
 
 // removeTree removes dir's parent (t.TempDir's own directory) by path,
@@ -49,9 +47,4 @@ func removeByPath(top string) error {
 		}
 	}
 	return nil
-}
-
-// onWine reports whether the tests run under wine, whose ntdll says so.
-func onWine() bool {
-	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
 }
