@@ -28,7 +28,7 @@ import (
 // free; a directory that tells the spellings apart (every directory on
 // the case-sensitive filesystems of Linux) must not pay for it. So each
 // directory is probed once for each way it might fold (one Lstat of the
-// name spelled another way) and the answer is remembered in dirFolds.
+// name spelled another way) and the answer is remembered (namer.folds).
 //
 // Windows needs none of this: filepath.EvalSymlinks there already returns
 // each element as stored (FindFirstFile), with 8.3 short names turned
@@ -45,7 +45,7 @@ const (
 	normFolds                     // the composed and decomposed forms of a name open one entry
 )
 
-// dirFoldsSize bounds dirFolds: past it the least recently used
+// dirFoldsSize bounds namer.folds: past it the least recently used
 // directory is forgotten and probed again when next met. Each entry is a
 // directory path and a byte.
 const dirFoldsSize = 4096
