@@ -177,7 +177,8 @@ func within(root, p string) bool {
 	if root == string(filepath.Separator) {
 		return strings.HasPrefix(p, root)
 	}
-	return strings.HasPrefix(p, root+string(filepath.Separator))
+	// Compared in place: this runs for every root on every resolution.
+	return len(p) > len(root) && p[len(root)] == filepath.Separator && strings.HasPrefix(p, root)
 }
 
 // inGitDir reports whether abs lies in a .git directory below root. The
