@@ -66,10 +66,19 @@ func statError(p workspace.Path, err error) *Error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return Errorf(CodeNotFound, "%s does not exist; check the path, or find the file with grep", p.Display)
 	}
+	if errors.Is(err, workspace.ErrBusy) {
+		return busyError(p.Display, "read")
+	}
 	if errors.Is(err, fs.ErrPermission) {
 		return Errorf(CodeToolDenied, "%s cannot be opened: permission denied", p.Display)
 	}
 	return Errorf(CodeToolFailed, "cannot open %s: %v", p.Display, err)
+}
+
+// busyError is HOST_BUSY for a file another program holds open without
+// sharing it (workspace.ErrBusy): retriable, nothing was changed.
+func busyError(display, what string) *Error {
+	return Errorf(CodeHostBusy, "%s is open in another program that does not share it, so it cannot be %s now (Windows file sharing); nothing was changed: close it there or wait for that program to let go, then call again", display, what)
 }
 
 // readSized reads all of f, which stat said holds size bytes, in one

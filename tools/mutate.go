@@ -195,6 +195,8 @@ func (c *Call) applyError(ch fileChange, err error) *Error {
 		return Errorf(CodeToolFailed, "%s changed on disk while this call was writing it (%v; another program wrote it); nothing was written: read it to see what it holds now, then call again", ch.Path.Display, err)
 	case errors.Is(err, workspace.ErrOutside):
 		return Errorf(CodeOutsideWorkspace, "%s leads outside the workspace now (a directory on its way was replaced by a link); nothing was written anywhere: use a path inside the workspace", ch.Path.Display)
+	case errors.Is(err, workspace.ErrBusy):
+		return busyError(ch.Path.Display, "replaced or removed")
 	}
 	return Errorf(CodeToolFailed, "writing %s failed, and every file of this call was left as it was: %v", ch.Path.Display, err)
 }

@@ -32,8 +32,10 @@ const (
 	CodeAmplificationLimit   = "EDIT_AMPLIFICATION_LIMIT"
 	CodeRetryBudgetExhausted = "MUTATION_RETRY_BUDGET_EXHAUSTED"
 	// CodeHostBusy: the daemon's memory budget (limits.maxMemoryBytes) had
-	// no room for this call in time; the same call succeeds once others
-	// finish. hostd's addition to the wire contract.
+	// no room for this call in time, or another program holds the file
+	// open without sharing it (workspace.ErrBusy, Windows); the same call
+	// succeeds once the others let go. hostd's addition to the wire
+	// contract.
 	CodeHostBusy = "HOST_BUSY"
 )
 

@@ -78,7 +78,7 @@ func (d *Dir) Open(abs string) (*os.File, error) {
 		return nil, err
 	}
 	f, err := d.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	return f, confine(err, abs)
+	return f, confine(busy(nil, rel, err), abs)
 }
 
 // Stat follows a final symlink (inside the root); Lstat does not.
@@ -230,7 +230,7 @@ type DirSync struct {
 // call's result. Safe for concurrent use.
 func (s *DirSync) Sync() error {
 	s.once.Do(func() {
-		s.err = s.f.Sync()
+		s.err = fsyncDir(s.f)
 		if err := s.f.Close(); s.err == nil {
 			s.err = err
 		}
@@ -258,7 +258,7 @@ func (d *Dir) writeFile(rel string, data []byte, perm fs.FileMode, want Expect, 
 			perm = info.Mode().Perm()
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return nil, busy(pd, name, err)
 	}
 	tmp, tmpName, err := createTemp(pd, name)
 	if err != nil {
@@ -266,11 +266,11 @@ func (d *Dir) writeFile(rel string, data []byte, perm fs.FileMode, want Expect, 
 	}
 	if err := fill(tmp, data, perm); err != nil {
 		tmp.Close()
-		pd.Remove(tmpName)
+		removeAt(pd, tmpName)
 		return nil, err
 	}
 	if err := tmp.Close(); err != nil {
-		pd.Remove(tmpName)
+		removeAt(pd, tmpName)
 		return nil, err
 	}
 	return placeTemp(pd, tmpName, name, want, later)
@@ -297,15 +297,15 @@ func placeTemp(pd *os.Root, tmpName, name string, want Expect, later bool) (*Dir
 	committed := false
 	defer func() {
 		if !committed {
-			pd.Remove(tmpName)
+			removeAt(pd, tmpName)
 		}
 	}()
 	if err := verify(pd, name, want); err != nil {
-		return nil, err
+		return nil, busy(pd, name, err)
 	}
 	if want.Check && !want.Exists {
 		if err := pd.Link(tmpName, name); err == nil {
-			pd.Remove(tmpName)
+			removeAt(pd, tmpName)
 			committed = true
 			return finishDir(pd, later)
 		} else if errors.Is(err, fs.ErrExist) {
@@ -314,7 +314,7 @@ func placeTemp(pd *os.Root, tmpName, name string, want Expect, later bool) (*Dir
 		// A filesystem without hard links: the check above must do.
 	}
 	if err := pd.Rename(tmpName, name); err != nil {
-		return nil, err
+		return nil, busy(pd, name, err)
 	}
 	committed = true
 	return finishDir(pd, later)
@@ -363,9 +363,9 @@ func (d *Dir) RemoveFile(abs string, want Expect) error {
 	defer pd.Close()
 	name := filepath.Base(rel)
 	if err := verify(pd, name, want); err != nil {
-		return confine(err, abs)
+		return confine(busy(pd, name, err), abs)
 	}
-	if err := pd.Remove(name); err != nil {
+	if err := removeAt(pd, name); err != nil {
 		return confine(err, abs)
 	}
 	return confine(syncDir(pd), abs)
@@ -377,7 +377,7 @@ func syncDir(pd *os.Root) error {
 		return err
 	}
 	defer f.Close()
-	return f.Sync()
+	return fsyncDir(f)
 }
 
 // Symlink makes abs a symbolic link to target, atomically: the link is
@@ -413,15 +413,15 @@ func (d *Dir) Symlink(target, abs string, want Expect) error {
 	committed := false
 	defer func() {
 		if !committed {
-			pd.Remove(tmp)
+			removeAt(pd, tmp)
 		}
 	}()
 	if err := verify(pd, name, want); err != nil {
-		return confine(err, abs)
+		return confine(busy(pd, name, err), abs)
 	}
 	if want.Check && !want.Exists {
 		if err := pd.Link(tmp, name); err == nil {
-			pd.Remove(tmp)
+			removeAt(pd, tmp)
 			committed = true
 			return confine(syncDir(pd), abs)
 		} else if errors.Is(err, fs.ErrExist) {
@@ -429,7 +429,7 @@ func (d *Dir) Symlink(target, abs string, want Expect) error {
 		}
 	}
 	if err := pd.Rename(tmp, name); err != nil {
-		return confine(err, abs)
+		return confine(busy(pd, name, err), abs)
 	}
 	committed = true
 	return confine(syncDir(pd), abs)

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // Sentinel errors; callers match them with errors.Is and map them to wire
@@ -28,8 +27,14 @@ var (
 	// ErrDenied: the path is inside a root but may not be written
 	// (TOOL_DENIED): a .git directory or a read-only external root.
 	ErrDenied = errors.New("write denied")
-	// ErrBadPath: the path itself is unusable (empty, NUL byte).
+	// ErrBadPath: the path itself is unusable (empty, NUL byte, or what
+	// Windows' path rules refuse).
 	ErrBadPath = errors.New("invalid path")
+	// ErrBusy: another program holds the file open in a way that forbids
+	// replacing or removing it (on Windows, open without FILE_SHARE_DELETE,
+	// or locked); nothing was changed, and the same call succeeds once it
+	// lets go (HOST_BUSY, retriable).
+	ErrBusy = errors.New("the file is in use by another program")
 )
 
 // RootKind names which root a resolved path lies under, as read reports it.
@@ -101,6 +106,12 @@ func canonicalDir(p string) (string, error) {
 	if p == "" {
 		return "", errors.New("empty path")
 	}
+	if windowsRules {
+		var err error
+		if p, err = windowsPath(p); err != nil {
+			return "", err
+		}
+	}
 	if !filepath.IsAbs(p) {
 		return "", errors.New("must be an absolute path")
 	}
@@ -108,6 +119,7 @@ func canonicalDir(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	canon = storedPath(canon)
 	info, err := os.Stat(canon)
 	if err != nil {
 		return "", err
@@ -210,78 +222,6 @@ func (p Path) RemoveFile(want Expect) error {
 	return p.dir.RemoveFile(p.Abs, want)
 }
 
-// Resolve maps a tool's path argument (relative to the workspace root, or
-// absolute) to a canonical path under one of the roots. Symlinks are
-// resolved before the root check, so a link that points outside every
-// root is ErrOutside however it is spelled. A path that does not exist
-// yet resolves through its deepest existing ancestor.
-func (w *Workspace) Resolve(p string, access Access) (Path, error) {
-	if strings.TrimSpace(p) == "" || strings.ContainsRune(p, 0) {
-		return Path{}, fmt.Errorf("%w: %q", ErrBadPath, p)
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(w.Root(), p)
-	}
-	abs, err := canonicalPath(filepath.Clean(p))
-	if err != nil {
-		return Path{}, err
-	}
-	i, ok := w.rootIndex(abs)
-	if !ok {
-		return Path{}, fmt.Errorf("%w: %s resolves to %s", ErrOutside, p, abs)
-	}
-	root := w.roots[i]
-	res := Path{Abs: abs, Root: root.Kind, Display: w.display(abs), dir: w.dirs[i]}
-	git := inGitDir(root.Path, abs)
-	res.Writable = root.Writable && !git
-	if access == Write && !res.Writable {
-		if git {
-			return res, fmt.Errorf("%w: %s is inside a .git directory", ErrDenied, res.Display)
-		}
-		return res, fmt.Errorf("%w: %s is under a read-only root", ErrDenied, res.Display)
-	}
-	return res, nil
-}
-
-// ResolveLink is Resolve of a path whose last element is a symbolic link
-// inside a root, when the caller acts on the link itself (REM and MV move
-// or delete the link, never its target): the directories are resolved,
-// the link is not. ok is false when the last element is not a symlink;
-// the caller then uses Resolve.
-func (w *Workspace) ResolveLink(p string, access Access) (res Path, ok bool, err error) {
-	if strings.TrimSpace(p) == "" || strings.ContainsRune(p, 0) {
-		return Path{}, false, fmt.Errorf("%w: %q", ErrBadPath, p)
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(w.Root(), p)
-	}
-	p = filepath.Clean(p)
-	parent, err := canonicalPath(filepath.Dir(p))
-	if err != nil {
-		return Path{}, false, err
-	}
-	abs := filepath.Join(parent, filepath.Base(p))
-	i, in := w.rootIndex(abs)
-	if !in || abs == w.roots[i].Path {
-		return Path{}, false, nil
-	}
-	info, err := w.dirs[i].Lstat(abs)
-	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
-		return Path{}, false, nil
-	}
-	root := w.roots[i]
-	res = Path{Abs: abs, Root: root.Kind, Display: w.display(abs), dir: w.dirs[i]}
-	git := inGitDir(root.Path, abs)
-	res.Writable = root.Writable && !git
-	if access == Write && !res.Writable {
-		if git {
-			return res, true, fmt.Errorf("%w: %s is inside a .git directory", ErrDenied, res.Display)
-		}
-		return res, true, fmt.Errorf("%w: %s is under a read-only root", ErrDenied, res.Display)
-	}
-	return res, true, nil
-}
-
 // Symlink makes the path a symbolic link to target through its root
 // (Dir.Symlink).
 func (p Path) Symlink(target string, want Expect) error {
@@ -297,65 +237,6 @@ func (p Path) Readlink() (string, error) {
 		return "", errUnresolved
 	}
 	return p.dir.Readlink(p.Abs)
-}
-
-// maxLinkHops bounds the symlinks one resolution follows by hand, as the
-// kernel bounds them, so a cycle of links is an error and not a runaway
-// recursion.
-const maxLinkHops = 40
-
-// canonicalPath resolves symlinks in the longest existing prefix of p and
-// appends the rest.
-func canonicalPath(p string) (string, error) { return canonicalPathHops(p, 0) }
-
-func canonicalPathHops(p string, hops int) (string, error) {
-	rest := ""
-	cur := p
-	for {
-		real, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			return filepath.Join(real, rest), nil
-		}
-		// A dangling symlink (EvalSymlinks reports its missing target as
-		// ErrNotExist) or a loop: resolve what the link says, so a link out
-		// of the roots is caught whether or not its target exists.
-		if info, lerr := os.Lstat(cur); lerr == nil && info.Mode()&os.ModeSymlink != 0 {
-			target, rerr := os.Readlink(cur)
-			if rerr != nil || hops >= maxLinkHops {
-				return "", fmt.Errorf("%w: %s: too many levels of symbolic links", ErrBadPath, cur)
-			}
-			if !filepath.IsAbs(target) {
-				// The link's directory exists (Lstat saw the link), so it
-				// resolves; a relative target is relative to it.
-				dir, derr := filepath.EvalSymlinks(filepath.Dir(cur))
-				if derr != nil {
-					return "", fmt.Errorf("%w: %v", ErrBadPath, derr)
-				}
-				target = filepath.Join(dir, target)
-			}
-			return canonicalPathHops(filepath.Join(filepath.Clean(target), rest), hops+1)
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("%w: %v", ErrBadPath, err)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return filepath.Join(cur, rest), nil
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
-}
-
-// rootIndex returns the index of the most specific root containing abs.
-func (w *Workspace) rootIndex(abs string) (int, bool) {
-	best := -1
-	for i, r := range w.roots {
-		if within(r.Path, abs) && (best < 0 || len(r.Path) > len(w.roots[best].Path)) {
-			best = i
-		}
-	}
-	return best, best >= 0
 }
 
 // DirOf returns the open root a canonical path lies under.
@@ -379,29 +260,3 @@ func (w *Workspace) display(abs string) string {
 
 // Display is the model-facing spelling of a canonical path.
 func (w *Workspace) Display(abs string) string { return w.display(abs) }
-
-func within(root, p string) bool {
-	if p == root {
-		return true
-	}
-	if root == string(filepath.Separator) {
-		return strings.HasPrefix(p, root)
-	}
-	return strings.HasPrefix(p, root+string(filepath.Separator))
-}
-
-// inGitDir reports whether abs lies in a .git directory below root. The
-// name is compared without case: on the case-insensitive filesystems most
-// desktops use, .GIT and .Git are the same directory as .git.
-func inGitDir(root, abs string) bool {
-	rel, err := filepath.Rel(root, abs)
-	if err != nil {
-		return false
-	}
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		if strings.EqualFold(part, ".git") {
-			return true
-		}
-	}
-	return false
-}

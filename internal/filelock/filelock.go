@@ -8,6 +8,12 @@
 // The lock is in-process: another process writing the same file is caught
 // by the digest check just before the rename (workspace.Expect), not here.
 //
+// A path is locked by its folded spelling (key): on a filesystem that
+// folds case or Unicode normalization, a file that does not exist yet
+// keeps the spelling it was named by (workspace names an existing file
+// as stored), so New.go and new.go must share one lock, or two calls
+// creating them at once would both see the name free.
+//
 // Lock order (docs/architecture.md): a session's mutation lock first, then
 // the file locks of one call, then review.Store.mu inside the review calls.
 // No code takes a session lock while holding a file lock.
@@ -16,7 +22,11 @@ package filelock
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Table is a set of per-path locks. The zero value is ready to use and it
@@ -32,14 +42,15 @@ type entry struct {
 	refs int           // holders and waiters; the entry is dropped at zero
 }
 
-// Lock takes the locks of every path (duplicates and empty strings are
-// ignored), waiting until they are free or ctx ends. On success it
-// returns the function that releases them all; it must be called once.
+// Lock takes the locks of every path (duplicates, spellings with one key,
+// and empty strings are ignored), waiting until they are free or ctx
+// ends. On success it returns the function that releases them all; it
+// must be called once.
 func (t *Table) Lock(ctx context.Context, paths ...string) (unlock func(), err error) {
 	keys := make([]string, 0, len(paths))
 	for _, p := range paths {
 		if p != "" {
-			keys = append(keys, p)
+			keys = append(keys, key(p))
 		}
 	}
 	slices.Sort(keys)
@@ -64,6 +75,19 @@ func (t *Table) Lock(ctx context.Context, paths ...string) (unlock func(), err e
 	}
 	var once sync.Once
 	return func() { once.Do(release) }, nil
+}
+
+// key is the lock key of a path: composed (NFC) and in one case, so every
+// spelling a folding filesystem takes for one name has one key. On a
+// filesystem that tells them apart, two files whose names differ only so
+// share a lock, which costs concurrency and nothing else.
+func key(p string) string {
+	for i := 0; i < len(p); i++ {
+		if p[i] >= utf8.RuneSelf {
+			return strings.ToLower(strings.ToUpper(norm.NFC.String(p)))
+		}
+	}
+	return strings.ToLower(p)
 }
 
 func (t *Table) ref(k string) *entry {

@@ -38,6 +38,54 @@ func TestExcludesPerPath(t *testing.T) {
 	}
 }
 
+// On a case-insensitive filesystem a new file named New.go and one named
+// new.go are one file: the spellings a folding filesystem takes for one
+// name exclude each other, and a call naming two of them takes one lock.
+func TestSpellingsOfOneNameShareALock(t *testing.T) {
+	var tb Table
+	for _, pair := range [][2]string{
+		{"/ws/New.go", "/ws/new.go"},
+		{"/WS/src/A.TXT", "/ws/SRC/a.txt"},
+		{"/ws/caf\u00e9.go", "/ws/cafe\u0301.go"},
+		{"/ws/CAF\u00c9.go", "/ws/cafe\u0301.go"},
+		{"/ws/\u017fun", "/ws/SUN"},
+	} {
+		unlock, err := tb.Lock(context.Background(), pair[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		if second, err := tb.Lock(ctx, pair[1]); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%+q was locked while %+q was held", pair[1], pair[0])
+			if err == nil {
+				second()
+			}
+		}
+		cancel()
+		unlock()
+		both, err := tb.Lock(context.Background(), pair[0], pair[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tb.Len() != 1 {
+			t.Errorf("locking %+q and %+q took %d locks, want 1", pair[0], pair[1], tb.Len())
+		}
+		both()
+	}
+	unlock, err := tb.Lock(context.Background(), "/ws/a.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	other, err := tb.Lock(ctx, "/ws/b.go")
+	if err != nil {
+		t.Fatalf("a.go's lock holds b.go: %v", err)
+	}
+	other()
+}
+
 func TestPairsInOppositeOrderDoNotDeadlock(t *testing.T) {
 	var tb Table
 	var wg sync.WaitGroup
