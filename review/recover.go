@@ -316,16 +316,3 @@ func describe(o Observation) string {
 	}
 	return humanBytes(o.Size) + ", too large to read"
 }
-
-// restoreUnder is Restore confined to root, the root directory recorded
-// with the change, so a directory swapped for a link while the daemon was
-// down cannot lead a recovery outside it. Records without a root, or
-// whose root is gone, are restored through the path's parent directory.
-func restoreUnder(root, path string, st State) error {
-	if root != "" {
-		if d, err := workspace.OpenDir(root); err == nil {
-			return RestoreIn(d, path, st, workspace.Expect{})
-		}
-	}
-	return Restore(path, st)
-}

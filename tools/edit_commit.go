@@ -8,6 +8,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
@@ -66,14 +67,14 @@ func (ed *editor) commit(p *plan) *EditResult {
 	}
 
 	target := ed.path
-	changes := []fileChange{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, After: data}}
+	changes := []review.Edit{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, After: data}}
 	if ed.patch.MoveTo != "" {
 		dest, e := ed.destination()
 		if e != nil {
 			return ed.fail(e)
 		}
 		target = dest
-		changes = []fileChange{
+		changes = []review.Edit{
 			{Path: dest, Mode: ed.file.Mode, After: data},
 			{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, Remove: true},
 		}
@@ -157,11 +158,11 @@ func (ed *editor) commitLink() *EditResult {
 	if err != nil {
 		return ed.fail(Errorf(CodeToolFailed, "cannot read the symbolic link %s: %v", link.Display, err))
 	}
-	remove := fileChange{Path: link, Before: []byte(target), Existed: true, Remove: true, Link: true}
+	remove := review.Edit{Path: link, Before: []byte(target), Existed: true, Remove: true, Link: true}
 	res := &EditResult{}
-	var changes []fileChange
+	var changes []review.Edit
 	if ed.patch.Rem {
-		changes = []fileChange{remove}
+		changes = []review.Edit{remove}
 		res.Path, res.Removed = link.Display, true
 		res.Content = fmt.Sprintf("[%s] removed the symbolic link (to %s); %s itself is unchanged", link.Display, target, ed.path.Display)
 	} else {
@@ -169,7 +170,7 @@ func (ed *editor) commitLink() *EditResult {
 		if e != nil {
 			return ed.fail(e)
 		}
-		changes = []fileChange{{Path: dest, After: []byte(target), Link: true}, remove}
+		changes = []review.Edit{{Path: dest, After: []byte(target), Link: true}, remove}
 		res.Path, res.MovedTo = dest.Display, dest.Display
 		res.Content = fmt.Sprintf("[%s] moved the symbolic link %s here (it still reads %s); %s itself is unchanged", dest.Display, link.Display, target, ed.path.Display)
 	}
@@ -182,7 +183,7 @@ func (ed *editor) commitLink() *EditResult {
 
 // remove is REM: delete the file whose version the gates proved.
 func (ed *editor) remove() *EditResult {
-	landed, e := ed.c.mutate([]fileChange{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, Remove: true}})
+	landed, e := ed.c.mutate([]review.Edit{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, Remove: true}})
 	if landed == nil {
 		return ed.fail(e)
 	}
