@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"go.uber.org/zap"
 
+	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -170,7 +171,7 @@ func (s *Store) settleMutation(in *intentRecord, atOpen bool) error {
 		after := Facts{Exists: o.Exists, SHA256: o.SHA256, Size: o.Size, Mode: o.Mode}
 		var diff string
 		if o.Exists && o.Data == nil {
-			diff = fmt.Sprintf("diff omitted: %s is now %s\n", p.Display, describe(o))
+			diff = fmt.Sprintf("diff omitted: %s is now %s\n", quote.Path(p.Display), describe(o))
 		} else {
 			diff = renderDiff(p.Display, p.Before, after, before, o.Data)
 		}

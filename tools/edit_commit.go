@@ -8,6 +8,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
@@ -93,7 +94,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 		ed.warnings = append(ed.warnings, fmt.Sprintf("the edit landed but a named register could not be saved: %v", err))
 	}
 	res.Path, res.Tag = target.Display, tag
-	res.Diff = boundedDiff(windowDiff("a/"+ed.path.Display, "b/"+target.Display, ed.lines(), newLines, trailing, final), ed.c.Limits.MaxResultBytes)
+	res.Diff = boundedDiff(windowDiff(quote.Path("a/"+ed.path.Display), quote.Path("b/"+target.Display), ed.lines(), newLines, trailing, final), ed.c.Limits.MaxResultBytes)
 	if ed.form == session.FormCompact {
 		ed.renderCompact(res, target, tag, newLines, landedLines, changed)
 	} else {
@@ -189,7 +190,7 @@ func (ed *editor) remove() *EditResult {
 	}
 	ed.c.State.Store.Invalidate(ed.path.Abs, "was removed by REM")
 	res := &EditResult{Path: ed.path.Display, Removed: true}
-	res.Diff = boundedDiff(udiff.Unified("a/"+ed.path.Display, "/dev/null", ed.body, ""), ed.c.Limits.MaxResultBytes)
+	res.Diff = boundedDiff(udiff.Unified(quote.Path("a/"+ed.path.Display), "/dev/null", ed.body, ""), ed.c.Limits.MaxResultBytes)
 	res.Content = fmt.Sprintf("[%s] removed (%d lines)", ed.path.Display, ed.text.Len())
 	res.Warnings = ed.warnings
 	return res
@@ -241,7 +242,8 @@ func renderChanged(display, tag string, lines []string, changed []hashline.Regio
 // diffContext is the unified diff's context, as git's default.
 const diffContext = 3
 
-// windowDiff is the unified diff of two versions of a file given as lines,
+// windowDiff is the unified diff of two versions of a file given as lines
+// (labelled as given: quoted, quote.Path, by the caller),
 // computed over only the window that differs (the common head and tail
 // lines are skipped, but for the context), with hunk headers numbered as
 // in the whole files. A one-line change of a 30 MB file diffs a few lines,
