@@ -82,37 +82,19 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // duplicate toolCallId fails before anything is written, with
 // ErrDuplicateCall (wrapped in ErrNotRecorded).
 func (s *Store) Apply(c Call, edits []Edit) (map[string][]byte, error) {
-	steps := make([]step, len(edits))
-	for i, e := range edits {
-		if e.Path.Dir() == nil {
-			return nil, fmt.Errorf("%w: %s was not resolved by a workspace", ErrInvalidChange, e.Path.Abs)
-		}
-		steps[i] = step{
-			dir: e.Path.Dir(), path: e.Path.Abs, display: e.Path.Display, check: true,
-			from: State{Exists: e.Existed, Data: e.Before, Mode: e.Mode, Link: e.Link},
-			to:   State{Exists: !e.Remove, Data: e.After, Mode: e.Mode, Link: e.Link},
-		}
+	steps, err := editSteps(edits)
+	if err != nil {
+		return nil, err
 	}
 	lazy := s != nil && s.LazyCommit()
-	var prepared chan struct{}
+	prepared := func() {}
 	if lazy {
-		prepared = make(chan struct{})
-		go func() {
-			defer close(prepared)
-			for i, e := range edits {
-				if !e.Remove && !e.Link {
-					steps[i].prepared = e.Path.Prepare(e.After, e.Mode)
-				}
-			}
-		}()
+		prepared = prepare(steps, edits)
 	}
 	var txn *Txn
 	if s != nil {
-		var err error
 		if txn, err = s.Begin(c.Session, c.ToolCallID, c.Tool, changesOf(c, edits)); err != nil {
-			if prepared != nil {
-				<-prepared
-			}
+			prepared()
 			discardPrepared(steps)
 			return nil, fmt.Errorf("%w, so nothing was written: %w", ErrNotRecorded, err)
 		}
@@ -120,9 +102,7 @@ func (s *Store) Apply(c Call, edits []Edit) (map[string][]byte, error) {
 	if testHookBeforeWrite != nil {
 		testHookBeforeWrite()
 	}
-	if prepared != nil {
-		<-prepared
-	}
+	prepared()
 	syncs, err := run(steps, lazy)
 	if err != nil {
 		se := err.(*stepError)
@@ -144,22 +124,65 @@ func (s *Store) Apply(c Call, edits []Edit) (map[string][]byte, error) {
 			landed[e.Path.Abs] = readLanded(e, c.MaxLanded)
 		}
 	}
-	if txn == nil {
-		return landed, nil
+	if txn != nil {
+		if err := s.record(txn, landed, syncs); err != nil {
+			return nil, err
+		}
 	}
-	// The renames are made durable in the background, while the answer
-	// goes out; the record must not reach the disk before they do.
+	return landed, nil
+}
+
+// editSteps are the steps of a tool's change, each checked against what
+// the tool read.
+func editSteps(edits []Edit) ([]step, error) {
+	steps := make([]step, len(edits))
+	for i, e := range edits {
+		if e.Path.Dir() == nil {
+			return nil, fmt.Errorf("%w: %s was not resolved by a workspace", ErrInvalidChange, e.Path.Abs)
+		}
+		steps[i] = step{
+			dir: e.Path.Dir(), path: e.Path.Abs, display: e.Path.Display, check: true,
+			from: State{Exists: e.Existed, Data: e.Before, Mode: e.Mode, Link: e.Link},
+			to:   State{Exists: !e.Remove, Data: e.After, Mode: e.Mode, Link: e.Link},
+		}
+	}
+	return steps, nil
+}
+
+// prepare writes and fsyncs every new content to an unnamed file
+// (workspace.Path.Prepare) in the background, while the intent is
+// recorded: nothing is visible before the intent is durable. The
+// returned function waits for it; steps must not be touched before.
+func prepare(steps []step, edits []Edit) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i, e := range edits {
+			if !e.Remove && !e.Link {
+				steps[i].prepared = e.Path.Prepare(e.After, e.Mode)
+			}
+		}
+	}()
+	return func() { <-done }
+}
+
+// record commits a change that landed. The renames are made durable in
+// the background, while the answer goes out (syncs); the record must not
+// reach the disk before they do. A change that cannot be recorded must
+// not stay: it is undone.
+func (s *Store) record(txn *Txn, landed map[string][]byte, syncs []*workspace.DirSync) error {
 	if len(syncs) > 0 {
 		txn.SyncFirst(syncInBackground(syncs))
 	}
-	if _, err := txn.Commit(landed); err != nil {
-		if aerr := txn.Abort(); aerr != nil {
-			s.log.Error("review: commit and abort both failed", zap.Error(err), zap.NamedError("abort", aerr))
-			return nil, fmt.Errorf("%w, and undoing it did not finish (%v); hostd settles it when it next starts: each path is put back, or recorded as it stands when it holds the whole change", ErrNotRecorded, aerr)
-		}
-		return nil, fmt.Errorf("%w, so it was undone and nothing changed: %w", ErrNotRecorded, err)
+	_, err := txn.Commit(landed)
+	if err == nil {
+		return nil
 	}
-	return landed, nil
+	if aerr := txn.Abort(); aerr != nil {
+		s.log.Error("review: commit and abort both failed", zap.Error(err), zap.NamedError("abort", aerr))
+		return fmt.Errorf("%w, and undoing it did not finish (%v); hostd settles it when it next starts: each path is put back, or recorded as it stands when it holds the whole change", ErrNotRecorded, aerr)
+	}
+	return fmt.Errorf("%w, so it was undone and nothing changed: %w", ErrNotRecorded, err)
 }
 
 // changesOf is the record's plan of a change.
