@@ -307,6 +307,10 @@ func TestOpenCorruptionStress(t *testing.T) {
 const envLiveDamage = "REVIEW_LIVE_DAMAGE"
 
 func runPortableChild() bool {
+	if dir := os.Getenv(envLockHolder); dir != "" {
+		lockHolderChild(dir)
+		return true
+	}
 	if dirs := os.Getenv(envCorruptDirs); dirs != "" {
 		corruptChild(filepath.SplitList(dirs), os.Getenv(envCorruptWS))
 		return true

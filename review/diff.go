@@ -7,6 +7,7 @@ import (
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
+	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -28,15 +29,20 @@ const diffContext = 3
 // renderDiff describes one entry's change for a person: a unified diff
 // labelled a/PATH b/PATH, or one summary line for binary or oversized
 // content. Its length never exceeds MaxDiffBytes plus one short line.
+//
+// Every path it prints is quoted as git quotes one (quote.Path): a file
+// name holding a newline must not end a header line and forge the lines
+// after it.
 func renderDiff(display string, before, after Facts, beforeData, afterData []byte) string {
-	oldLabel, newLabel := "a/"+display, "b/"+display
+	oldLabel, newLabel := quote.Path("a/"+display), quote.Path("b/"+display)
+	shown := quote.Path(display)
 	if before.Link || after.Link {
-		return fmt.Sprintf("symbolic link %s: %s -> %s\n", display, linkSide(before, beforeData), linkSide(after, afterData))
+		return fmt.Sprintf("symbolic link %s: %s -> %s\n", shown, linkSide(before, beforeData), linkSide(after, afterData))
 	}
 	switch {
 	case before.Size > MaxDiffInputBytes || after.Size > MaxDiffInputBytes:
 		return fmt.Sprintf("diff omitted: %s is too large to diff (%s before, %s after; the bound is %s)\n",
-			display, sizeOf(before), sizeOf(after), humanBytes(MaxDiffInputBytes))
+			shown, sizeOf(before), sizeOf(after), humanBytes(MaxDiffInputBytes))
 	case looksBinary(before, beforeData) || looksBinary(after, afterData):
 		return fmt.Sprintf("Binary files %s and %s differ (%s before, %s after)\n",
 			oldLabel, newLabel, sizeOf(before), sizeOf(after))
@@ -47,7 +53,7 @@ func renderDiff(display string, before, after Facts, beforeData, afterData []byt
 	if err != nil {
 		// The edits come from the same library and the same text, so this
 		// is a library bug; a summary keeps the entry usable.
-		return fmt.Sprintf("diff unavailable for %s: %v\n", display, err)
+		return fmt.Sprintf("diff unavailable for %s: %v\n", shown, err)
 	}
 	return clipDiff(d)
 }

@@ -204,3 +204,39 @@ func parseHunk(line string, oldStart, oldLen *int) (bool, error) {
 	}
 	return true, nil
 }
+
+// forgedName is a file name that, printed raw in a diff header, would
+// forge a hunk of its own.
+const forgedName = "notes\n+++ b/fake\n@@ -1 +1 @@\n-harmless\n+INJECTED"
+
+// Every path a record's diff prints is quoted as git quotes it, so no
+// line of the diff comes from the file name (issue: a file name could
+// forge diff lines).
+func TestDiffQuotesAPathThatWouldForgeLines(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		before, after string
+		link          bool
+	}{
+		{"text", "a\n", "b\n", false},
+		{"binary", "a\n", "b\x00\n", false},
+		{"huge", "a\n", strings.Repeat("x\n", MaxDiffInputBytes/2+1), false},
+		{"link", "target-a", "target-b", true},
+	} {
+		b := factsOf(true, []byte(tc.before), 0o644).asLink(tc.link)
+		a := factsOf(true, []byte(tc.after), 0o644).asLink(tc.link)
+		d := renderDiff(forgedName, b, a, []byte(tc.before), []byte(tc.after))
+		for line := range strings.SplitSeq(strings.TrimSuffix(d, "\n"), "\n") {
+			if line == "+INJECTED" || line == "-harmless" || strings.HasPrefix(line, "+++ b/fake") {
+				t.Errorf("%s: the file name forged the line %q in\n%s", tc.name, line, d)
+			}
+		}
+		if !strings.Contains(d, `notes\n+++ b/fake\n@@ -1 +1 @@\n-harmless\n+INJECTED"`) {
+			t.Errorf("%s: the path is not quoted C-style:\n%s", tc.name, d)
+		}
+	}
+	d := diffOf(forgedName, "a\n", "b\n", true, true)
+	if want := "--- \"a/notes\\n+++ b/fake\\n@@ -1 +1 @@\\n-harmless\\n+INJECTED\"\n+++ \"b/notes\\n+++ b/fake\\n@@ -1 +1 @@\\n-harmless\\n+INJECTED\"\n"; !strings.HasPrefix(d, want) {
+		t.Errorf("headers:\n%s\nwant them to start\n%s", d, want)
+	}
+}

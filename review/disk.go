@@ -6,8 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-
-	"github.com/hostd-dev/hostd/workspace"
 )
 
 // State is what one path holds at one moment: nothing, or a regular file's
@@ -108,54 +106,4 @@ func Observe(path string, readLimit int64) (Observation, error) {
 	}
 	o.Data, o.SHA256 = data, sha256Hex(data)
 	return o, nil
-}
-
-// Restore makes path hold st, through the project's one atomic write or
-// remove. An existing file is first given st's mode, because WriteFile
-// keeps the mode of the file it replaces; a crash between the two steps
-// leaves the old content under the new mode, which the intent that
-// surrounds every Restore puts right at the next Open. Removing a path
-// that is already absent succeeds: restores must be repeatable.
-func Restore(path string, st State) error {
-	if st.Link {
-		return workspace.SymlinkAt(path, string(st.Data))
-	}
-	if !st.Exists {
-		err := workspace.RemoveFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	mode := st.Mode.Perm()
-	if info, err := os.Lstat(path); err == nil && info.Mode().IsRegular() && info.Mode().Perm() != mode {
-		if err := os.Chmod(path, mode); err != nil {
-			return err
-		}
-	}
-	return workspace.WriteFile(path, st.Data, mode)
-}
-
-// RestoreIn is Restore confined to an open root: every step goes through
-// d (workspace.Dir), so a directory swapped for a link since the path was
-// recorded cannot redirect the restore outside the root, and the path is
-// checked against want right before it is replaced or removed.
-func RestoreIn(d *workspace.Dir, path string, st State, want workspace.Expect) error {
-	if st.Link {
-		return d.Symlink(string(st.Data), path, want)
-	}
-	if !st.Exists {
-		err := d.RemoveFile(path, want)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	mode := st.Mode.Perm()
-	if info, err := d.Lstat(path); err == nil && info.Mode().IsRegular() && info.Mode().Perm() != mode {
-		if err := d.Chmod(path, mode); err != nil {
-			return err
-		}
-	}
-	return d.WriteFile(path, st.Data, mode, want)
 }

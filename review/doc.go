@@ -1,24 +1,27 @@
-// Package review owns the durable record of every change the tools make to
-// files (wire-contract §5, edit-contract §13.1): for each path of each mutation it
-// keeps the bytes needed to restore the path, the digests of what was there
-// before and what landed after, and a bounded unified diff for the desktop
-// app to show.
+// Package review owns every change the tools make to files (wire-contract
+// §5, edit-contract §13.1): making it, and the durable record of it. For
+// each path of each change it keeps the bytes needed to restore the path,
+// the digests of what was there before and what landed after, and a
+// bounded unified diff for the desktop app to show.
 //
-// The protocol around a mutation is intent first, record second:
+// A change has one way in, Store.Apply, and one way back, RestoreTxn.Restore:
 //
-//	txn, err := store.Begin(session, toolCallID, tool, changes) // durable intent with the before bytes
-//	// ... the tool layer writes the files through workspace.WriteFile / RemoveFile ...
-//	entries, err := txn.Commit(landed)                          // durable entries, intent dropped
-//	// or txn.Abort() when the tool gives up: whatever landed is undone
+//	landed, err := store.Apply(call, edits) // intent, write (each path checked against what the tool read), commit; undone on failure
 //
-// so that a crash at any moment leaves a record from which Open can put
-// every path back to exactly its before or its after. Rollback of a
-// recorded call runs the same way through BeginRestore (the rollback
-// package drives it); recovery finishes an interrupted rollback.
+//	txn, err := store.BeginRestore(session, toolCallID) // a rollback: load the before bytes
+//	// ... the caller (package rollback) checks each target's live file ...
+//	err = txn.Restore(live, rootOf)                      // intent, restore each path, mark rolled back; undone on failure
+//
+// Both record their intent durably before the first byte is written, so a
+// crash at any moment leaves a record from which Open puts every path back
+// to exactly its before or its after (recover.go). Every write of either,
+// their undo, and recovery's restores go through one step loop (step.go).
+// Begin and Txn are Apply's recording half, exported for callers that
+// record changes made elsewhere (tests seed records with them).
 //
 // review does not resolve paths, decide permissions, or touch session
-// snapshots: the caller hands it canonical paths and invalidates its own
-// snapshots. The only file writes it makes are restores through
-// workspace.WriteFile and workspace.RemoveFile. The storage layout and the
-// reasons behind it are in docs/review-store.md.
+// snapshots: the caller hands it resolved paths (workspace.Path) and
+// invalidates its own snapshots. Every file operation goes through
+// package workspace. The storage layout and the reasons behind it are in
+// docs/review-store.md.
 package review

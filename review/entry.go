@@ -35,6 +35,14 @@ var (
 	ErrDone = errors.New("review transaction already ended")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("review store closed")
+	// ErrRollbackFailed: a rollback could not be carried out because a
+	// file could not be written or the store could not record it; nothing
+	// was restored. The message names the cause.
+	ErrRollbackFailed = errors.New("rollback failed")
+	// ErrRollbackIncomplete: a restore failed and putting the paths already
+	// restored back failed too, or the rollback could not be marked. It
+	// stays recorded as in progress and the next Open finishes it.
+	ErrRollbackIncomplete = errors.New("rollback incomplete")
 	// ErrUnsettled: an abort or a recovery found a path holding content
 	// that is neither its before nor its after. The path was left as it
 	// is, and the change was recorded so the user can still review and

@@ -134,22 +134,32 @@ func wantFile(t testing.TB, path string, content []byte, mode fs.FileMode) {
 func sha(s string) string { return sha256Hex([]byte(s)) }
 
 // rollbackAll rolls back a whole call the way the rollback package does:
-// intent, each target restored, commit.
+// each target checked, then Restore.
 func rollbackAll(t testing.TB, s *Store, session, id string) {
 	t.Helper()
 	rt, err := s.BeginRestore(session, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.Start(); err != nil {
+	if err := rt.Restore(liveStates(t, rt), nil); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// liveStates is what each target holds now, as a conflict check sees it.
+func liveStates(t testing.TB, rt *RestoreTxn) []State {
+	t.Helper()
+	var live []State
 	for _, tg := range rt.Targets() {
-		if err := Restore(tg.Path, tg.Before); err != nil {
+		o, err := Observe(tg.Path, tg.After.Size)
+		if err != nil {
 			t.Fatal(err)
 		}
+		st, ok := o.State()
+		if !ok {
+			t.Fatalf("%s cannot be put back: %+v", tg.Path, o)
+		}
+		live = append(live, st)
 	}
-	if err := rt.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	return live
 }

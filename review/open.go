@@ -191,7 +191,7 @@ func seqKeyOf(k []byte) uint64 {
 // review.db.corrupt-<UTC time>.
 func moveAside(path string, now time.Time, lockHeld bool) (string, error) {
 	if !lockHeld {
-		f, err := os.Open(path)
+		f, err := openLockable(path)
 		if err != nil {
 			return "", refusal(path, err)
 		}

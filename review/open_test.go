@@ -87,13 +87,13 @@ func TestOpenRefusesLockedStore(t *testing.T) {
 	for _, damaged := range []bool{false, true} {
 		t.Run(fmt.Sprint("damaged=", damaged), func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := lockTestDir(t)
 			path := filepath.Join(dir, FileName)
 			if damaged {
 				if err := os.WriteFile(path, bytes.Repeat([]byte{0xAB}, 8192), 0o600); err != nil {
 					t.Fatal(err)
 				}
-				f, err := os.Open(path)
+				f, err := openLockable(path)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -167,11 +167,11 @@ func TestRefusalNamesTheCause(t *testing.T) {
 // the file's lock, so moveAside must not wait for it (it would wait on
 // itself and refuse); told so, it moves the file at once.
 func TestMoveAsideWithTheLockAlreadyHeld(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(lockTestDir(t), FileName)
 	if err := os.WriteFile(path, []byte("damaged"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
+	f, err := openLockable(path)
 	if err != nil {
 		t.Fatal(err)
 	}

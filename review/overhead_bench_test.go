@@ -20,8 +20,8 @@ import (
 //	write-alone      the atomic write alone (temp file, fsync, rename, fsync of the directory)
 //	review-fsync     Begin + Commit on the real store: the fsynced intent and the fsynced record
 //	review-nosync    Begin + Commit on a store that skips fsync: what review costs besides durability
-//	edit-review-off  an edit's file work: read, decode, parse and apply one op, encode, atomic write, read back what landed
-//	edit-review-on   the same edit with Begin before the write and Commit after it, as the edit tool runs it
+//	edit-review-off  an edit's file work: read, decode, parse and apply one op, encode, Apply on a nil store (atomic write, read back what landed)
+//	edit-review-on   the same edit through Apply on the real store, exactly as the edit tool makes its change
 //
 // cmd/hostbench runs it and reports the ratios; the edit tool's own gates
 // (session, tag, provenance) are the same with review on or off and are
@@ -88,6 +88,14 @@ func BenchmarkReviewOverhead(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			path, _ := setup(b)
+			ws, err := workspace.New(filepath.Dir(path), "", nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := ws.Resolve("f.go", workspace.Write)
+			if err != nil {
+				b.Fatal(err)
+			}
 			var s *Store
 			if on {
 				s, _ = openTest(b, lim)
@@ -95,17 +103,17 @@ func BenchmarkReviewOverhead(b *testing.B) {
 			b.SetBytes(int64(len(before)))
 			i := 0
 			for b.Loop() {
-				editOnce(b, s, path, i)
+				editOnce(b, s, p, i)
 				i++
 			}
 		})
 	}
 }
 
-// editOnce is the file work of one edit of line 3, recorded in s when s
-// is not nil: the order of the edit tool's mutation.
-func editOnce(b *testing.B, s *Store, path string, i int) {
-	raw, err := os.ReadFile(path)
+// editOnce is the file work of one edit of line 3, made as the edit tool
+// makes it: through Apply, recorded in s when s is not nil.
+func editOnce(b *testing.B, s *Store, p workspace.Path, i int) {
+	raw, err := os.ReadFile(p.Abs)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,23 +126,8 @@ func editOnce(b *testing.B, s *Store, path string, i int) {
 		b.Fatal(err)
 	}
 	after := text.Encode(workspace.Join(res.Lines, true))
-	var txn *Txn
-	if s != nil {
-		c := Change{Path: path, Display: "f.go", Before: raw, BeforeExists: true, BeforeMode: 0o644, After: after, AfterExists: true, AfterMode: 0o644}
-		if txn, err = s.Begin("s1", fmt.Sprint("e", i), "edit", []Change{c}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := workspace.WriteFile(path, after, 0o644); err != nil {
+	call := Call{Session: "s1", ToolCallID: fmt.Sprint("e", i), Tool: "edit", MaxLanded: 1 << 20}
+	if _, err := s.Apply(call, []Edit{{Path: p, Before: raw, Existed: true, Mode: 0o644, After: after}}); err != nil {
 		b.Fatal(err)
-	}
-	landed, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if txn != nil {
-		if _, err := txn.Commit(map[string][]byte{path: landed}); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

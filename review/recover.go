@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"go.uber.org/zap"
 
+	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -170,7 +171,7 @@ func (s *Store) settleMutation(in *intentRecord, atOpen bool) error {
 		after := Facts{Exists: o.Exists, SHA256: o.SHA256, Size: o.Size, Mode: o.Mode}
 		var diff string
 		if o.Exists && o.Data == nil {
-			diff = fmt.Sprintf("diff omitted: %s is now %s\n", p.Display, describe(o))
+			diff = fmt.Sprintf("diff omitted: %s is now %s\n", quote.Path(p.Display), describe(o))
 		} else {
 			diff = renderDiff(p.Display, p.Before, after, before, o.Data)
 		}
@@ -315,17 +316,4 @@ func describe(o Observation) string {
 		return "not a regular file"
 	}
 	return humanBytes(o.Size) + ", too large to read"
-}
-
-// restoreUnder is Restore confined to root, the root directory recorded
-// with the change, so a directory swapped for a link while the daemon was
-// down cannot lead a recovery outside it. Records without a root, or
-// whose root is gone, are restored through the path's parent directory.
-func restoreUnder(root, path string, st State) error {
-	if root != "" {
-		if d, err := workspace.OpenDir(root); err == nil {
-			return RestoreIn(d, path, st, workspace.Expect{})
-		}
-	}
-	return Restore(path, st)
 }

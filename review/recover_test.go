@@ -94,9 +94,9 @@ func crashScenario(name, state, ws string) {
 		must(err)
 		rt, err := s.BeginRestore("s1", "mv-1")
 		must(err)
-		must(rt.Start())
+		must(rt.start())
 		first := rt.Targets()[0]
-		must(Restore(first.Path, first.Before))
+		must(restorePath(first.Path, first.Before))
 		os.Exit(crashExit)
 	}
 	panic("unknown scenario " + name)
@@ -359,7 +359,7 @@ func TestAbortLeavesUnexplainedContentAndRecordsIt(t *testing.T) {
 	rt.Abort()
 }
 
-// Restore is repeatable and puts the mode back along with the bytes.
+// restorePath is repeatable and puts the mode back along with the bytes.
 func TestRestore(t *testing.T) {
 	ws := t.TempDir()
 	p := filepath.Join(ws, "d", "f")
@@ -374,7 +374,7 @@ func TestRestore(t *testing.T) {
 		{"remove again", State{}},
 	}
 	for _, tc := range tests {
-		if err := Restore(p, tc.st); err != nil {
+		if err := restorePath(p, tc.st); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		var want []byte

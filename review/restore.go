@@ -1,10 +1,13 @@
 package review
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 // Target is one entry a rollback puts back.
@@ -32,8 +35,8 @@ type RestoreTxn struct {
 
 // BeginRestore prepares the rollback of every entry of a call that is not
 // rolled back yet, loading the bytes each needs. It writes nothing: the
-// caller checks the live files first and calls Start only when it will
-// restore. It fails with ErrNotFound for an unknown call, ErrRolledBack
+// caller checks the live files first and calls Restore only when it will
+// restore, or Abort. It fails with ErrNotFound for an unknown call, ErrRolledBack
 // when every entry is already rolled back, and ErrBusy.
 //
 // Targets come in restore order: paths that get content back first,
@@ -98,12 +101,66 @@ func (s *Store) BeginRestore(sessionID, toolCallID string) (*RestoreTxn, error) 
 // Targets are the entries to restore, in restore order.
 func (t *RestoreTxn) Targets() []Target { return t.targets }
 
-// Start durably records the intent to restore the targets. From then on a
-// crash is settled forward by the next Open: the rollback is finished.
-func (t *RestoreTxn) Start() error {
+// Restore puts every target back to its before state, all or nothing,
+// once the caller's conflict check has passed: live[i] is what target i
+// held at that check. It durably records the intent to restore (from then
+// on a crash is settled forward by the next Open: the rollback is
+// finished), restores the targets in order, each through the root rootOf
+// gives (nil: through its parent directory, as recovery does) and only if
+// it still holds live[i], and marks them rolled back. The caller holds
+// the file locks of every target from its check to here.
+//
+// If a restore fails, the targets already restored are put back and
+// nothing is restored (ErrRollbackFailed, wrapping the cause); if putting
+// them back fails too, or the mark cannot be recorded, the rollback stays
+// recorded as in progress, its call busy, and the next Open finishes it
+// (ErrRollbackIncomplete). ErrClosed: the store was closed first. Restore
+// ends the RestoreTxn whatever it returns.
+func (t *RestoreTxn) Restore(live []State, rootOf func(Target) *workspace.Dir) error {
 	if t.done || t.started {
 		return ErrDone
 	}
+	if len(live) != len(t.targets) {
+		t.Abort()
+		return fmt.Errorf("%w: %d live states for %d targets", ErrInvalidChange, len(live), len(t.targets))
+	}
+	if err := t.start(); err != nil {
+		t.Abort()
+		if errors.Is(err, ErrClosed) {
+			return err
+		}
+		return fmt.Errorf("%w: %w; nothing was restored", ErrRollbackFailed, err)
+	}
+	steps := make([]step, len(t.targets))
+	for i, tg := range t.targets {
+		steps[i] = step{path: tg.Path, display: tg.Entry.Path, from: live[i], check: true, to: tg.Before, setMode: true}
+		if rootOf != nil {
+			steps[i].dir = rootOf(tg)
+		}
+	}
+	if _, err := run(steps, false); err != nil {
+		se := err.(*stepError)
+		if se.undo != nil {
+			t.done = true // the intent stays for Open to finish
+			return fmt.Errorf("%w: restoring %s failed (%v) and putting back the paths already restored failed too (%v); it will be finished when hostd restarts",
+				ErrRollbackIncomplete, se.display, se.err, se.undo)
+		}
+		t.Abort()
+		return fmt.Errorf("%w: restoring %s: %w; the paths already restored were put back, so nothing was restored", ErrRollbackFailed, se.display, se.err)
+	}
+	if err := t.s.markRolledBack(&t.intent, t.intent.Seqs); err != nil {
+		// Every file is restored; only the mark is missing. The intent is
+		// still recorded, so the next Open sees the files at their before
+		// content and completes the mark.
+		t.done = true
+		return fmt.Errorf("%w: the files were restored but the rollback could not be recorded (%v); it will be recorded when hostd restarts", ErrRollbackIncomplete, err)
+	}
+	t.done = true
+	return nil
+}
+
+// start durably records the intent to restore the targets.
+func (t *RestoreTxn) start() error {
 	t.intent = intentRecord{Kind: intentRestore, Session: t.key.session, ToolCallID: t.key.id}
 	for _, tg := range t.targets {
 		t.intent.Seqs = append(t.intent.Seqs, tg.seq)
@@ -132,22 +189,9 @@ func (t *RestoreTxn) Start() error {
 	return nil
 }
 
-// Commit marks every target rolled back and drops the intent, durably.
-// Call it after every target was restored.
-func (t *RestoreTxn) Commit() error {
-	if t.done || !t.started {
-		return ErrDone
-	}
-	if err := t.s.markRolledBack(&t.intent, t.intent.Seqs); err != nil {
-		return err
-	}
-	t.done = true
-	return nil
-}
-
-// Abort ends a rollback that restored nothing (or whose restores the
-// caller has undone): the intent, if started, is dropped and the call is
-// released. Abort after Commit does nothing.
+// Abort ends a rollback the caller will not carry out (its conflict check
+// failed): the call is released. After Restore it does nothing, so
+// `defer txn.Abort()` is safe.
 func (t *RestoreTxn) Abort() error {
 	if t.done {
 		return nil

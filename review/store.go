@@ -35,8 +35,9 @@ const lockTimeout = 2 * time.Second
 // mu is never taken inside a bbolt transaction callback, and no file is
 // written or read under mu: restores and diffs happen before or after it.
 // Serializing a rollback with the same session's mutations is the caller's
-// job (rollback.WithLock); the store only refuses two rollbacks of one call
-// at once (ErrBusy).
+// job (rollback.Undo holds the session's lock); the store only refuses two
+// rollbacks of one call at once (ErrBusy). The file writes of Apply and
+// RestoreTxn.Restore run outside mu, under the caller's file locks.
 type Store struct {
 	db    *bolt.DB
 	lim   config.Limits

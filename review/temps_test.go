@@ -58,7 +58,7 @@ func TestOpenRemovesTempFilesOfAnInterruptedRollback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.Start(); err != nil {
+	if err := rt.start(); err != nil {
 		t.Fatal(err)
 	}
 	tmp := leaveTemp(t, a)

@@ -1,13 +1,15 @@
 // Package rollback undoes one tool call's recorded changes (wire-contract §5,
 // review.rollback): it checks that every path still holds exactly what the
-// call left there, and only then puts every path back, all or nothing.
-// A rollback never overwrites work done since the call, and a crash in the
-// middle of one is finished by the next review.Open.
+// call left there, and only then has review put every path back, all or
+// nothing. A rollback never overwrites work done since the call, and a
+// crash in the middle of one is finished by the next review.Open.
 //
-// It owns the conflict check and the order of the steps; the durable
-// record and the restore primitive belong to package review. It does not
-// touch session snapshots: the caller invalidates them for the paths
-// Rollback returns.
+// It owns the conflict check, the locks a rollback holds (the session's
+// mutation lock, the daemon's file locks of every path) and what the
+// session learns from it (Undo invalidates its snapshots of the restored
+// paths). The durable record and every file write, restores and their
+// undo included, belong to package review (RestoreTxn.Restore); rollback
+// writes no file itself.
 package rollback
 
 import (
@@ -28,15 +30,16 @@ var ErrConflict = errors.New("rollback conflict")
 
 // ErrIncomplete: a restore failed and putting the already restored paths
 // back failed too. The rollback stays recorded as in progress and is
-// finished by the next review.Open.
-var ErrIncomplete = errors.New("rollback incomplete")
+// finished by the next review.Open. It is review's error, named here for
+// callers of Rollback.
+var ErrIncomplete = review.ErrRollbackIncomplete
 
 // ErrFailed: the rollback could not be carried out because a file could
 // not be read or written, or the review store could not be read or could
 // not record it; nothing was restored. The message names the cause. Like
 // a conflict, it is the disk, not the request, that stands in the way
-// (ROLLBACK_CONFLICT).
-var ErrFailed = errors.New("rollback failed")
+// (ROLLBACK_CONFLICT). Review's error, named here for callers.
+var ErrFailed = review.ErrRollbackFailed
 
 // Conflict is one path that changed since the call.
 type Conflict struct {
@@ -102,18 +105,9 @@ func WithLock(lock func(sessionID string) (unlock func())) Option {
 	return func(o *options) { o.lock = lock }
 }
 
-// Test hooks; nil in production.
-var (
-	// restore is the restore primitive, replaceable to inject failures.
-	restore = review.Restore
-	// testHookAfterRestore runs after each successful restore; an error
-	// stops Rollback on the spot, as a crash would.
-	testHookAfterRestore func(path string) error
-)
-
 // Rollback restores every entry of the call that is not rolled back yet
-// and returns their canonical paths, for the caller to invalidate the
-// session's snapshots. It fails with review.ErrNotFound for an unknown
+// and returns their canonical paths (Undo invalidates the session's
+// snapshots of them and shows them as the user sees them). It fails with review.ErrNotFound for an unknown
 // call, review.ErrRolledBack when it was already rolled back, review.ErrBusy
 // when another rollback of it is running, a *ConflictError (ErrConflict)
 // when any path changed since, ErrFailed when a file or the store could not
@@ -141,12 +135,7 @@ func Rollback(ctx context.Context, store *review.Store, sessionID, toolCallID st
 		}
 		return nil, fmt.Errorf("%w: %w; nothing was restored", ErrFailed, err)
 	}
-	leaveOpen := false
-	defer func() {
-		if !leaveOpen {
-			txn.Abort()
-		}
-	}()
+	defer txn.Abort() // released unless Restore ran
 
 	targets := txn.Targets()
 	if o.files != nil {
@@ -171,34 +160,8 @@ func Rollback(ctx context.Context, store *review.Store, sessionID, toolCallID st
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := txn.Start(); err != nil {
-		if errors.Is(err, review.ErrClosed) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %w; nothing was restored", ErrFailed, err)
-	}
-	for i, t := range targets {
-		if err := o.restore(t, t.Before, live[i]); err != nil {
-			if undoErr := o.undo(targets[:i], live[:i]); undoErr != nil {
-				leaveOpen = true
-				return nil, fmt.Errorf("%w: restoring %s failed (%v) and putting back the paths already restored failed too (%v); it will be finished when hostd restarts",
-					ErrIncomplete, t.Entry.Path, err, undoErr)
-			}
-			return nil, fmt.Errorf("%w: restoring %s: %w; the paths already restored were put back, so nothing was restored", ErrFailed, t.Entry.Path, err)
-		}
-		if testHookAfterRestore != nil {
-			if err := testHookAfterRestore(t.Path); err != nil {
-				leaveOpen = true
-				return nil, err
-			}
-		}
-	}
-	if err := txn.Commit(); err != nil {
-		// Every file is restored; only the mark is missing. The intent is
-		// still recorded, so the next Open sees the files at their before
-		// content and completes the mark.
-		leaveOpen = true
-		return nil, fmt.Errorf("%w: the files were restored but the rollback could not be recorded (%v); it will be recorded when hostd restarts", ErrIncomplete, err)
+	if err := txn.Restore(live, o.rootOf); err != nil {
+		return nil, err
 	}
 	restored = make([]string, len(targets))
 	for i, t := range targets {
@@ -208,7 +171,8 @@ func Rollback(ctx context.Context, store *review.Store, sessionID, toolCallID st
 }
 
 // check compares every target's live file with what its entry left and
-// returns the live states, which undo needs if a restore fails midway.
+// returns the live states: each restore is checked against its state,
+// and a restore that fails midway puts the others back to theirs.
 // Memory is bounded by the after sizes: a file of any other size is a
 // conflict without being read.
 func check(targets []review.Target) ([]review.State, error) {
@@ -258,50 +222,21 @@ func differs(o review.Observation, after review.Facts) string {
 	return ""
 }
 
-// restore puts t's path back to st, confined to its root when there is
-// one (the live session's, else the one recorded with the entry), and
-// only if it still holds live, what the conflict check saw.
-func (o *options) restore(t review.Target, st, live review.State) error {
-	if d, ok := o.rootOf(t); ok {
-		want := workspace.Want(live.Exists, live.Data)
-		want.Link = live.Link
-		return review.RestoreIn(d, t.Path, st, want)
-	}
-	return restore(t.Path, st)
-}
-
-// undo puts the paths already restored back to the live states check saw,
-// newest first.
-func (o *options) undo(targets []review.Target, live []review.State) error {
-	var errs []error
-	for i := len(targets) - 1; i >= 0; i-- {
-		var err error
-		if d, ok := o.rootOf(targets[i]); ok {
-			err = review.RestoreIn(d, targets[i].Path, live[i], workspace.Expect{})
-		} else {
-			err = restore(targets[i].Path, live[i])
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", targets[i].Entry.Path, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // rootOf is the open root t's path is confined to: the live session's
 // (WithRoots), else the root recorded with the entry, opened once per
-// rollback. Records from before roots were recorded have none.
-func (o *options) rootOf(t review.Target) (*workspace.Dir, bool) {
+// rollback; nil for a record from before roots were recorded, which
+// review restores through the path's parent directory.
+func (o *options) rootOf(t review.Target) *workspace.Dir {
 	if o.dirOf != nil {
 		if d, ok := o.dirOf(t.Path); ok {
-			return d, true
+			return d
 		}
 	}
 	if t.Root == "" {
-		return nil, false
+		return nil
 	}
 	if d, ok := o.opened[t.Root]; ok {
-		return d, d != nil
+		return d
 	}
 	d, err := workspace.OpenDir(t.Root)
 	if err != nil {
@@ -311,7 +246,7 @@ func (o *options) rootOf(t review.Target) (*workspace.Dir, bool) {
 		o.opened = map[string]*workspace.Dir{}
 	}
 	o.opened[t.Root] = d
-	return d, d != nil
+	return d
 }
 
 // laterCalls fills each conflict's Later from the session's review entries.

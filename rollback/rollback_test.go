@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -206,72 +205,6 @@ func TestRollbackAfterRestart(t *testing.T) {
 	f.want("m", str("old\n"), 0o600)
 }
 
-// Peer lesson 10 (a partial apply left half an edit on disk): when a
-// restore fails midway, the paths already restored are put back and
-// nothing is marked.
-func TestFailedRestoreIsUndone(t *testing.T) {
-	f := newFixture(t)
-	f.write("a.txt", "moved\n", 0o644)
-	f.mutate("s1", "mv", f.change("b/a.txt", str("moved\n")), f.change("a.txt", nil))
-	calls := 0
-	restore = func(path string, st review.State) error {
-		calls++
-		if calls == 2 {
-			return errors.New("disk full")
-		}
-		return review.Restore(path, st)
-	}
-	defer func() { restore = review.Restore }()
-
-	_, err := Rollback(context.Background(), f.store, "s1", "mv")
-	if err == nil || !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "nothing was restored") {
-		t.Fatalf("Rollback = %v", err)
-	}
-	f.want("a.txt", nil, 0)
-	f.want("b/a.txt", str("moved\n"), 0o644)
-	if rb := f.rolledBack("s1", "mv"); slices.Contains(rb, true) {
-		t.Errorf("marked rolled back: %v", rb)
-	}
-	if st := f.store.Stats(); st.PendingIntents != 0 {
-		t.Errorf("%d intents left after a clean undo", st.PendingIntents)
-	}
-	restore = review.Restore
-	if _, err := Rollback(context.Background(), f.store, "s1", "mv"); err != nil {
-		t.Errorf("retry: %v", err)
-	}
-	f.want("a.txt", str("moved\n"), 0o644)
-	f.want("b/a.txt", nil, 0)
-}
-
-// A crash between the two steps of an MV's rollback (simulated by a hook
-// that stops Rollback dead and a store dropped without Commit) is finished
-// by the next Open.
-func TestCrashBetweenRollbackStepsIsFinishedAtOpen(t *testing.T) {
-	f := newFixture(t)
-	f.write("a.txt", "moved\n", 0o644)
-	f.mutate("s1", "mv", f.change("b/a.txt", str("moved\n")), f.change("a.txt", nil))
-	crash := errors.New("crash")
-	testHookAfterRestore = func(string) error { return crash }
-	defer func() { testHookAfterRestore = nil }()
-	if _, err := Rollback(context.Background(), f.store, "s1", "mv"); !errors.Is(err, crash) {
-		t.Fatalf("Rollback = %v", err)
-	}
-	testHookAfterRestore = nil
-	// Step one happened (the source is back), step two did not.
-	f.want("a.txt", str("moved\n"), 0o644)
-	f.want("b/a.txt", str("moved\n"), 0o644)
-	if _, err := Rollback(context.Background(), f.store, "s1", "mv"); !errors.Is(err, review.ErrBusy) {
-		t.Errorf("a second rollback during the first = %v, want review.ErrBusy", err)
-	}
-
-	f.restart()
-	f.want("a.txt", str("moved\n"), 0o644)
-	f.want("b/a.txt", nil, 0)
-	if rb := f.rolledBack("s1", "mv"); !slices.Equal(rb, []bool{true, true}) {
-		t.Errorf("rolled back marks %v", rb)
-	}
-}
-
 // WithLock holds the session's mutation lock across the whole rollback,
 // so a mutation of that session cannot land between check and restore.
 func TestWithLockSerializesWithTheSessionsMutations(t *testing.T) {
@@ -335,36 +268,6 @@ func TestRollbackOfAnOlderCallOverANewerOneConflicts(t *testing.T) {
 		}
 	}
 	f.want("m", str("v1\n"), 0o644)
-}
-
-// A restore that fails on I/O is ErrFailed carrying the cause, so the RPC
-// layer answers ROLLBACK_CONFLICT with it; when putting back what was
-// already restored fails too, it is ErrIncomplete.
-func TestRestoreIOFailureNamesTheCause(t *testing.T) {
-	f := newFixture(t)
-	f.write("a.txt", "moved\n", 0o644)
-	f.mutate("s1", "mv", f.change("b/a.txt", str("moved\n")), f.change("a.txt", nil))
-	eio := func(path string) error { return &fs.PathError{Op: "write", Path: path, Err: syscall.EIO} }
-
-	restore = func(path string, _ review.State) error { return eio(path) }
-	defer func() { restore = review.Restore }()
-	_, err := Rollback(context.Background(), f.store, "s1", "mv")
-	if !errors.Is(err, ErrFailed) || !errors.Is(err, syscall.EIO) || !strings.Contains(err.Error(), "nothing was restored") {
-		t.Fatalf("Rollback = %v, want ErrFailed wrapping EIO", err)
-	}
-
-	calls := 0
-	restore = func(path string, st review.State) error {
-		calls++
-		if calls == 1 {
-			return review.Restore(path, st)
-		}
-		return eio(path)
-	}
-	_, err = Rollback(context.Background(), f.store, "s1", "mv")
-	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "input/output error") {
-		t.Fatalf("Rollback = %v, want ErrIncomplete naming the cause", err)
-	}
 }
 
 // A rollback of a call whose session is gone is confined to the root

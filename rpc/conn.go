@@ -218,10 +218,11 @@ func (c *conn) trace(dir string, body []byte) {
 }
 
 // handle dispatches one request; held is the budget its frame holds,
-// given back once it is answered. A quick method (one that never waits:
-// no I/O, no lock a tool holds) is answered right here, on the read
-// loop; any other request is registered and started on its own
-// goroutine, so a $/cancelRequest is seen while it runs.
+// given back once it is answered. An inline method (one that never waits:
+// no I/O, no lock a tool holds) is answered right here, on the read loop;
+// any other runs on its own goroutine, so a $/cancelRequest is seen while
+// it runs, and past maxInFlightPerConn of those the read loop waits. Every
+// request that gets this far ends in one place, request.finish.
 func (c *conn) handle(req *jsonrpc2.Request, held budget.Release) {
 	if req.Method == cancelMethod {
 		c.cancelRequest(req)
@@ -234,85 +235,95 @@ func (c *conn) handle(req *jsonrpc2.Request, held budget.Release) {
 		return // protocol-level notifications hostd has no use for
 	}
 	m := c.srv.methods[req.Method]
-	quick := m == nil || m.quick
-	if !quick {
+	r := &request{conn: c, req: req, m: m, held: held, inline: m == nil || m.runsInline}
+	if !r.inline {
 		c.slots <- struct{}{}
 	}
-	release := func() {
-		held()
-		if !quick {
-			<-c.slots
-		}
+	switch err := r.start(); {
+	case err != nil:
+		r.finish(nil, err)
+	case r.inline:
+		r.finish(c.run(r.ctx, m, req))
+	default:
+		go func() { r.finish(c.run(r.ctx, m, req)) }()
 	}
+}
+
+// request is one request from its admission to its answer: what handle
+// took for it, which finish gives back.
+type request struct {
+	conn   *conn
+	req    *jsonrpc2.Request
+	m      *Method // nil: no such method
+	inline bool
+	held   budget.Release // the frame's budget
+	// ctx is the call's context: the connection's for an inline call,
+	// else its own, which $/cancelRequest, the client hanging up and the
+	// end of the shutdown grace cancel.
+	ctx      context.Context
+	cancel   context.CancelFunc
+	stopLink func() bool // unlinks cancel from the shutdown grace
+	admitted bool        // counted in flight by the server (srv.admit)
+	tracked  bool        // its id is in conn.inflight
+}
+
+// start admits the request: the daemon must not be draining, and its id must
+// not be in flight on this connection (JSON-RPC ids name one call).
+func (r *request) start() error {
+	c := r.conn
 	if !c.srv.admit() {
-		c.reply(req, nil, errShuttingDown)
-		release()
-		return
+		return errShuttingDown
 	}
-	if quick {
-		if c.isInFlight(req) {
-			c.reply(req, nil, errDuplicateID(req))
-		} else {
-			result, err := c.run(c.ctx, m, req)
-			c.reply(req, result, err)
-			defer c.after(m, err)
-		}
-		release()
-		c.srv.done()
-		return
+	r.admitted = true
+	r.ctx, r.cancel = c.ctx, noCancel
+	if !r.inline {
+		r.ctx, r.cancel = context.WithCancel(c.ctx)
+		r.stopLink = context.AfterFunc(c.srv.callsCtx, r.cancel)
 	}
-
-	rctx, cancel := context.WithCancel(c.ctx)
-	stopLink := context.AfterFunc(c.srv.callsCtx, cancel)
-	if !req.Notif {
-		c.mu.Lock()
-		_, dup := c.inflight[req.ID]
-		if !dup {
-			c.inflight[req.ID] = cancel
-		}
-		c.mu.Unlock()
-		if dup {
-			stopLink()
-			cancel()
-			c.reply(req, nil, errDuplicateID(req))
-			release()
-			c.srv.done()
-			return
-		}
-	}
-	go func() {
-		result, err := c.run(rctx, m, req)
-		stopLink()
-		cancel()
-		if !req.Notif {
-			c.mu.Lock()
-			delete(c.inflight, req.ID)
-			c.mu.Unlock()
-			c.reply(req, result, err)
-		}
-		release()
-		c.srv.done()
-		c.after(m, err)
-	}()
-}
-
-// after runs a method's post-answer step (host.shutdown's), once the
-// call has been answered and counted out.
-func (c *conn) after(m *Method, err error) {
-	if err == nil && m != nil && m.after != nil {
-		m.after()
-	}
-}
-
-func (c *conn) isInFlight(req *jsonrpc2.Request) bool {
-	if req.Notif {
-		return false
+	if r.req.Notif {
+		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.inflight[req.ID]
-	return ok
+	if _, dup := c.inflight[r.req.ID]; dup {
+		return errDuplicateID(r.req)
+	}
+	c.inflight[r.req.ID] = r.cancel
+	r.tracked = true
+	return nil
 }
+
+// finish answers the call and gives back everything start and handle
+// took: its context, its id, its frame's budget, its slot, its place
+// among the server's calls in flight; then runs the method's post-answer
+// step (host.shutdown's), once the call is counted out.
+func (r *request) finish(result any, err error) {
+	c := r.conn
+	if r.stopLink != nil {
+		r.stopLink()
+		r.cancel()
+	}
+	if r.tracked {
+		c.mu.Lock()
+		delete(c.inflight, r.req.ID)
+		c.mu.Unlock()
+	}
+	c.reply(r.req, result, err)
+	r.held()
+	if !r.inline {
+		<-c.slots
+	}
+	if r.admitted {
+		c.srv.done()
+	}
+	if err == nil && r.m != nil && r.m.after != nil {
+		r.m.after()
+	}
+}
+
+// noCancel is an inline call's cancel: it runs on the read loop, so no
+// $/cancelRequest can arrive while it runs.
+func noCancel() {}
 
 func errDuplicateID(req *jsonrpc2.Request) error {
 	return newError(CodeInvalidRequest, "request id %s is already in flight on this connection; use a new id", quote.Short(req.ID.String()))
@@ -355,99 +366,6 @@ func (c *conn) run(ctx context.Context, m *Method, req *jsonrpc2.Request) (resul
 		}
 	}
 	return result, err
-}
-
-// reply answers a request; a notification gets no answer. The answer is
-// queued on the connection's outbox, waiting for room if the client is
-// slow to read. A result that would not fit in a frame is answered with
-// RESULT_TOO_LARGE instead, so the client never receives a frame it must
-// refuse.
-func (c *conn) reply(req *jsonrpc2.Request, result any, err error) {
-	if req.Notif {
-		return
-	}
-	var body []byte
-	if err == nil {
-		var merr error
-		body, merr = encodeResponse(req.ID, result)
-		switch {
-		case merr != nil:
-			// The result did not encode: a bug, answered as one.
-			err = fmt.Errorf("encoding the result of %s: %w", req.Method, merr)
-		case int64(len(body)) > c.srv.opts.Limits.MaxFrameBytes:
-			err = newError(CodeResultTooLarge, "the result of %s is %d bytes, more than limits.maxFrameBytes (%d); ask for less in one call (a path, a smaller window, fewer entries)", req.Method, len(body), c.srv.opts.Limits.MaxFrameBytes)
-			body = nil
-		}
-	}
-	if err != nil {
-		e, known := toWire(err)
-		if !known {
-			c.log.Error("unexpected error", zap.String(LogMethod, req.Method), zap.Error(err))
-		}
-		var merr error
-		if body, merr = encodeError(req.ID, e); merr != nil {
-			c.log.Error("encoding an error", zap.String(LogMethod, req.Method), zap.Error(merr))
-			return
-		}
-	}
-	c.trace("out", body)
-	if werr := c.out.reply(body); werr != nil {
-		c.log.Debug("reply not sent", zap.String(LogMethod, req.Method), zap.Error(werr))
-	}
-}
-
-// encodeResponse encodes a JSON-RPC response with a result in one pass.
-// jsonrpc2's own Reply encodes the result, then re-scans it at each of
-// three nested json.Marshal layers; a tool result of a few kilobytes made
-// that a visible share of every call.
-func encodeResponse(id jsonrpc2.ID, result any) ([]byte, error) {
-	res, err := json.Marshal(result)
-	if err != nil {
-		return nil, err
-	}
-	return envelopeOf(id, "result", res)
-}
-
-// encodeError encodes a JSON-RPC error response.
-func encodeError(id jsonrpc2.ID, e *jsonrpc2.Error) ([]byte, error) {
-	eb, err := json.Marshal(e)
-	if err != nil {
-		return nil, err
-	}
-	return envelopeOf(id, "error", eb)
-}
-
-func envelopeOf(id jsonrpc2.ID, member string, value []byte) ([]byte, error) {
-	idb, err := id.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	b := make([]byte, 0, len(idb)+len(value)+32)
-	b = append(b, `{"id":`...)
-	b = append(b, idb...)
-	b = append(b, `,"`...)
-	b = append(b, member...)
-	b = append(b, `":`...)
-	b = append(b, value...)
-	return append(b, `,"jsonrpc":"2.0"}`...), nil
-}
-
-// encodeNotification encodes a notification hostd sends.
-func encodeNotification(method string, params any) ([]byte, error) {
-	pb, err := json.Marshal(params)
-	if err != nil {
-		return nil, err
-	}
-	mb, err := json.Marshal(method)
-	if err != nil {
-		return nil, err
-	}
-	b := make([]byte, 0, len(mb)+len(pb)+40)
-	b = append(b, `{"jsonrpc":"2.0","method":`...)
-	b = append(b, mb...)
-	b = append(b, `,"params":`...)
-	b = append(b, pb...)
-	return append(b, '}'), nil
 }
 
 // cancelRequest cancels the request named by params.id, if it is still

@@ -164,30 +164,11 @@ type SetWorkspaceParams struct {
 }
 
 func (s *Server) sessionSetWorkspace(_ context.Context, p SetWorkspaceParams) (SessionRef, error) {
-	sess, err := s.opts.Sessions.Get(p.SessionID)
+	st, err := s.opts.Sessions.SwitchWorkspace(p.SessionID, p.Workspace)
 	if err != nil {
 		return SessionRef{}, err
 	}
-	// The scratch and external roots were approved for the session, not
-	// for the old workspace, so they carry over (revalidated).
-	var scratch string
-	var ext []workspace.External
-	for _, r := range sess.State().Workspace.Roots()[1:] {
-		switch r.Kind {
-		case workspace.KindScratch:
-			scratch = r.Path
-		case workspace.KindExternal:
-			ext = append(ext, workspace.External{Path: r.Path, Writable: r.Writable})
-		}
-	}
-	ws, err := workspace.New(p.Workspace, scratch, ext)
-	if err != nil {
-		return SessionRef{}, err
-	}
-	if sess, err = s.opts.Sessions.SetWorkspace(p.SessionID, ws); err != nil {
-		return SessionRef{}, err
-	}
-	return SessionRef{SessionID: sess.ID, Workspace: ws.Root()}, nil
+	return SessionRef{SessionID: p.SessionID, Workspace: st.Workspace.Root()}, nil
 }
 
 // ToolDefinitions is the result of tools.definitions.

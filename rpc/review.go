@@ -1,12 +1,11 @@
 package rpc
 
 import (
-	"cmp"
 	"context"
-	"errors"
 
 	"go.uber.org/zap"
 
+	"github.com/hostd-dev/hostd/internal/filelock"
 	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rollback"
@@ -120,49 +119,20 @@ func (s *Server) reviewRollback(ctx context.Context, p RollbackParams) (Rollback
 	if err != nil {
 		return RollbackResult{}, err
 	}
-	var opts []rollback.Option
-	if sess != nil {
-		// The session's mutation lock keeps a tool of this session from
-		// writing between the conflict check and the restore; its roots
-		// confine each restore. A session that is gone has no tools
-		// running, and each restore is confined to the root recorded
-		// with its entry.
-		lock := func(string) func() { return sess.LockMutations() }
-		opts = append(opts, rollback.WithLock(lock), rollback.WithRoots(sess.State().Workspace.DirOf))
+	restored, err := rollback.Undo(ctx, rollback.Request{
+		Store: s.opts.Review, Files: s.fileLocks(), Session: sess,
+		SessionID: p.SessionID, ToolCallID: p.ToolCallID,
+	})
+	return RollbackResult{Restored: restored}, err
+}
+
+// fileLocks are the daemon's file locks, which the tools take; nil when
+// the daemon runs no tools.
+func (s *Server) fileLocks() *filelock.Table {
+	if s.opts.Executor == nil {
+		return nil
 	}
-	// The file locks keep every other session's tools off the restored
-	// paths for as long.
-	if s.opts.Executor != nil {
-		opts = append(opts, rollback.WithFiles(s.opts.Executor.Files()))
-	}
-	restored, err := rollback.Rollback(ctx, s.opts.Review, p.SessionID, p.ToolCallID, opts...)
-	if err != nil {
-		if errors.Is(err, review.ErrNotFound) {
-			err = newError(CodeReviewNotFound, "%v: session %s has no entries for toolCallId %s; review.list shows the calls it has", review.ErrNotFound, quote.Short(p.SessionID), quote.Short(p.ToolCallID))
-		}
-		return RollbackResult{}, err
-	}
-	out := RollbackResult{Restored: make([]string, len(restored))}
-	if sess == nil {
-		display := map[string]string{}
-		if entries, err := s.opts.Review.List(p.SessionID, ""); err == nil {
-			for _, e := range entries {
-				display[e.Canonical] = e.Path
-			}
-		}
-		for i, path := range restored {
-			out.Restored[i] = cmp.Or(display[path], path)
-		}
-		return out, nil
-	}
-	// The session must not keep a tag for content the rollback replaced
-	// (edit-contract §13.1).
-	state := sess.State()
-	for i, path := range restored {
-		state.Store.Invalidate(path, "was rolled back (review.rollback "+p.ToolCallID+")")
-		out.Restored[i] = state.Workspace.Display(path)
-	}
-	return out, nil
+	return s.opts.Executor.Files()
 }
 
 // RecordedNotification is the method of the notification every connected

@@ -23,9 +23,10 @@ type Method struct {
 	call   func(ctx context.Context, raw json.RawMessage) (any, error)
 	// after runs once the answer has been written (host.shutdown).
 	after func()
-	// quick methods never wait (no I/O, no lock a tool may hold), so they
-	// are answered on the connection's reader without a goroutine.
-	quick bool
+	// runsInline: the method never waits (no I/O, no lock a tool may
+	// hold), so it is answered inline, on the connection's reader, without
+	// a goroutine (inline()).
+	runsInline bool
 }
 
 // NoParams is the params type of a method that takes none.
@@ -55,7 +56,7 @@ func method[P, R any](name, summary string, h func(context.Context, P) (R, error
 
 func (m *Method) unstable() *Method { m.Unstable = true; return m }
 
-func (m *Method) inline() *Method { m.quick = true; return m }
+func (m *Method) inline() *Method { m.runsInline = true; return m }
 
 func (m *Method) errors(codes ...Code) *Method { m.Errors = codes; return m }
 

@@ -181,12 +181,20 @@ func (m *Manager) SetWorkspace(id string, ws *workspace.Workspace) (*Session, er
 	}
 	unlock := s.LockMutations()
 	defer unlock()
+	m.replaceStateLocked(s, ws)
+	return s, nil
+}
+
+// replaceStateLocked gives s a fresh State on ws and drops the old one's
+// snapshots. The caller holds s's mutation lock.
+func (m *Manager) replaceStateLocked(s *Session, ws *workspace.Workspace) *State {
 	s.mu.Lock()
 	old := s.state
 	s.state = newState(ws, m.lim, m.pool)
+	st := s.state
 	s.mu.Unlock()
 	old.Store.Close()
-	return s, nil
+	return st
 }
 
 // Info is a session's summary for session.list.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/hostd-dev/hostd/internal/quote"
+	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
@@ -66,14 +68,14 @@ func (ed *editor) commit(p *plan) *EditResult {
 	}
 
 	target := ed.path
-	changes := []fileChange{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, After: data}}
+	changes := []review.Edit{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, After: data}}
 	if ed.patch.MoveTo != "" {
 		dest, e := ed.destination()
 		if e != nil {
 			return ed.fail(e)
 		}
 		target = dest
-		changes = []fileChange{
+		changes = []review.Edit{
 			{Path: dest, Mode: ed.file.Mode, After: data},
 			{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, Remove: true},
 		}
@@ -92,7 +94,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 		ed.warnings = append(ed.warnings, fmt.Sprintf("the edit landed but a named register could not be saved: %v", err))
 	}
 	res.Path, res.Tag = target.Display, tag
-	res.Diff = boundedDiff(windowDiff("a/"+ed.path.Display, "b/"+target.Display, ed.lines(), newLines, trailing, final), ed.c.Limits.MaxResultBytes)
+	res.Diff = boundedDiff(windowDiff(quote.Path("a/"+ed.path.Display), quote.Path("b/"+target.Display), ed.lines(), newLines, trailing, final), ed.c.Limits.MaxResultBytes)
 	if ed.form == session.FormCompact {
 		ed.renderCompact(res, target, tag, newLines, landedLines, changed)
 	} else {
@@ -157,11 +159,11 @@ func (ed *editor) commitLink() *EditResult {
 	if err != nil {
 		return ed.fail(Errorf(CodeToolFailed, "cannot read the symbolic link %s: %v", link.Display, err))
 	}
-	remove := fileChange{Path: link, Before: []byte(target), Existed: true, Remove: true, Link: true}
+	remove := review.Edit{Path: link, Before: []byte(target), Existed: true, Remove: true, Link: true}
 	res := &EditResult{}
-	var changes []fileChange
+	var changes []review.Edit
 	if ed.patch.Rem {
-		changes = []fileChange{remove}
+		changes = []review.Edit{remove}
 		res.Path, res.Removed = link.Display, true
 		res.Content = fmt.Sprintf("[%s] removed the symbolic link (to %s); %s itself is unchanged", link.Display, target, ed.path.Display)
 	} else {
@@ -169,7 +171,7 @@ func (ed *editor) commitLink() *EditResult {
 		if e != nil {
 			return ed.fail(e)
 		}
-		changes = []fileChange{{Path: dest, After: []byte(target), Link: true}, remove}
+		changes = []review.Edit{{Path: dest, After: []byte(target), Link: true}, remove}
 		res.Path, res.MovedTo = dest.Display, dest.Display
 		res.Content = fmt.Sprintf("[%s] moved the symbolic link %s here (it still reads %s); %s itself is unchanged", dest.Display, link.Display, target, ed.path.Display)
 	}
@@ -182,13 +184,13 @@ func (ed *editor) commitLink() *EditResult {
 
 // remove is REM: delete the file whose version the gates proved.
 func (ed *editor) remove() *EditResult {
-	landed, e := ed.c.mutate([]fileChange{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, Remove: true}})
+	landed, e := ed.c.mutate([]review.Edit{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, Remove: true}})
 	if landed == nil {
 		return ed.fail(e)
 	}
 	ed.c.State.Store.Invalidate(ed.path.Abs, "was removed by REM")
 	res := &EditResult{Path: ed.path.Display, Removed: true}
-	res.Diff = boundedDiff(udiff.Unified("a/"+ed.path.Display, "/dev/null", ed.body, ""), ed.c.Limits.MaxResultBytes)
+	res.Diff = boundedDiff(udiff.Unified(quote.Path("a/"+ed.path.Display), "/dev/null", ed.body, ""), ed.c.Limits.MaxResultBytes)
 	res.Content = fmt.Sprintf("[%s] removed (%d lines)", ed.path.Display, ed.text.Len())
 	res.Warnings = ed.warnings
 	return res
@@ -240,7 +242,8 @@ func renderChanged(display, tag string, lines []string, changed []hashline.Regio
 // diffContext is the unified diff's context, as git's default.
 const diffContext = 3
 
-// windowDiff is the unified diff of two versions of a file given as lines,
+// windowDiff is the unified diff of two versions of a file given as lines
+// (labelled as given: quoted, quote.Path, by the caller),
 // computed over only the window that differs (the common head and tail
 // lines are skipped, but for the context), with hunk headers numbered as
 // in the whole files. A one-line change of a 30 MB file diffs a few lines,

@@ -1,9 +1,10 @@
 // Package tools owns the file tools a model calls (read, grep, write,
 // edit) and the executor that threads a session through to each of them.
-// Tools resolve every path through the session's workspace, record what
-// they display in the session's snapshot store, and change files only
-// through workspace.WriteFile and workspace.RemoveFile. The edit language
-// itself lives in tools/hashline and is pure. Nothing here speaks JSON-RPC.
+// Tools resolve every path through the session's workspace and record what
+// they display in the session's snapshot store. They change files only
+// through review's change API (review.Store.Apply, in mutate), which makes
+// the change durable, reviewable and undoable; the edit language itself
+// lives in tools/hashline and is pure. Nothing here speaks JSON-RPC.
 package tools
 
 import (

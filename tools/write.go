@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -108,11 +109,11 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	if int64(len(data)) > lim.MaxWriteBytes {
 		return Failed(Errorf(CodeFileTooLarge, "with the file's line endings restored the content is %d bytes, over the %d-byte write limit; write a smaller file", len(data), lim.MaxWriteBytes))
 	}
-	change := fileChange{Path: p, Mode: newFilePerm, After: data}
+	change := review.Edit{Path: p, Mode: newFilePerm, After: data}
 	if old != nil {
 		change.Before, change.Existed, change.Mode = old.Raw, true, old.Mode
 	}
-	onDisk, e := c.mutate([]fileChange{change})
+	onDisk, e := c.mutate([]review.Edit{change})
 	if e != nil {
 		return Failed(e)
 	}

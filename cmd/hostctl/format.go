@@ -13,6 +13,8 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode"
+
+	"github.com/hostd-dev/hostd/internal/quote"
 )
 
 // formatter renders results for people. Everything the daemon sends is
@@ -344,9 +346,11 @@ func (f formatter) reviewList(w io.Writer, sessionID string, entries []reviewEnt
 	fmt.Fprintf(w, "\nundo one tool call with: hostctl review rollback %s TOOLCALL\n", cell(sessionID))
 }
 
-// entryDiff prints one entry's heading and its diff.
+// entryDiff prints one entry's heading and its diff. The heading's path is
+// quoted as the diff's own headers quote it (git's C-style quoting), so a
+// file name cannot print lines of its own.
 func (f formatter) entryDiff(w io.Writer, e reviewEntry) {
-	head := fmt.Sprintf("== %s %s %s (tool call %s, entry %s)", cell(e.Tool), cell(e.Change), cell(e.Path), cell(e.ToolCallID), cell(e.ID))
+	head := fmt.Sprintf("== %s %s %s (tool call %s, entry %s)", cell(e.Tool), cell(e.Change), quote.Path(e.Path), cell(e.ToolCallID), cell(e.ID))
 	if e.RolledBack {
 		head += " [rolled back]"
 	}

@@ -1,8 +1,10 @@
-// Package quote owns how an error message quotes a string a client sent:
-// a method name, a session id, a tool name, a path. A client string can be
-// as long as a frame (tens of megabytes); an error that echoed it whole
-// would be as large, and could exceed the frame cap the client enforces.
-// Short quotes at most a short prefix and says how long the whole was.
+// Package quote owns how hostd quotes a string it did not choose. Short
+// quotes a client string in an error message: a method name, a session
+// id, a tool name, a path. A client string can be as long as a frame
+// (tens of megabytes); an error that echoed it whole would be as large,
+// and could exceed the frame cap the client enforces, so Short quotes at
+// most a short prefix and says how long the whole was. Path quotes a path
+// in a diff as git does, so a file name cannot forge diff lines.
 // The package is a leaf: it imports only the standard library.
 package quote
 
