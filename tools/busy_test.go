@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -16,7 +17,7 @@ func TestABusyFileIsRetriableHostBusy(t *testing.T) {
 	p := workspace.Path{Display: "src/Foo.go"}
 	for name, e := range map[string]*Error{
 		"read":  statError(p, busy),
-		"write": (&Call{ToolName: "edit"}).applyError(fileChange{Path: p, Existed: true}, busy),
+		"write": (&Call{ToolName: "edit"}).writeError(review.Edit{Path: p, Existed: true}, busy),
 	} {
 		if e.Code != CodeHostBusy || !e.Retriable {
 			t.Errorf("%s: %s retriable=%v, want retriable HOST_BUSY", name, e.Code, e.Retriable)
