@@ -139,7 +139,7 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 			return Failed(e)
 		}
 		buf := readBuffers.Get().(*[]byte)
-		r := g.search(ctx, candidate{named: &p}, osSource{f}, buf)
+		r := g.search(ctx, candidate{named: &p}, workspace.FileOf(f), buf)
 		readBuffers.Put(buf)
 		f.Close()
 		var skip *Error

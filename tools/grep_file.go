@@ -5,12 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"slices"
 	"sync"
 	"unicode/utf8"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -85,7 +82,7 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 		return *stop
 	}
 	if fb.mapped {
-		defer unix.Munmap(fb.raw)
+		defer workspace.Unmap(fb.raw)
 		var faulted bool
 		r := guardFaults(func() fileResult { return g.searchBytes(name, f, fb) }, &faulted)
 		if faulted {
@@ -168,7 +165,7 @@ func (g *grepper) searchBytes(name *fileName, f grepSource, fb fileBytes) fileRe
 	if !stated {
 		// What is shown is a regular file's: one swapped for something
 		// else since the walk listed it is not recorded.
-		if _, regular, err := f.stat(); err != nil || !regular {
+		if _, regular, err := f.Stat(); err != nil || !regular {
 			return fileResult{skip: notAFile(path().Display)}
 		}
 	}
@@ -244,7 +241,7 @@ func (g *grepper) readFile(ctx context.Context, f grepSource, buf *[]byte, name 
 	if n < ask {
 		return fb, nil
 	}
-	size, regular, err := f.stat()
+	size, regular, err := f.Stat()
 	fb.stated = true
 	switch {
 	case err != nil || !regular:
@@ -264,7 +261,7 @@ func (g *grepper) readFile(ctx context.Context, f grepSource, buf *[]byte, name 
 		}
 	}
 	if size >= mapMin {
-		if m, err := f.mapping(size); err == nil {
+		if m, err := f.Map(size); err == nil {
 			fb.raw, fb.mapped = m, true
 			return fb, nil
 		}
@@ -318,78 +315,16 @@ func cannotRead(display string, err error) *Error {
 	return Errorf(CodeToolFailed, "cannot read %s: %v; call again", display, err)
 }
 
-// grepSource is a file open for searching.
+// grepSource is a file open for searching: a workspace.File, opened
+// through the walk's directory or the root of the path the model named.
 type grepSource interface {
 	io.Reader
 	io.Closer
-	// stat returns the file's size and whether it is a regular file.
-	stat() (size int64, regular bool, err error)
-	// mapping maps the file's first size bytes into memory, read-only.
-	mapping(size int64) ([]byte, error)
+	// Stat returns the file's size and whether it is a regular file.
+	Stat() (size int64, regular bool, err error)
+	// Map maps the file's first size bytes into memory, read-only.
+	Map(size int64) ([]byte, error)
 }
-
-// osSource is a file open as an *os.File: a file named in the call, or
-// reached through a symlink.
-type osSource struct{ *os.File }
-
-func (s osSource) stat() (int64, bool, error) {
-	info, err := s.Stat()
-	if err != nil {
-		return 0, false, err
-	}
-	return info.Size(), info.Mode().IsRegular(), nil
-}
-
-// fdSource is a file the walk found, open by its descriptor alone: an
-// *os.File's bookkeeping (a poller registration tried and refused, a
-// finalizer) costs a grep of thousands of small files more than reading
-// them.
-type fdSource int
-
-// openAt opens name in the directory open as dir: one path component, so
-// with O_NOFOLLOW it is that directory's own entry or nothing, and never
-// blocking (a FIFO put there since it was listed).
-func openAt(dir int, name string) (grepSource, error) {
-	for {
-		fd, err := openatNoAlloc(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &os.PathError{Op: "openat", Path: name, Err: err}
-		}
-		return fdSource(fd), nil
-	}
-}
-
-func (s fdSource) Read(p []byte) (int, error) {
-	for {
-		n, err := unix.Read(int(s), p)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return 0, err
-		case n == 0 && len(p) > 0:
-			return 0, io.EOF
-		}
-		return n, nil
-	}
-}
-
-func (s fdSource) stat() (int64, bool, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(int(s), &st); err != nil {
-		return 0, false, err
-	}
-	return st.Size, st.Mode&unix.S_IFMT == unix.S_IFREG, nil
-}
-
-func (s fdSource) Close() error { return unix.Close(int(s)) }
-
-func (s fdSource) mapping(size int64) ([]byte, error) { return mapFile(int(s), size) }
-
-func (s osSource) mapping(size int64) ([]byte, error) { return mapFile(int(s.Fd()), size) }
 
 func tooLargeForGrep(display string, size, limit int64) *Error {
 	return Errorf(CodeFileTooLarge, "%s is %d bytes, over grep's %d-byte limit; read it in windows with read's offset and limit instead", display, size, limit)

@@ -2,14 +2,13 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/workspace"
@@ -26,14 +25,14 @@ func (c *countingSource) Read(p []byte) (int, error) {
 	return c.grepSource.Read(p)
 }
 
-func (c *countingSource) stat() (int64, bool, error) {
+func (c *countingSource) Stat() (int64, bool, error) {
 	c.stats++
-	return c.grepSource.stat()
+	return c.grepSource.Stat()
 }
 
-func (c *countingSource) mapping(size int64) ([]byte, error) {
+func (c *countingSource) Map(size int64) ([]byte, error) {
 	c.maps++
-	return c.grepSource.mapping(size)
+	return c.grepSource.Map(size)
 }
 
 // newTestGrepper is a content-mode grepper for pattern with lim, outside
@@ -51,12 +50,16 @@ func newTestGrepper(t *testing.T, pattern string, lim config.Limits) *grepper {
 // returns the result with the calls it made.
 func searchCounted(t *testing.T, g *grepper, dir, name string) (*fileResult, *countingSource) {
 	t.Helper()
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	d, err := workspace.OpenDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unix.Close(fd)
-	f, err := openAt(fd, name)
+	wd, err := d.OpenWalkDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wd.Close()
+	f, err := wd.OpenFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,36 +124,6 @@ func TestGrepReadCalls(t *testing.T) {
 		if c.name == "huge-hit.txt" && (len(r.matches) != 1 || r.matches[0].Line != 10001 || r.matches[0].Text != "a needle" || !r.hasText) {
 			t.Errorf("huge-hit.txt: matches %+v, text kept %v", r.matches, r.hasText)
 		}
-	}
-}
-
-// A FIFO put where the walk listed a regular file is never shown: the
-// file is stat'ed before anything found in it is recorded.
-func TestGrepNeverShowsAFIFO(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "pipe.txt")
-	if err := unix.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("cannot make a FIFO here: %v", err)
-	}
-	g := newTestGrepper(t, "needle", config.DefaultLimits())
-
-	// No writer: the open does not block and the read finds nothing.
-	if r, _ := searchCounted(t, g, dir, "pipe.txt"); r.count != 0 || r.file != nil {
-		t.Errorf("a FIFO without a writer: %d matches, file %v", r.count, r.file)
-	}
-
-	// A writer with a matching line pending: the match is not shown.
-	w, err := os.OpenFile(fifo, os.O_RDWR, 0) // read-write: never blocks
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if _, err := w.WriteString("a needle\n"); err != nil {
-		t.Fatal(err)
-	}
-	r, _ := searchCounted(t, g, dir, "pipe.txt")
-	if r.file != nil || r.skip == nil || r.skip.Code != CodeNotAFile {
-		t.Errorf("a FIFO holding a match: file %v, skip %v; want it skipped as %s", r.file, r.skip, CodeNotAFile)
 	}
 }
 
@@ -225,8 +198,8 @@ type truncatingSource struct {
 	path string
 }
 
-func (s truncatingSource) mapping(size int64) ([]byte, error) {
-	m, err := s.grepSource.mapping(size)
+func (s truncatingSource) Map(size int64) ([]byte, error) {
+	m, err := s.grepSource.Map(size)
 	if err == nil {
 		err = os.Truncate(s.path, 0)
 	}
@@ -246,44 +219,16 @@ func TestGrepMappedFileTruncated(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	if m, err := workspace.FileOf(f).Map(1); errors.Is(err, errors.ErrUnsupported) {
+		t.Skip("files are read here, never mapped")
+	} else if err == nil {
+		workspace.Unmap(m)
+	}
 	g := newTestGrepper(t, "needle", config.DefaultLimits())
 	var buf []byte
-	r := g.search(context.Background(), candidate{dirAbs: dir, dirDisplay: ".", name: "shrinks.txt"}, truncatingSource{osSource{f}, path}, &buf)
+	r := g.search(context.Background(), candidate{dirAbs: dir, dirDisplay: ".", name: "shrinks.txt"}, truncatingSource{workspace.FileOf(f), path}, &buf)
 	if r.skip == nil || r.skip.Code != CodeToolFailed || !strings.Contains(r.skip.Message, "truncated") || r.file != nil {
 		t.Errorf("a file truncated under its mapping: skip %v, file %v", r.skip, r.file)
-	}
-}
-
-// openAt opens one name in a directory: never a name cut short at a NUL
-// byte, never through a symlink, and names up to the 255 bytes a name may
-// have.
-func TestOpenAtNames(t *testing.T) {
-	dir := t.TempDir()
-	long := strings.Repeat("n", 255)
-	for _, name := range []string{"a", long} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink("a", filepath.Join(dir, "link")); err != nil {
-		t.Fatal(err)
-	}
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fd)
-	for _, c := range []struct {
-		name string
-		ok   bool
-	}{{"a", true}, {long, true}, {"a\x00b", false}, {"link", false}, {"missing", false}, {long + "n", false}} {
-		f, err := openAt(fd, c.name)
-		if err == nil {
-			f.Close()
-		}
-		if (err == nil) != c.ok {
-			t.Errorf("openAt %.20q: error %v, want success %v", c.name, err, c.ok)
-		}
 	}
 }
 

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hostd-dev/hostd/tools/ignore"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -28,10 +26,10 @@ type candidate struct {
 	// named is the file the model named, for a grep of one file.
 	named *workspace.Path
 	// name is its name in dir, the directory it was listed in, which it is
-	// opened through (never by its path from "/": a directory swapped for
-	// a link since it was listed cannot lead the search outside the
-	// roots). dir stays open until then, which may be after the walk has
-	// left it.
+	// opened through (workspace.WalkDir: never by its path from "/", so a
+	// directory swapped for a link since it was listed cannot lead the
+	// search outside the roots). dir stays open until then, which may be
+	// after the walk has left it.
 	name string
 	dir  *dirRef
 	// link, for a file reached through a symlink, is its target, already
@@ -68,10 +66,14 @@ func (c candidate) openOnce() (grepSource, error) {
 		if err != nil {
 			return nil, err
 		}
-		return osSource{f}, nil
+		return workspace.FileOf(f), nil
 	}
 	defer c.letGo()
-	return openAt(c.dir.fd, c.name)
+	f, err := c.dir.dir.OpenFile(c.name)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 func (c candidate) letGo() {
@@ -83,12 +85,12 @@ func (c candidate) letGo() {
 // dirRef is an open directory shared by the walk and the files listed in
 // it that wait to be opened: the last of them to let go closes it.
 type dirRef struct {
-	fd   int // the directory, which its files and subdirectories are opened from
+	dir  *workspace.WalkDir // which its files and subdirectories are opened from
 	refs atomic.Int64
 }
 
-func newDirRef(fd int) *dirRef {
-	d := &dirRef{fd: fd}
+func newDirRef(dir *workspace.WalkDir) *dirRef {
+	d := &dirRef{dir: dir}
 	d.refs.Store(1)
 	return d
 }
@@ -100,45 +102,16 @@ func (d *dirRef) hold() *dirRef {
 
 func (d *dirRef) release() {
 	if d.refs.Add(-1) == 0 {
-		unix.Close(d.fd)
+		d.dir.Close()
 	}
-}
-
-// rootFD returns a descriptor of the directory r holds open, the caller's
-// to close.
-func rootFD(r *os.Root) (int, error) {
-	f, err := r.Open(".")
-	if err != nil {
-		return -1, err
-	}
-	defer f.Close()
-	return unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
-}
-
-// openSubdir opens the directory name lists, through fd: one component,
-// O_NOFOLLOW and O_DIRECTORY, so a directory replaced by a link or a file
-// since it was listed is refused, never followed.
-func openSubdir(fd int, name string) (int, error) {
-	for {
-		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != unix.EINTR {
-			return sub, err
-		}
-	}
-}
-
-// exists reports whether the directory open as fd lists name.
-func exists(fd int, name string) bool {
-	var st unix.Stat_t
-	return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil
 }
 
 // walker visits the files under a directory depth-first, entries of each
 // directory in byte order, so the same tree always gives the same order.
-// The walk's first directory is opened through the workspace's open root
-// (os.Root) and every directory below it through its parent's open
-// descriptor, one component at a time without following links, so a
-// directory renamed and replaced by a link to elsewhere mid-walk is
+// Every directory and file is opened through workspace.WalkDir: the walk's
+// first directory through the workspace's open root, every one below it
+// through its parent, one component at a time without following links,
+// so a directory renamed and replaced by a link to elsewhere mid-walk is
 // refused rather than followed.
 // It leaves out what git would ignore (package ignore), skips .git, never follows a symlinked directory, and
 // follows a symlinked file only when it resolves into the session's roots.
@@ -153,8 +126,8 @@ type walker struct {
 	// once, at once or later on any goroutine, whatever it returns.
 	visit func(candidate) error
 
-	// scratch is listDir's memory, reused by every directory of the walk.
-	scratch dirScratch
+	// scratch is List's memory, reused by every directory of the walk.
+	scratch workspace.ListBuffer
 
 	// user is git's system and global configuration of the excludes
 	// file; excludes holds the patterns of each excludes file read so far
@@ -190,19 +163,19 @@ func (w *walker) excludesOf(gitPath string) []ignore.Pattern {
 	return slices.Clip(ps)
 }
 
-// enter adds the ignore files of the directory abs, open as r, to
+// enter adds the ignore files of the directory abs, open as dir, to
 // w.ignore. A directory holding .git is a repository's top: what applied
 // above it no longer does, and its info/exclude and the excludes file
 // its configuration names (or the user's) do. parts is abs below the
 // root, where the patterns anchor.
-func (w *walker) enter(fd int, abs string, parts []string, hasGit, hasIgnore bool) {
+func (w *walker) enter(dir *workspace.WalkDir, abs string, parts []string, hasGit, hasIgnore bool) {
 	if hasGit {
 		git := filepath.Join(abs, ".git")
 		exclude := ignore.ReadFile(ignore.InfoExclude(git), parts, w.limit)
 		w.ignore = append(w.excludesOf(git), exclude...)
 	}
 	if hasIgnore {
-		w.ignore = append(w.ignore, w.readIgnore(fd, parts)...)
+		w.ignore = append(w.ignore, w.readIgnore(dir, parts)...)
 	}
 }
 
@@ -226,50 +199,42 @@ func (w *walker) walk(d *workspace.Dir, dir, display string) error {
 	}
 	for i := range parts {
 		above := filepath.Join(root, filepath.Join(parts[:i]...))
-		if ar, err := d.OpenRoot(above); err == nil {
-			if fd, err := rootFD(ar); err == nil {
-				w.enter(fd, above, parts[:i], exists(fd, ".git"), exists(fd, ".gitignore"))
-				unix.Close(fd)
-			}
-			ar.Close()
+		if ad, err := d.OpenWalkDir(above); err == nil {
+			w.enter(ad, above, parts[:i], ad.Has(".git"), ad.Has(".gitignore"))
+			ad.Close()
 		}
 		if ignore.NewMatcher(w.ignore).Match(parts[:i+1], true) {
 			w.ignore = nil
 			break
 		}
 	}
-	r, err := d.OpenRoot(dir)
+	wd, err := d.OpenWalkDir(dir)
 	if err != nil {
 		return nil // gone, or no longer inside the root: nothing to search
 	}
-	fd, err := rootFD(r)
-	r.Close()
-	if err != nil {
-		return nil
-	}
-	return w.dir(fd, dir, display, "", parts)
+	return w.dir(wd, dir, display, "", parts)
 }
 
-// dir walks one directory, open as fd, and closes fd once every file it
+// dir walks one directory, open as wd, and closes wd once every file it
 // offered has been opened. rel is the path below the walk's start (for the
 // glob), parts the path below the root (for .gitignore).
-func (w *walker) dir(fd int, abs, display, rel string, parts []string) error {
-	ref := newDirRef(fd)
+func (w *walker) dir(wd *workspace.WalkDir, abs, display, rel string, parts []string) error {
+	ref := newDirRef(wd)
 	defer ref.release()
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := listDir(fd, &w.scratch)
+	entries, err := wd.List(&w.scratch)
 	if err != nil {
 		return nil // an unreadable directory holds nothing we can search
 	}
 	outer := w.ignore
-	w.enter(fd, abs, parts, hasEntry(entries, ".git"), hasEntry(entries, ".gitignore"))
+	w.enter(wd, abs, parts, hasEntry(entries, ".git"), hasEntry(entries, ".gitignore"))
 	defer func() { w.ignore = outer }()
 	matcher := ignore.NewMatcher(w.ignore)
 
 	for _, e := range entries {
-		name := e.name
+		name := e.Name
 		if name == ".git" {
 			continue
 		}
@@ -277,19 +242,19 @@ func (w *walker) dir(fd int, abs, display, rel string, parts []string) error {
 		// The path below the root (for the ignore patterns) and below the
 		// walk's start (for the glob) are built only when they are used.
 		var childParts []string
-		if len(w.ignore) > 0 || e.typ.IsDir() {
+		if len(w.ignore) > 0 || e.Type.IsDir() {
 			childParts = append(parts[:len(parts):len(parts)], name)
 		}
 		childRel := name
-		if rel != "" && (w.glob != nil || e.typ.IsDir()) {
+		if rel != "" && (w.glob != nil || e.Type.IsDir()) {
 			childRel = rel + "/" + name
 		}
-		switch t := e.typ; {
+		switch t := e.Type; {
 		case t.IsDir():
 			if matcher.Match(childParts, true) {
 				continue
 			}
-			sub, err := openSubdir(fd, name)
+			sub, err := wd.OpenDir(name)
 			if err != nil {
 				continue // gone, or replaced by a link since it was listed
 			}
@@ -332,8 +297,8 @@ func joinAbs(dir, name string) string {
 }
 
 // hasEntry reports whether the sorted entries hold name.
-func hasEntry(entries []dirEntry, name string) bool {
-	_, ok := slices.BinarySearchFunc(entries, name, func(e dirEntry, name string) int { return strings.Compare(e.name, name) })
+func hasEntry(entries []workspace.DirEntry, name string) bool {
+	_, ok := slices.BinarySearchFunc(entries, name, func(e workspace.DirEntry, name string) int { return strings.Compare(e.Name, name) })
 	return ok
 }
 
@@ -344,16 +309,16 @@ func joinDisplay(dir, name string) string {
 	return dir + "/" + name
 }
 
-// readIgnore parses the .gitignore of the directory open as fd, if there
+// readIgnore parses the .gitignore of the directory open as dir, if there
 // is one, anchored at parts.
 // A .gitignore that is a symlink is not followed, as git does not.
-func (w *walker) readIgnore(fd int, parts []string) []ignore.Pattern {
-	f, err := openAt(fd, ".gitignore")
+func (w *walker) readIgnore(dir *workspace.WalkDir, parts []string) []ignore.Pattern {
+	f, err := dir.OpenFile(".gitignore")
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	if _, regular, err := f.stat(); err != nil || !regular {
+	if _, regular, err := f.Stat(); err != nil || !regular {
 		return nil
 	}
 	return ignore.Parse(f, parts, w.limit)
