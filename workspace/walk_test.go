@@ -37,25 +37,6 @@ func openTestWalk(t *testing.T, files map[string]string) (*Dir, string, *WalkDir
 	return d, root, w
 }
 
-// skipWithoutSymlinks skips where the system does not let this process
-// make a symbolic link (Windows without the privilege) or does not report
-// what it made as a link (wine's links are Unix links that Windows calls
-// do not see as links). It probes in a directory of its own, before the
-// test makes anything.
-func skipWithoutSymlinks(t *testing.T) {
-	t.Helper()
-	dir := testenv.TempDir(t)
-	link := filepath.Join(dir, "link")
-	must(t, os.WriteFile(filepath.Join(dir, "target"), nil, 0o644))
-	if err := os.Symlink("target", link); err != nil {
-		t.Skipf("cannot make a symbolic link here: %v", err)
-	}
-	if info, err := os.Lstat(link); err != nil || info.Mode()&fs.ModeSymlink == 0 {
-		os.Remove(link)
-		t.Skipf("a symbolic link made here is not reported as one (lstat: %v, %v)", info, err)
-	}
-}
-
 // List gives every entry once, in byte order of names, with its type.
 func TestWalkDirLists(t *testing.T) {
 	names := map[string]string{"b.txt": "b", "a.txt": "a", "Z.txt": "z", "sub/": "", "é.txt": "e", "sub/inner.txt": "i"}
@@ -105,7 +86,7 @@ func TestWalkDirListsALargeDirectory(t *testing.T) {
 // A symbolic link is listed as one and never followed by OpenFile or
 // OpenDir, wherever it points.
 func TestWalkDirFollowsNoLink(t *testing.T) {
-	skipWithoutSymlinks(t)
+	testenv.SkipWithoutSymlinks(t)
 	_, root, w := openTestWalk(t, map[string]string{"a.txt": "a", "sub/": ""})
 	must(t, os.Symlink("a.txt", filepath.Join(root, "file-link")))
 	must(t, os.Symlink("sub", filepath.Join(root, "dir-link")))
@@ -175,7 +156,7 @@ func TestWalkDirOpensOneName(t *testing.T) {
 // A directory replaced by a link to outside the root between its listing
 // and its opening is refused, and so is a walk starting below it.
 func TestWalkDirRefusesADirectorySwappedForALink(t *testing.T) {
-	skipWithoutSymlinks(t)
+	testenv.SkipWithoutSymlinks(t)
 	outside := testenv.TempDir(t)
 	must(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("secret"), 0o644))
 	d, root, w := openTestWalk(t, map[string]string{"sub/f.txt": "f"})

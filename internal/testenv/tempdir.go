@@ -68,3 +68,24 @@ func removeTree(dir string) error {
 	}
 	return first
 }
+
+// SkipWithoutSymlinks skips the test where the system does not let this
+// process make a symbolic link (Windows grants it to privileged or
+// developer-mode users only) or does not report what it made as one
+// (under wine a link is a Unix link that Windows calls do not see). It
+// probes in a directory of its own, before the test makes anything.
+func SkipWithoutSymlinks(tb testing.TB) {
+	tb.Helper()
+	dir := TempDir(tb)
+	link := filepath.Join(dir, "link")
+	if err := os.WriteFile(filepath.Join(dir, "target"), nil, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Symlink("target", link); err != nil {
+		tb.Skipf("cannot make a symbolic link here: %v", err)
+	}
+	if info, err := os.Lstat(link); err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		os.Remove(link)
+		tb.Skipf("a symbolic link made here is not reported as one (lstat: %v, %v)", info, err)
+	}
+}

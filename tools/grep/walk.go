@@ -1,11 +1,9 @@
-package tools
+package grep
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,9 +12,6 @@ import (
 	"github.com/hostd-dev/hostd/tools/ignore"
 	"github.com/hostd-dev/hostd/workspace"
 )
-
-// errStop ends a walk early; it is not a failure.
-var errStop = errors.New("stop walking")
 
 // candidate is a regular file a walk offers for searching. Its paths are
 // joined only when asked for (abs, display): most files searched never
@@ -60,7 +55,7 @@ func (c candidate) display() string {
 // openOnce opens the candidate for reading, never following a link and
 // never blocking, and lets go of its directory. It is called at most once
 // per candidate, and letGo instead when the file will not be opened.
-func (c candidate) openOnce() (grepSource, error) {
+func (c candidate) openOnce() (source, error) {
 	if c.link != nil {
 		f, err := c.link.Open()
 		if err != nil {
@@ -119,8 +114,8 @@ func (d *dirRef) release() {
 type walker struct {
 	ctx   context.Context
 	ws    *workspace.Workspace
-	glob  *globPattern // nil: every file
-	limit int64        // .gitignore files larger than this are not read
+	glob  *Glob // nil: every file
+	limit int64 // .gitignore files larger than this are not read
 	// visit is offered every file in walk order, on the walk's goroutine.
 	// It owns the candidate: it calls its openOnce or its letGo exactly
 	// once, at once or later on any goroutine, whatever it returns.
@@ -145,7 +140,7 @@ type walker struct {
 
 // newWalker returns a walker of the session's workspace with git's user
 // configuration read.
-func newWalker(ws *workspace.Workspace, glob *globPattern, limit int64) *walker {
+func newWalker(ws *workspace.Workspace, glob *Glob, limit int64) *walker {
 	return &walker{ws: ws, glob: glob, limit: limit,
 		user: ignore.ReadUserConfig(os.LookupEnv), excludes: map[string][]ignore.Pattern{}}
 }
@@ -287,13 +282,14 @@ func (w *walker) dir(wd *workspace.WalkDir, abs, display, rel string, parts []st
 	return nil
 }
 
-// joinAbs joins a canonical directory and a name it lists: no cleaning is
+// joinAbs joins a canonical directory and a name it lists, with the
+// system's separator, as canonical paths are spelled: no cleaning is
 // needed.
 func joinAbs(dir, name string) string {
-	if strings.HasSuffix(dir, "/") {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
 		return dir + name
 	}
-	return dir + "/" + name
+	return dir + string(filepath.Separator) + name
 }
 
 // hasEntry reports whether the sorted entries hold name.
@@ -302,9 +298,15 @@ func hasEntry(entries []workspace.DirEntry, name string) bool {
 	return ok
 }
 
+// joinDisplay joins a directory as the model sees it and a name it lists:
+// with '/' below the workspace root, and as a canonical path outside it,
+// as workspace.Display spells each.
 func joinDisplay(dir, name string) string {
-	if dir == "." {
+	switch {
+	case dir == ".":
 		return name
+	case filepath.IsAbs(dir):
+		return joinAbs(dir, name)
 	}
 	return dir + "/" + name
 }
@@ -322,67 +324,4 @@ func (w *walker) readIgnore(dir *workspace.WalkDir, parts []string) []ignore.Pat
 		return nil
 	}
 	return ignore.Parse(f, parts, w.limit)
-}
-
-// globPattern filters the files a walk searches. A pattern is matched, a
-// '/'-separated segment at a time with path.Match, against the file's
-// name, its path as displayed, and its path below the searched directory;
-// any match selects the file. A "**" segment matches any number of
-// directories, including none.
-type globPattern struct {
-	segs []string
-}
-
-func newGlob(pattern string) (*globPattern, error) {
-	if pattern == "" {
-		return nil, nil
-	}
-	segs := strings.Split(strings.TrimPrefix(pattern, "./"), "/")
-	for _, s := range segs {
-		if _, err := path.Match(s, ""); err != nil {
-			return nil, err
-		}
-	}
-	return &globPattern{segs: segs}, nil
-}
-
-func (g *globPattern) match(name string, paths ...string) bool {
-	if g == nil {
-		return true
-	}
-	if len(g.segs) == 1 && g.segs[0] != "**" {
-		ok, _ := path.Match(g.segs[0], name)
-		return ok
-	}
-	for _, p := range paths {
-		if matchSegments(g.segs, strings.Split(p, "/")) {
-			return true
-		}
-	}
-	return false
-}
-
-// matchSegments matches pattern segments against path segments. It fills
-// a table of which pattern suffix matches which path suffix, so repeated
-// "**" cost pattern x path steps, never exponential time.
-func matchSegments(pat, segs []string) bool {
-	// ok[i][j]: pat[i:] matches segs[j:].
-	ok := make([][]bool, len(pat)+1)
-	for i := range ok {
-		ok[i] = make([]bool, len(segs)+1)
-	}
-	ok[len(pat)][len(segs)] = true
-	for i := len(pat) - 1; i >= 0; i-- {
-		for j := len(segs); j >= 0; j-- {
-			if pat[i] == "**" {
-				ok[i][j] = ok[i+1][j] || (j < len(segs) && ok[i][j+1])
-				continue
-			}
-			if j < len(segs) {
-				m, _ := path.Match(pat[i], segs[j])
-				ok[i][j] = m && ok[i+1][j+1]
-			}
-		}
-	}
-	return ok[0][0]
 }
