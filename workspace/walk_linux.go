@@ -3,6 +3,7 @@ package workspace
 import (
 	"bytes"
 	"encoding/binary"
+	"io/fs"
 	"slices"
 	"strings"
 	"unsafe"
@@ -90,4 +91,32 @@ func openat(dir int, name string, flags int) (int, error) {
 		return -1, errno
 	}
 	return int(fd), nil
+}
+
+// direntType is the type of an entry from the type its directory
+// records (t, a DT_ value), asking the file system through the directory
+// when the directory does not record it.
+func direntType(dirFD int, name string, t byte) fs.FileMode {
+	switch t {
+	case unix.DT_REG:
+		return 0
+	case unix.DT_DIR:
+		return fs.ModeDir
+	case unix.DT_LNK:
+		return fs.ModeSymlink
+	case unix.DT_UNKNOWN:
+		var st unix.Stat_t
+		if unix.Fstatat(dirFD, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			return fs.ModeIrregular
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFREG:
+			return 0
+		case unix.S_IFDIR:
+			return fs.ModeDir
+		case unix.S_IFLNK:
+			return fs.ModeSymlink
+		}
+	}
+	return fs.ModeIrregular
 }
