@@ -102,9 +102,13 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 		if e != nil {
 			return Failed(e)
 		}
+		wf, ferr := workspace.FileOf(f)
+		if ferr != nil {
+			return Failed(Errorf(CodeToolFailed, "cannot read %s: %v; call again", p.Display, ferr))
+		}
 		var skip *grep.Skip
-		r, skip, err = grep.SearchFile(ctx, p, workspace.FileOf(f), m, opt)
-		f.Close()
+		r, skip, err = grep.SearchFile(ctx, p, wf, m, opt)
+		wf.Close()
 		if skip != nil {
 			return Failed(skipError(skip))
 		}

@@ -100,9 +100,13 @@ func (w *WalkDir) Close() error { return w.close() }
 // goroutine at a time.
 type File struct{ file }
 
-// FileOf is f, opened through a root (Path.Open), as a File; closing the
-// File closes f.
-func FileOf(f *os.File) File { return File{fileOf(f)} }
+// FileOf takes over f, opened through a root (Path.Open), as a File: f is
+// closed with the File, or at once (on Unix, where the File holds a copy
+// of its descriptor, and on an error).
+func FileOf(f *os.File) (File, error) {
+	sf, err := fileOf(f)
+	return File{sf}, err
+}
 
 // Read reads from the file's current offset. At the end it returns 0 and
 // io.EOF.

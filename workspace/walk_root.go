@@ -95,7 +95,7 @@ func (w *walkDir) openFile(name string) (File, error) {
 		f.Close()
 		return File{}, err
 	}
-	return File{fileOf(f)}, nil
+	return File{file{f: f}}, nil
 }
 
 // sameEntry checks that what was opened is the entry lstat'ed as listed:
@@ -113,7 +113,7 @@ func (w *walkDir) close() error { return w.root.Close() }
 // file is an *os.File.
 type file struct{ f *os.File }
 
-func fileOf(f *os.File) file { return file{f: f} }
+func fileOf(f *os.File) (file, error) { return file{f: f}, nil }
 
 func (f file) read(p []byte) (int, error) {
 	if f.f == nil {

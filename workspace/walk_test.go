@@ -191,7 +191,9 @@ func TestFileReadsStatsAndMaps(t *testing.T) {
 	must(t, err)
 	osf, err := os.Open(filepath.Join(root, "f.txt"))
 	must(t, err)
-	for name, f := range map[string]File{"OpenFile": walked, "FileOf": FileOf(osf)} {
+	of, err := FileOf(osf)
+	must(t, err)
+	for name, f := range map[string]File{"OpenFile": walked, "FileOf": of} {
 		size, regular, err := f.Stat()
 		if err != nil || size != int64(len(content)) || !regular {
 			t.Errorf("%s: Stat = %d, %v, %v", name, size, regular, err)

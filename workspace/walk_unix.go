@@ -70,30 +70,49 @@ func (w *walkDir) openFile(name string) (File, error) {
 		if err != nil {
 			return File{}, &fs.PathError{Op: "openat", Path: name, Err: err}
 		}
-		return File{file{fd: fd, byFD: true}}, nil
+		return File{file{fd1: fd + 1}}, nil
 	}
 }
 
 func (w *walkDir) close() error { return unix.Close(w.fd) }
 
-// file is a bare descriptor (byFD) or, for FileOf, an *os.File.
-type file struct {
-	f    *os.File
-	fd   int
-	byFD bool
+// file is a bare descriptor, plus one: the zero File is not open. One
+// word, so a File held in an interface costs no allocation while
+// descriptors are small.
+type file struct{ fd1 int }
+
+// fileOf takes f's descriptor as a copy of its own and closes f.
+func fileOf(f *os.File) (file, error) {
+	defer f.Close()
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return file{}, err
+	}
+	fd := -1
+	cerr := raw.Control(func(s uintptr) { fd, err = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) })
+	if cerr != nil {
+		return file{}, cerr
+	}
+	if err != nil {
+		return file{}, err
+	}
+	return file{fd1: fd + 1}, nil
 }
 
-func fileOf(f *os.File) file { return file{f: f} }
+func (f file) fd() (int, error) {
+	if f.fd1 <= 0 {
+		return -1, errNotOpen
+	}
+	return f.fd1 - 1, nil
+}
 
 func (f file) read(p []byte) (int, error) {
-	switch {
-	case f.f != nil:
-		return f.f.Read(p)
-	case !f.byFD:
-		return 0, errNotOpen
+	fd, err := f.fd()
+	if err != nil {
+		return 0, err
 	}
 	for {
-		n, err := unix.Read(f.fd, p)
+		n, err := unix.Read(fd, p)
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -107,54 +126,31 @@ func (f file) read(p []byte) (int, error) {
 }
 
 func (f file) stat() (int64, bool, error) {
-	switch {
-	case f.f != nil:
-		info, err := f.f.Stat()
-		if err != nil {
-			return 0, false, err
-		}
-		return info.Size(), info.Mode().IsRegular(), nil
-	case !f.byFD:
-		return 0, false, errNotOpen
+	fd, err := f.fd()
+	if err != nil {
+		return 0, false, err
 	}
 	var st unix.Stat_t
-	if err := unix.Fstat(f.fd, &st); err != nil {
+	if err := unix.Fstat(fd, &st); err != nil {
 		return 0, false, err
 	}
 	return st.Size, st.Mode&unix.S_IFMT == unix.S_IFREG, nil
 }
 
 func (f file) mapping(size int64) ([]byte, error) {
-	switch {
-	case f.f != nil:
-		raw, err := f.f.SyscallConn()
-		if err != nil {
-			return nil, err
-		}
-		var m []byte
-		cerr := raw.Control(func(fd uintptr) { m, err = mmap(int(fd), size) })
-		if cerr != nil {
-			return nil, cerr
-		}
-		return m, err
-	case !f.byFD:
-		return nil, errNotOpen
+	fd, err := f.fd()
+	if err != nil {
+		return nil, err
 	}
-	return mmap(f.fd, size)
-}
-
-func mmap(fd int, size int64) ([]byte, error) {
 	return unix.Mmap(fd, 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE)
 }
 
 func unmap(b []byte) error { return unix.Munmap(b) }
 
 func (f file) close() error {
-	switch {
-	case f.f != nil:
-		return f.f.Close()
-	case !f.byFD:
-		return errNotOpen
+	fd, err := f.fd()
+	if err != nil {
+		return err
 	}
-	return unix.Close(f.fd)
+	return unix.Close(fd)
 }

@@ -111,11 +111,8 @@ func TestGrepReadCalls(t *testing.T) {
 	// A huge file is mapped after its first read where files map, and
 	// read on (in one more read) where they do not.
 	hugeReads := 1
-	if f, err := os.Open(filepath.Join(dir, "huge-miss.txt")); err == nil {
-		if !mapsFiles(t, f) {
-			hugeReads = 2
-		}
-		f.Close()
+	if !mapsFiles(t, filepath.Join(dir, "huge-miss.txt")) {
+		hugeReads = 2
 	}
 	for _, c := range []struct {
 		name               string
@@ -233,17 +230,14 @@ func TestGrepMappedFileTruncated(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Repeat("filler line of text\n", 2*mapMin/20)+"needle\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if !mapsFiles(t, f) {
+	if !mapsFiles(t, path) {
 		t.Skip("files are read here, never mapped")
 	}
+	f := openFile(t, path)
+	defer f.Close()
 	g := newTestSearch(t, "needle", config.DefaultLimits())
 	var buf []byte
-	r := g.search(context.Background(), candidate{dirAbs: dir, dirDisplay: ".", name: "shrinks.txt"}, truncatingSource{workspace.FileOf(f), path}, &buf)
+	r := g.search(context.Background(), candidate{dirAbs: dir, dirDisplay: ".", name: "shrinks.txt"}, truncatingSource{f, path}, &buf)
 	if r.skip == nil || r.skip.Reason != Unreadable || !errors.Is(r.skip.Err, errChanged) || r.file != nil {
 		t.Errorf("a file truncated under its mapping: skip %v, file %v", r.skip, r.file)
 	}
@@ -251,11 +245,27 @@ func TestGrepMappedFileTruncated(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-// mapsFiles reports whether files map into memory here (workspace.File.Map),
-// trying it on f.
-func mapsFiles(t *testing.T, f *os.File) bool {
+// openFile opens path as a workspace.File.
+func openFile(t *testing.T, path string) workspace.File {
 	t.Helper()
-	m, err := workspace.FileOf(f).Map(1)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, err := workspace.FileOf(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wf
+}
+
+// mapsFiles reports whether files map into memory here (workspace.File.Map),
+// trying it on the file at path.
+func mapsFiles(t *testing.T, path string) bool {
+	t.Helper()
+	f := openFile(t, path)
+	defer f.Close()
+	m, err := f.Map(1)
 	if errors.Is(err, errors.ErrUnsupported) {
 		return false
 	}

@@ -61,7 +61,11 @@ func (c candidate) openOnce() (source, error) {
 		if err != nil {
 			return nil, err
 		}
-		return workspace.FileOf(f), nil
+		wf, err := workspace.FileOf(f)
+		if err != nil {
+			return nil, err
+		}
+		return wf, nil
 	}
 	defer c.letGo()
 	f, err := c.dir.dir.OpenFile(c.name)
