@@ -30,7 +30,7 @@ func grepTree(seed uint64, envs ...*prodEnv) {
 		"a.log":              "needle\n",
 		"bom.txt":            "\xEF\xBB\xBFneedle first\r\nbeta\r\nneedle again\r\n",
 		"crlf.txt":           "alpha\r\nneedle\r\n\r\nNeedle\r\n",
-		"nul-byte.txt":            "needle\x00\n",
+		"nul-byte.txt":       "needle\x00\n",
 		"latin1.txt":         "needle \xe9t\xe9\n",
 		"empty.txt":          "",
 		"long.txt":           "needle " + strings.Repeat("z", 300) + "\nneedle short\n",

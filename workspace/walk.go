@@ -32,10 +32,10 @@ type DirEntry struct {
 	Type fs.FileMode
 }
 
-// WalkDir is a directory beneath an open root, open for a walk. It is not
-// safe for concurrent use, except that files may be opened through it on
-// several goroutines at once; Close it once nothing more is opened
-// through it.
+// WalkDir is a directory beneath an open root, open for a walk. Has,
+// OpenDir and OpenFile may be called on several goroutines at once (a
+// walk goes on listing while searchers open the files it listed); List
+// at most once, and Close once nothing more is opened through it.
 type WalkDir struct{ walkDir }
 
 // ListBuffer is memory List reuses from one directory to the next; the
@@ -54,12 +54,7 @@ func (d *Dir) OpenWalkDir(abs string) (*WalkDir, error) {
 	if err != nil {
 		return nil, confine(err, abs)
 	}
-	w, err := walkDirOf(r)
-	if err != nil {
-		r.Close()
-		return nil, err
-	}
-	return w, nil
+	return walkDirOf(r)
 }
 
 // List returns the directory's entries, without "." and "..", sorted by

@@ -22,6 +22,7 @@ const nameSeparators = `/\:`
 // since the listing leads to.
 type walkDir struct{ root *os.Root }
 
+// walkDirOf takes over r.
 func walkDirOf(r *os.Root) (*WalkDir, error) { return &WalkDir{walkDir{root: r}}, nil }
 
 // listBuffer is what list reuses between directories: nothing here.

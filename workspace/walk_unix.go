@@ -16,8 +16,8 @@ const nameSeparators = "/"
 // walkDir is the directory's descriptor.
 type walkDir struct{ fd int }
 
-// walkDirOf takes the directory r holds open as a WalkDir of its own
-// descriptor, closing r.
+// walkDirOf takes over r: the WalkDir holds a copy of r's descriptor,
+// and r is closed.
 func walkDirOf(r *os.Root) (*WalkDir, error) {
 	defer r.Close()
 	f, err := r.Open(".")

@@ -166,17 +166,14 @@ func (r *configReader) read(path string, depth int) {
 // decoder groups a file's entries by section and so loses where an
 // [include] stands among them, which decides what it overrides. gcfg
 // reads git's syntax (names in any case, quoted values, escapes, # and ;
-// comments) with three differences from git, made up here: it refuses a
-// byte order mark, which git skips; it refuses an entry on its section's
-// header line ("[core] excludesFile = x"), which git reads, so such an
-// entry is moved to a line of its own first; and it keeps the newline of
-// a continuation line (a value ending in a backslash), which git drops,
-// so values lose their newlines (no path holds one). Where gcfg finds a
-// line git would refuse too, it stops: the entries before it stand, where
-// git would not run at all.
+// comments, continuation lines) but stops at the first line it does not
+// take, losing every entry after it; forGcfg first rewrites what git
+// takes and gcfg does not, and a continuation's newline, which gcfg keeps
+// and git drops, is dropped from values (no path holds a newline). Where
+// gcfg still stops, git refuses the file too: the entries before that
+// line stand, where git would not run at all.
 func eachEntry(text []byte, f func(section, key, value string)) {
-	text = splitHeaderEntries(bytes.TrimPrefix(text, []byte("\xEF\xBB\xBF")))
-	gcfg.ReadWithCallback(bytes.NewReader(text), func(section, subsection, key, value string, blank bool) error {
+	gcfg.ReadWithCallback(bytes.NewReader(forGcfg(text)), func(section, subsection, key, value string, blank bool) error {
 		if key != "" && subsection == "" && !blank {
 			f(strings.ToLower(section), strings.ToLower(key), strings.ReplaceAll(value, "\n", ""))
 		}
@@ -184,9 +181,18 @@ func eachEntry(text []byte, f func(section, key, value string)) {
 	})
 }
 
-// splitHeaderEntries moves an entry written on its section's header line
-// ("[core] excludesFile = x") to a line of its own, as gcfg wants it.
-func splitHeaderEntries(text []byte) []byte {
+// forGcfg rewrites what git reads in a configuration file and gcfg
+// refuses: a byte order mark (dropped); bytes that are not UTF-8, such as
+// a Latin-1 name (each made U+FFFD: a path spelled so is not found, and
+// the entries after it are still read); a backslash ending the file (the
+// file is ended with a newline); an entry on its section's header line
+// ("[core] excludesFile = x", moved to a line of its own); and the old
+// [section.subsection] header (spelled [section "subsection"]).
+func forGcfg(text []byte) []byte {
+	text = bytes.ToValidUTF8(bytes.TrimPrefix(text, []byte("\xEF\xBB\xBF")), []byte("\uFFFD"))
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		text = append(text[:len(text):len(text)], '\n')
+	}
 	lines := bytes.SplitAfter(text, []byte("\n"))
 	changed := false
 	for i, line := range lines {
@@ -198,17 +204,38 @@ func splitHeaderEntries(text []byte) []byte {
 		if end < 0 {
 			continue
 		}
-		if after := bytes.TrimSpace(body[end+1:]); len(after) == 0 || after[0] == '#' || after[0] == ';' {
-			continue
+		at := len(line) - len(body) // where the header starts in line
+		header := body[:end+1]
+		if name, sub, ok := bytes.Cut(header[1:end], []byte(".")); ok && dottedName(header[1:end]) {
+			header = slices.Concat([]byte("["), name, []byte(` "`), sub, []byte(`"]`))
 		}
-		at := len(line) - len(body) + end + 1
-		lines[i] = slices.Concat(line[:at], []byte("\n"), line[at:])
-		changed = true
+		rest := body[end+1:]
+		if after := bytes.TrimSpace(rest); len(after) > 0 && after[0] != '#' && after[0] != ';' {
+			rest = slices.Concat([]byte("\n"), rest)
+		}
+		if fixed := slices.Concat(line[:at], header, rest); !bytes.Equal(fixed, line) {
+			lines[i] = fixed
+			changed = true
+		}
 	}
 	if !changed {
 		return text
 	}
 	return bytes.Join(lines, nil)
+}
+
+// dottedName reports whether a header's name is the old
+// section.subsection form: letters, digits, '-' and '.', with a dot.
+func dottedName(name []byte) bool {
+	if !bytes.Contains(name, []byte(".")) {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // headerEnd is the offset of the ']' that closes the section header body

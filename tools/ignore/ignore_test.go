@@ -212,6 +212,10 @@ var configCases = []struct {
 	{"boolean", "[core]\nexcludesFile = /a\nexcludesFile\n", "/a", true, "git refuses a core.excludesFile without a value; the reader passes over it"},
 	{"empty", "[core]\nexcludesFile =\n", "", true, ""},
 	{"nonASCII", "[core]\nexcludesFile = /é\n", "/é", true, ""},
+	{"notUTF8Elsewhere", "[user]\nname = Jos\xe9\n[core]\nexcludesFile = /after-latin1\n", "/after-latin1", true, ""},
+	{"dottedHeader", "[alias.foo]\nx = y\n[Core.Sub]\nexcludesFile = /sub\n[core]\nexcludesFile = /after-dotted\n", "/after-dotted", true, ""},
+	{"backslashAtEnd", "[core]\nexcludesFile = /at-end\\", "/at-end", true, ""},
+	{"noFinalNewline", "[core]\nexcludesFile = /no-newline", "/no-newline", true, ""},
 }
 
 // The reader takes every case as git does: the expected values are
