@@ -7,9 +7,8 @@ import (
 	"io/fs"
 	"strings"
 
-	"golang.org/x/sync/semaphore"
-
 	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/tools/grep"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -18,7 +17,9 @@ import (
 // header and is recorded in the snapshot store: in content mode with its
 // matched lines seen, in the other modes with an empty seen set, which
 // makes the tag usable for version checks while every anchor still needs
-// a read (§4.3).
+// a read (§4.3). The search itself is package grep's; the tool decodes the
+// arguments, hands the call's limits to the search, records what it shows
+// and renders the answer.
 type Grep struct{}
 
 // Name implements Tool.
@@ -62,52 +63,14 @@ type GrepResult struct {
 	Notice        string            `json:"notice,omitempty"`
 }
 
-// grepFile is one file with matches, as the result shows it and the store
-// records it.
-type grepFile struct {
-	abs, display string
-	digest       workspace.Digest
-	text         string // kept for the store while the retention budget allows
-	hasText      bool
-	lines        int
-	bytes        int64
-	count        int
-	matches      []GrepMatch
-}
-
-// grepper carries one grep call. Files are searched by search, on as many
-// goroutines as the call may use (grep_parallel.go); everything below m
-// and max is the call's running result, which only take changes, one file
-// at a time in walk order, so the result never depends on which search
-// finished first.
-type grepper struct {
-	ctx  context.Context
-	c    *Call
-	m    *lineMatcher
-	mode string
-	max  int // results to show: matches in content mode, files otherwise
-
-	files     []*grepFile
-	shown     int // results so far
-	truncated bool
-	searched  int
-	kept      int64 // bytes of text held for the store
-	answer    int64 // bytes the answer holds so far (answerCost), bounded by maxResultBytes
-	overBytes bool  // the output byte limit stopped the search
-
-	// reads bounds the bytes of the files being searched at once, when
-	// more than one goroutine searches; nil otherwise.
-	reads *semaphore.Weighted
-}
-
 // Run implements Tool.
 func (Grep) Run(ctx context.Context, c *Call) Outcome {
 	var a grepArgs
 	if e := DecodeArgs(c.Args, &a); e != nil {
 		return Failed(e)
 	}
-	g := &grepper{ctx: ctx, c: c, mode: a.OutputMode, max: c.Limits.MaxGrepMatches}
-	if e := g.setup(a); e != nil {
+	m, opt, e := grepOptions(c, a)
+	if e != nil {
 		return Failed(e)
 	}
 	path := a.Path
@@ -118,11 +81,13 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 	if e != nil {
 		return Failed(e)
 	}
-	glob, err := newGlob(a.Glob)
+	glob, err := grep.ParseGlob(a.Glob)
 	if err != nil {
 		return Failed(Errorf(CodeInvalidArgument, "glob %q is malformed: %v; use shell wildcards such as *.go or src/**/*.ts", a.Glob, err))
 	}
+	opt.Glob = glob
 	info, err := p.Stat()
+	var r *grep.Result
 	switch {
 	case errors.Is(err, workspace.ErrOutside):
 		return Failed(statError(p, err))
@@ -131,228 +96,125 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 	case err != nil:
 		return Failed(Errorf(CodeToolFailed, "cannot search %s: %v; check the path and call again", p.Display, err))
 	case info.IsDir():
-		w := newWalker(c.State.Workspace, glob, c.Limits.MaxGrepFileBytes)
-		err = g.walk(w, p)
+		r, err = grep.SearchDir(ctx, c.State.Workspace, p, m, opt)
 	default:
 		f, _, e := openRegular(p)
 		if e != nil {
 			return Failed(e)
 		}
-		buf := readBuffers.Get().(*[]byte)
-		r := g.search(ctx, candidate{named: &p}, osSource{f}, buf)
-		readBuffers.Put(buf)
-		f.Close()
-		var skip *Error
-		skip, err = g.take(&r)
+		wf, ferr := workspace.FileOf(f)
+		if ferr != nil {
+			return Failed(Errorf(CodeToolFailed, "cannot read %s: %v; call again", p.Display, ferr))
+		}
+		var skip *grep.Skip
+		r, skip, err = grep.SearchFile(ctx, p, wf, m, opt)
+		wf.Close()
 		if skip != nil {
-			return Failed(skip)
+			return Failed(skipError(skip))
 		}
 	}
 	switch {
 	case ctx.Err() != nil:
-		return Failed(Errorf(CodeToolFailed, "grep was cancelled after searching %d files; nothing was recorded: call again with a narrower path or glob", g.searched))
-	case err != nil && !errors.Is(err, errStop):
+		return Failed(Errorf(CodeToolFailed, "grep was cancelled after searching %d files; nothing was recorded: call again with a narrower path or glob", r.Searched))
+	case err != nil:
 		return Failed(Errorf(CodeToolFailed, "grep failed: %v; call again", err))
 	}
-	return g.result(a, p)
+	return grepResult(c, a, p, opt, r)
 }
 
-func (g *grepper) setup(a grepArgs) *Error {
-	if a.Pattern == nil {
-		return Errorf(CodeInvalidArgument, "pattern is required: pass an RE2 regular expression, e.g. {\"pattern\": \"func main\"}")
+// grepOptions checks the arguments and turns them and the call's limits
+// into the search's matcher and options.
+func grepOptions(c *Call, a grepArgs) (*grep.Matcher, grep.Options, *Error) {
+	lim := c.Limits
+	opt := grep.Options{
+		Max:             lim.MaxGrepMatches,
+		MaxAnswerBytes:  lim.MaxResultBytes,
+		MaxFileBytes:    lim.MaxGrepFileBytes,
+		Clip:            func(line string) (string, bool) { return clipLine(line, lim.MaxLineChars) },
+		RetainFileBytes: lim.MaxRetainedFileBytes,
+		RetainBytes:     lim.MaxRetainedBytesPerSession,
+		Threads:         lim.GrepThreads,
 	}
-	switch g.mode {
-	case "":
-		g.mode = grepContent
-	case grepContent, grepFiles, grepCount:
+	if a.Pattern == nil {
+		return nil, opt, Errorf(CodeInvalidArgument, "pattern is required: pass an RE2 regular expression, e.g. {\"pattern\": \"func main\"}")
+	}
+	switch a.OutputMode {
+	case "", grepContent:
+		opt.Mode = grep.Content
+	case grepFiles:
+		opt.Mode = grep.FilesWithMatches
+	case grepCount:
+		opt.Mode = grep.Count
 	default:
-		return Errorf(CodeInvalidArgument, "outputMode %q is not one of \"content\", \"filesWithMatches\", \"count\"; omit it for content", g.mode)
+		return nil, opt, Errorf(CodeInvalidArgument, "outputMode %q is not one of \"content\", \"filesWithMatches\", \"count\"; omit it for content", a.OutputMode)
 	}
 	if a.HeadLimit != nil {
 		if *a.HeadLimit < 1 {
-			return Errorf(CodeInvalidArgument, "headLimit %d must be at least 1; omit it for up to %d results", *a.HeadLimit, g.c.Limits.MaxGrepMatches)
+			return nil, opt, Errorf(CodeInvalidArgument, "headLimit %d must be at least 1; omit it for up to %d results", *a.HeadLimit, lim.MaxGrepMatches)
 		}
-		g.max = min(g.max, *a.HeadLimit)
+		opt.Max = min(opt.Max, *a.HeadLimit)
 	}
-	m, err := newLineMatcher(*a.Pattern, a.IgnoreCase)
+	m, err := grep.Compile(*a.Pattern, a.IgnoreCase)
 	if err != nil {
-		return Errorf(CodeInvalidArgument, "pattern %q is not a usable RE2 expression: %v; escape metacharacters such as ( [ . * + ? with a backslash (RE2 has no lookaround or backreferences) and match within one line", *a.Pattern, err)
+		return nil, opt, Errorf(CodeInvalidArgument, "pattern %q is not a usable RE2 expression: %v; escape metacharacters such as ( [ . * + ? with a backslash (RE2 has no lookaround or backreferences) and match within one line", *a.Pattern, err)
 	}
-	g.m = m
-	return nil
+	return m, opt, nil
 }
 
-// take applies the call's bounds to one searched file, in walk order: the
-// results so far, the answer's byte bound and the retention budget. It
-// returns errStop once the result is full. For a file that was not
-// searched or is not text it returns the reason, which only a named file
-// reports.
-func (g *grepper) take(r *fileResult) (skip *Error, err error) {
-	if r.err != nil {
-		return nil, r.err
+// skipError is the tool error for the file the model named, which the
+// search skipped.
+func skipError(s *grep.Skip) *Error {
+	switch s.Reason {
+	case grep.NotText:
+		return notText(workspace.Path{Display: s.Display})
+	case grep.NotAFile:
+		return Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", s.Display)
+	case grep.TooLarge:
+		return Errorf(CodeFileTooLarge, "%s is %d bytes, over grep's %d-byte limit; read it in windows with read's offset and limit instead", s.Display, s.Size, s.Limit)
 	}
-	if r.searched {
-		g.searched++
-	}
-	if r.skip != nil {
-		return r.skip, nil
-	}
-	if r.count == 0 {
-		return nil, nil
-	}
-	lim := g.c.Limits
-	gf := r.file
-	room := g.max - g.shown // results this file may still add
-	fileCost := fileAnswerCost(gf.display)
-	full := func(more int64) bool { return g.answer+more > lim.MaxResultBytes }
-	switch g.mode {
-	case grepContent:
-		// r.matches holds every match any room and byte bound could take
-		// (search stops collecting past both), so this stops inside it
-		// whenever the file has more.
-		for _, m := range r.matches {
-			gf.count++
-			if gf.count > room {
-				break
-			}
-			cost := matchAnswerCost(gf.display, m.Text)
-			if gf.count == 1 {
-				cost += fileCost
-			}
-			if full(cost) {
-				gf.count--
-				g.overBytes = true
-				break
-			}
-			g.answer += cost
-			gf.matches = append(gf.matches, m)
-		}
-	default:
-		gf.count = r.count
-		// A file listed or counted costs its path in every field.
-		if full(fileCost) {
-			gf.count = 0
-			g.overBytes = true
-		} else {
-			g.answer += fileCost
-		}
-	}
-	if gf.count == 0 {
-		if g.overBytes {
-			g.truncated = true
-			return nil, errStop
-		}
-		return nil, nil
-	}
-	if r.notText != nil {
-		return r.notText, nil
-	}
-	if room <= 0 || (g.mode == grepContent && gf.count > room) || g.overBytes {
-		g.truncated = true
-	}
-	if room <= 0 {
-		return nil, errStop
-	}
-	g.keep(gf, r.text, r.hasText)
-	g.files = append(g.files, gf)
-	if g.mode == grepContent {
-		g.shown += len(gf.matches)
-	} else {
-		g.shown++
-	}
-	if g.truncated {
-		return nil, errStop
-	}
-	return nil, nil
+	return Errorf(CodeToolFailed, "cannot read %s: %v; call again", s.Display, s.Err)
 }
 
-// fileAnswerCost bounds what one file adds to a grep answer, the JSON of
-// the result included: its [PATH#TAG] header in content, its path in
-// files, and its entry in tags (and counts).
-func fileAnswerCost(display string) int64 { return 4*jsonLen(display) + 64 }
-
-// matchAnswerCost bounds what one match adds: its N:text row in content
-// and its {path, line, text, clipped} object in matches, as JSON.
-func matchAnswerCost(display, text string) int64 {
-	return jsonLen(display) + 2*jsonLen(text) + 72
-}
-
-// jsonLen is the length of s as a JSON string's contents, escaped as
-// encoding/json escapes it.
-func jsonLen(s string) int64 {
-	n := int64(len(s))
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
-			n++
-		case c < 0x20 || c == '<' || c == '>' || c == '&':
-			n += 5
-		}
-	}
-	return n
-}
-
-// keep holds a file's text for the store while the texts held stay within
-// what the store can retain for a session; past that, the earliest files
-// give theirs up, as the store itself would evict them first.
-func (g *grepper) keep(gf *grepFile, text string, hasText bool) {
-	lim := g.c.Limits
-	if !hasText || int64(len(text)) > lim.MaxRetainedFileBytes {
-		return
-	}
-	gf.text, gf.hasText = text, true
-	g.kept += int64(len(text))
-	for _, old := range g.files {
-		if g.kept <= lim.MaxRetainedBytesPerSession {
-			break
-		}
-		if old.hasText {
-			g.kept -= int64(len(old.text))
-			old.text, old.hasText = "", false
-		}
-	}
-}
-
-// result records every file shown, in order, and renders the result.
-func (g *grepper) result(a grepArgs, p workspace.Path) *GrepResult {
-	r := &GrepResult{Files: []string{}, Tags: map[string]string{}, Truncated: g.truncated, FilesSearched: g.searched}
-	if g.mode == grepCount {
+// grepResult records every file shown, in order, and renders the result.
+func grepResult(c *Call, a grepArgs, p workspace.Path, opt grep.Options, gr *grep.Result) *GrepResult {
+	r := &GrepResult{Files: []string{}, Tags: map[string]string{}, Truncated: gr.Truncated, FilesSearched: gr.Searched}
+	if opt.Mode == grep.Count {
 		r.Counts = map[string]int{}
 	}
 	var b strings.Builder
-	for _, gf := range g.files {
+	for _, gf := range gr.Files {
 		var shown []int
-		for _, m := range gf.matches {
+		for _, m := range gf.Matches {
 			if !m.Clipped {
 				shown = append(shown, m.Line)
 			}
 		}
 		seen := seenLines(shown)
-		tag := g.c.State.Store.Record(gf.abs, session.Snapshot{
-			Digest: gf.digest, Text: gf.text, HasText: gf.hasText,
-			Lines: gf.lines, Bytes: gf.bytes, Seen: seen,
+		tag := c.State.Store.Record(gf.Abs, session.Snapshot{
+			Digest: gf.Digest, Text: gf.Text, HasText: gf.HasText,
+			Lines: gf.Lines, Bytes: gf.Bytes, Seen: seen,
 		})
-		r.Files = append(r.Files, gf.display)
-		r.Tags[gf.display] = tag
+		r.Files = append(r.Files, gf.Display)
+		r.Tags[gf.Display] = tag
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(tagHeader(gf.display, tag))
-		switch g.mode {
-		case grepContent:
-			r.Matches = append(r.Matches, gf.matches...)
-			for _, m := range gf.matches {
+		b.WriteString(tagHeader(gf.Display, tag))
+		switch opt.Mode {
+		case grep.Content:
+			for _, m := range gf.Matches {
+				r.Matches = append(r.Matches, GrepMatch{Path: gf.Display, Line: m.Line, Text: m.Text, Clipped: m.Clipped})
 				fmt.Fprintf(&b, "\n%d:%s", m.Line, m.Text)
 				if m.Clipped {
-					b.WriteString(clipMarker(g.c.Limits.MaxLineChars))
+					b.WriteString(clipMarker(c.Limits.MaxLineChars))
 				}
 			}
-		case grepCount:
-			r.Counts[gf.display] = gf.count
-			fmt.Fprintf(&b, "\n%d matching %s", gf.count, plural(gf.count, "line", "lines"))
+		case grep.Count:
+			r.Counts[gf.Display] = gf.Count
+			fmt.Fprintf(&b, "\n%d matching %s", gf.Count, plural(gf.Count, "line", "lines"))
 		}
 	}
-	r.Notice = g.notice(a, p)
+	r.Notice = grepNotice(c, a, p, opt, gr)
 	if r.Notice != "" {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
@@ -375,24 +237,24 @@ func seenLines(ns []int) session.LineSet {
 	return seenLines(ns[:len(ns)/2]).Union(seenLines(ns[len(ns)/2:]))
 }
 
-func (g *grepper) notice(a grepArgs, p workspace.Path) string {
-	if len(g.files) == 0 {
-		return fmt.Sprintf("no matches for %q in %s (%d %s searched); try ignoreCase, a simpler pattern or a wider path", *a.Pattern, p.Display, g.searched, plural(g.searched, "file", "files"))
+func grepNotice(c *Call, a grepArgs, p workspace.Path, opt grep.Options, r *grep.Result) string {
+	if len(r.Files) == 0 {
+		return fmt.Sprintf("no matches for %q in %s (%d %s searched); try ignoreCase, a simpler pattern or a wider path", *a.Pattern, p.Display, r.Searched, plural(r.Searched, "file", "files"))
 	}
-	if !g.truncated {
+	if !r.Truncated {
 		return ""
 	}
 	what := "files"
-	if g.mode == grepContent {
+	if opt.Mode == grep.Content {
 		what = "matches"
 	}
-	if g.overBytes {
-		return fmt.Sprintf("stopped at the %d-byte output limit; more matches exist: narrow the pattern, path or glob", g.c.Limits.MaxResultBytes)
+	if r.OverBytes {
+		return fmt.Sprintf("stopped at the %d-byte output limit; more matches exist: narrow the pattern, path or glob", c.Limits.MaxResultBytes)
 	}
-	if a.HeadLimit != nil && *a.HeadLimit == g.max {
-		return fmt.Sprintf("stopped at headLimit %d %s; more exist: raise headLimit, or narrow the pattern, path or glob", g.max, what)
+	if a.HeadLimit != nil && *a.HeadLimit == opt.Max {
+		return fmt.Sprintf("stopped at headLimit %d %s; more exist: raise headLimit, or narrow the pattern, path or glob", opt.Max, what)
 	}
-	return fmt.Sprintf("stopped at the limit of %d %s; more exist: narrow the pattern, path or glob", g.max, what)
+	return fmt.Sprintf("stopped at the limit of %d %s; more exist: narrow the pattern, path or glob", opt.Max, what)
 }
 
 func plural(n int, one, many string) string {

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -187,15 +186,6 @@ func newBenchGrep(b *testing.B, src string, threads int, pattern string) func() 
 		}
 		return len(out.(*GrepResult).Matches)
 	}
-}
-
-// cpuTime is the CPU time this process has used. The machines these run
-// on are shared; CPU time compares the two programs' work even when wall
-// time is inflated by other load.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestGrepAgreesWithRipgrep checks grep's results against ripgrep's on a

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -41,29 +40,6 @@ func lines(n int, format string) string {
 		fmt.Fprintf(&b, format+"\n", i)
 	}
 	return b.String()
-}
-
-// A FIFO with no writer blocks an ordinary open forever. read, grep and
-// write must refuse it without opening it that way.
-func TestFIFOIsNotAFileAndNeverBlocks(t *testing.T) {
-	e := newProdEnv(t, config.DefaultLimits())
-	e.put("a.txt", "pipe\n")
-	if err := syscall.Mkfifo(filepath.Join(e.root, "pipe"), 0o644); err != nil {
-		t.Skipf("cannot make a FIFO here: %v", err)
-	}
-	start := time.Now()
-	within(t, 5*time.Second, func() {
-		e.failure("read", `{"path":"pipe"}`, CodeNotAFile)
-		e.failure("grep", `{"pattern":"x","path":"pipe"}`, CodeNotAFile)
-		e.failure("write", `{"path":"pipe","content":"x"}`, CodeNotAFile)
-		r := e.grep(`{"pattern":"pipe"}`)
-		if !slices.Equal(r.Files, []string{"a.txt"}) {
-			t.Errorf("grep over a directory with a FIFO: files %v", r.Files)
-		}
-	})
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("took %v", d)
-	}
 }
 
 func TestSocketIsNotAFile(t *testing.T) {

@@ -4,6 +4,9 @@
 // how to get it, except in CI (CI=true), where it fails, so a CI run cannot
 // pass by skipping the tests that need them. It is imported only by tests.
 //
+// It also gives tests a temporary directory (TempDir) that is removed in a
+// way wine supports, so tests of Windows builds run under wine.
+//
 // Skips for other reasons (not Linux, not root, -short, opt-in dumps) are
 // not this package's business; docs/testing.md lists every one of them.
 package testenv

@@ -1,9 +1,14 @@
 package ignore
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+
+	"github.com/go-git/gcfg"
 )
 
 // UserConfig is what git's system and global configuration files say of
@@ -23,18 +28,24 @@ type UserConfig struct {
 // then ~/.gitconfig); a variable set to "" names no file, as for git.
 // [include] path = ... entries are followed where they stand (a relative
 // path is relative to the file that includes it, ~/ is the home
-// directory; at most maxIncludeDepth deep). lookup reads the environment
-// (os.LookupEnv).
+// directory; at most maxIncludeDepth deep). The home directory is $HOME,
+// and on Windows, where it is usually unset, %USERPROFILE%, as Git for
+// Windows finds it; Git for Windows' system file, beside its installation,
+// is not found: only $GIT_CONFIG_SYSTEM names one there. lookup reads the
+// environment (os.LookupEnv).
 func ReadUserConfig(lookup func(string) (string, bool)) UserConfig {
 	getenv := func(k string) string { v, _ := lookup(k); return v }
 	c := UserConfig{home: getenv("HOME"), xdg: getenv("XDG_CONFIG_HOME")}
+	if c.home == "" && runtime.GOOS == "windows" {
+		c.home = getenv("USERPROFILE")
+	}
 	if c.xdg == "" && c.home != "" {
 		c.xdg = filepath.Join(c.home, ".config")
 	}
 	var configs []string
 	if getenv("GIT_CONFIG_NOSYSTEM") == "" {
 		system, set := lookup("GIT_CONFIG_SYSTEM")
-		if !set {
+		if !set && runtime.GOOS != "windows" {
 			system = "/etc/gitconfig"
 		}
 		configs = append(configs, system)
@@ -127,7 +138,7 @@ func (r *configReader) read(path string, depth int) {
 	if err != nil || len(data) > maxConfigBytes {
 		return
 	}
-	eachEntry(string(data), func(section, key, value string) {
+	eachEntry(data, func(section, key, value string) {
 		switch {
 		case section == r.section && key == r.key:
 			r.value, r.found = value, true
@@ -145,105 +156,102 @@ func (r *configReader) read(path string, depth int) {
 	})
 }
 
-// configValue returns the last value of section.key (both lower case, no
-// subsection) in a git configuration file's text, without following
-// includes.
-func configValue(text, section, key string) (string, bool) {
-	var value string
-	found := false
-	eachEntry(text, func(s, k, v string) {
-		if s == section && k == key {
-			value, found = v, true
-		}
-	})
-	return value, found
-}
-
 // eachEntry calls f with every key = value entry of a git configuration
 // file's text, in order, with its section and key in lower case; entries
-// of a section with a subsection ([section "sub"]) are passed with the
-// section "" and so match nothing. It reads git's syntax: [section]
-// headers, names case-insensitive, values with "quotes", backslash escapes
-// and continuation lines, and # or ; comments outside quotes. A key
-// without "=" is a boolean, not a value, and is not passed.
-func eachEntry(text string, f func(section, key, value string)) {
-	section := ""
-	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	for i := 0; i < len(lines); i++ {
-		line := strings.TrimSpace(lines[i])
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
+// of a section with a subsection ([section "sub"]) are not passed, and
+// neither is a key without "=" (a boolean, not a value).
+//
+// The text is read by gcfg, the reader go-git's configuration decoder
+// (plumbing/format/config) is built on, called directly because the
+// decoder groups a file's entries by section and so loses where an
+// [include] stands among them, which decides what it overrides. gcfg
+// reads git's syntax (names in any case, quoted values, escapes, # and ;
+// comments, continuation lines) but stops at the first line it does not
+// take, losing every entry after it; forGcfg first rewrites what git
+// takes and gcfg does not, and a continuation's newline, which gcfg keeps
+// and git drops, is dropped from values (no path holds a newline). Where
+// gcfg still stops, git refuses the file too: the entries before that
+// line stand, where git would not run at all.
+func eachEntry(text []byte, f func(section, key, value string)) {
+	gcfg.ReadWithCallback(bytes.NewReader(forGcfg(text)), func(section, subsection, key, value string, blank bool) error {
+		if key != "" && subsection == "" && !blank {
+			f(strings.ToLower(section), strings.ToLower(key), strings.ReplaceAll(value, "\n", ""))
 		}
-		if line[0] == '[' {
-			end := strings.IndexByte(line, ']')
-			if end < 0 {
-				section = ""
-				continue
-			}
-			head := strings.TrimSpace(line[1:end])
-			section = strings.ToLower(head)
-			if strings.ContainsAny(head, " \t\"") {
-				section = "" // a subsection
-			}
-			line = strings.TrimSpace(line[end+1:])
-			if line == "" || line[0] == '#' || line[0] == ';' {
-				continue
-			}
-		}
-		if section == "" {
-			continue
-		}
-		name, rest, hasValue := strings.Cut(line, "=")
-		if !hasValue {
-			continue
-		}
-		// A value may go on over lines that end in a backslash.
-		for strings.HasSuffix(rest, `\`) && !strings.HasSuffix(rest, `\\`) && i+1 < len(lines) {
-			i++
-			rest = rest[:len(rest)-1] + lines[i]
-		}
-		f(section, strings.ToLower(strings.TrimSpace(name)), unquote(rest))
-	}
+		return nil
+	})
 }
 
-// unquote reads a configuration value: surrounding blanks dropped, quoted
-// parts kept as written, escapes resolved, a comment cut off.
-func unquote(s string) string {
-	var b strings.Builder
-	quoted := false
-	pending := "" // blanks kept only if more of the value follows
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"':
-			quoted = !quoted
-			b.WriteString(pending)
-			pending = ""
-		case c == '\\' && i+1 < len(s):
-			i++
-			b.WriteString(pending)
-			pending = ""
-			switch s[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case 'b':
-				b.WriteByte('\b')
-			default:
-				b.WriteByte(s[i])
-			}
-		case !quoted && (c == '#' || c == ';'):
-			return b.String()
-		case !quoted && (c == ' ' || c == '\t'):
-			if b.Len() > 0 {
-				pending += string(c)
-			}
-		default:
-			b.WriteString(pending)
-			pending = ""
-			b.WriteByte(c)
+// forGcfg rewrites what git reads in a configuration file and gcfg
+// refuses: a byte order mark (dropped); bytes that are not UTF-8, such as
+// a Latin-1 name (each made U+FFFD: a path spelled so is not found, and
+// the entries after it are still read); a backslash ending the file (the
+// file is ended with a newline); an entry on its section's header line
+// ("[core] excludesFile = x", moved to a line of its own); and the old
+// [section.subsection] header (spelled [section "subsection"]).
+func forGcfg(text []byte) []byte {
+	text = bytes.ToValidUTF8(bytes.TrimPrefix(text, []byte("\xEF\xBB\xBF")), []byte("\uFFFD"))
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		text = append(text[:len(text):len(text)], '\n')
+	}
+	lines := bytes.SplitAfter(text, []byte("\n"))
+	changed := false
+	for i, line := range lines {
+		body := bytes.TrimLeft(line, " \t")
+		if len(body) == 0 || body[0] != '[' {
+			continue
+		}
+		end := headerEnd(body)
+		if end < 0 {
+			continue
+		}
+		at := len(line) - len(body) // where the header starts in line
+		header := body[:end+1]
+		if name, sub, ok := bytes.Cut(header[1:end], []byte(".")); ok && dottedName(header[1:end]) {
+			header = slices.Concat([]byte("["), name, []byte(` "`), sub, []byte(`"]`))
+		}
+		rest := body[end+1:]
+		if after := bytes.TrimSpace(rest); len(after) > 0 && after[0] != '#' && after[0] != ';' {
+			rest = slices.Concat([]byte("\n"), rest)
+		}
+		if fixed := slices.Concat(line[:at], header, rest); !bytes.Equal(fixed, line) {
+			lines[i] = fixed
+			changed = true
 		}
 	}
-	return b.String()
+	if !changed {
+		return text
+	}
+	return bytes.Join(lines, nil)
+}
+
+// dottedName reports whether a header's name is the old
+// section.subsection form: letters, digits, '-' and '.', with a dot.
+func dottedName(name []byte) bool {
+	if !bytes.Contains(name, []byte(".")) {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// headerEnd is the offset of the ']' that closes the section header body
+// starts with, or -1: a quoted subsection name may hold a ']', and a
+// backslash escapes the byte after it there.
+func headerEnd(body []byte) int {
+	quoted := false
+	for i := 1; i < len(body); i++ {
+		switch c := body[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case !quoted && c == ']':
+			return i
+		}
+	}
+	return -1
 }

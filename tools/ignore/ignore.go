@@ -15,7 +15,8 @@
 // denormal's) are unmaintained; writing a matcher would add code to keep
 // right where a maintained one does the job. Its cost is the go-git module
 // in go.sum; what links into the binary is that package and the config
-// readers it imports (go-billy, gcfg).
+// readers it imports (go-billy, gcfg). git's configuration files, for the
+// excludes file, are read with that same gcfg (global.go).
 package ignore
 
 import (
@@ -24,6 +25,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -56,7 +58,11 @@ func Parse(r io.Reader, domain []string, limit int64) []Pattern {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		ps = append(ps, gitignore.ParsePattern(bracketNegation(line), domain))
+		line = bracketNegation(line)
+		if runtime.GOOS == "windows" {
+			line = escapesAsClasses(line)
+		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
 	}
 	return ps
 }
@@ -81,6 +87,47 @@ func bracketNegation(p string) string {
 			continue
 		}
 		b.WriteByte(p[i])
+	}
+	return b.String()
+}
+
+// escapesAsClasses spells each backslash escape of a pattern as a bracket
+// expression holding the escaped byte (\# as [#], \* as [*]):
+// on Windows path/filepath.Match, which go-git matches with, takes a
+// backslash for a separator, not an escape. Inside a bracket expression
+// the backslash is dropped (an escaped "]" there is not expressible and
+// ends the expression early). A "^" is literal outside a bracket
+// expression and stays bare, so as not to start a negated one.
+func escapesAsClasses(p string) string {
+	if !strings.Contains(p, `\`) {
+		return p
+	}
+	var b strings.Builder
+	class := -1 // offset in b where the current bracket expression's members start, or -1
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			i++
+			switch e := p[i]; {
+			case class >= 0 || e == '^':
+				b.WriteByte(e)
+			default:
+				b.WriteString("[" + string(e) + "]")
+			}
+			continue
+		case c == '[' && class < 0:
+			b.WriteByte(c)
+			if i+1 < len(p) && p[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			class = b.Len()
+			continue
+		case c == ']' && class >= 0 && b.Len() > class:
+			class = -1
+		}
+		b.WriteByte(c)
 	}
 	return b.String()
 }

@@ -1,4 +1,4 @@
-package tools
+package grep
 
 import (
 	"bytes"
@@ -7,16 +7,16 @@ import (
 	"regexp/syntax"
 )
 
-// lineMatcher finds the lines of a text that a pattern matches. Matching
+// Matcher finds the lines of a text that an RE2 pattern matches. Matching
 // is per line: a match never spans a newline, ^ and $ hold at line starts
 // and ends, \A and \z at the start and end of the line.
 //
 // It never runs the regexp line by line over a whole file unless it must:
 // a run of bytes every match contains (a literal, or bytes of known sets:
-// grep_prefilter.go) is found without the regexp and only lines holding
+// prefilter.go) is found without the regexp and only lines holding
 // it are tried; a pattern without one is run over the whole text in
 // multi-line mode and each hit is checked against its own line.
-type lineMatcher struct {
+type Matcher struct {
 	re      *regexp.Regexp // (?m) plus the pattern; applied to a whole text or one line
 	pre     *prefilter     // finds the lines that may match; nil if nothing selective is known
 	perLine bool           // the pattern asserts \A or \z, which mean the line's ends
@@ -26,7 +26,10 @@ type lineMatcher struct {
 // within one line.
 var errNewline = fmt.Errorf("the pattern contains a newline, but grep matches one line at a time")
 
-func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
+// Compile returns the Matcher of pattern, an RE2 expression matched
+// within one line, ignoring case when asked. A pattern that spells a
+// newline is refused: it could never match.
+func Compile(pattern string, ignoreCase bool) (*Matcher, error) {
 	flags := "(?m)"
 	if ignoreCase {
 		flags = "(?mi)"
@@ -41,7 +44,7 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 		return nil, err
 	}
 	tree = tree.Simplify()
-	m := &lineMatcher{re: re}
+	m := &Matcher{re: re}
 	if hasNewlineLiteral(tree) {
 		return nil, errNewline
 	}
@@ -81,7 +84,7 @@ func hasTextAnchor(re *syntax.Regexp) bool {
 // each calls fn with the 1-based number and the text of every matching
 // line of body, in order, until fn returns false. body is normalized text
 // (LF endings); a terminal newline does not start another line.
-func (m *lineMatcher) each(body []byte, fn func(n int, line []byte) bool) {
+func (m *Matcher) each(body []byte, fn func(n int, line []byte) bool) {
 	lc := lineCounter{body: body}
 	switch {
 	case m.pre != nil:

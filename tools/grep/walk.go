@@ -1,24 +1,17 @@
-package tools
+package grep
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hostd-dev/hostd/tools/ignore"
 	"github.com/hostd-dev/hostd/workspace"
 )
-
-// errStop ends a walk early; it is not a failure.
-var errStop = errors.New("stop walking")
 
 // candidate is a regular file a walk offers for searching. Its paths are
 // joined only when asked for (abs, display): most files searched never
@@ -28,10 +21,10 @@ type candidate struct {
 	// named is the file the model named, for a grep of one file.
 	named *workspace.Path
 	// name is its name in dir, the directory it was listed in, which it is
-	// opened through (never by its path from "/": a directory swapped for
-	// a link since it was listed cannot lead the search outside the
-	// roots). dir stays open until then, which may be after the walk has
-	// left it.
+	// opened through (workspace.WalkDir: never by its path from "/", so a
+	// directory swapped for a link since it was listed cannot lead the
+	// search outside the roots). dir stays open until then, which may be
+	// after the walk has left it.
 	name string
 	dir  *dirRef
 	// link, for a file reached through a symlink, is its target, already
@@ -62,16 +55,24 @@ func (c candidate) display() string {
 // openOnce opens the candidate for reading, never following a link and
 // never blocking, and lets go of its directory. It is called at most once
 // per candidate, and letGo instead when the file will not be opened.
-func (c candidate) openOnce() (grepSource, error) {
+func (c candidate) openOnce() (source, error) {
 	if c.link != nil {
 		f, err := c.link.Open()
 		if err != nil {
 			return nil, err
 		}
-		return osSource{f}, nil
+		wf, err := workspace.FileOf(f)
+		if err != nil {
+			return nil, err
+		}
+		return wf, nil
 	}
 	defer c.letGo()
-	return openAt(c.dir.fd, c.name)
+	f, err := c.dir.dir.OpenFile(c.name)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 func (c candidate) letGo() {
@@ -83,12 +84,12 @@ func (c candidate) letGo() {
 // dirRef is an open directory shared by the walk and the files listed in
 // it that wait to be opened: the last of them to let go closes it.
 type dirRef struct {
-	fd   int // the directory, which its files and subdirectories are opened from
+	dir  *workspace.WalkDir // which its files and subdirectories are opened from
 	refs atomic.Int64
 }
 
-func newDirRef(fd int) *dirRef {
-	d := &dirRef{fd: fd}
+func newDirRef(dir *workspace.WalkDir) *dirRef {
+	d := &dirRef{dir: dir}
 	d.refs.Store(1)
 	return d
 }
@@ -100,45 +101,16 @@ func (d *dirRef) hold() *dirRef {
 
 func (d *dirRef) release() {
 	if d.refs.Add(-1) == 0 {
-		unix.Close(d.fd)
+		d.dir.Close()
 	}
-}
-
-// rootFD returns a descriptor of the directory r holds open, the caller's
-// to close.
-func rootFD(r *os.Root) (int, error) {
-	f, err := r.Open(".")
-	if err != nil {
-		return -1, err
-	}
-	defer f.Close()
-	return unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
-}
-
-// openSubdir opens the directory name lists, through fd: one component,
-// O_NOFOLLOW and O_DIRECTORY, so a directory replaced by a link or a file
-// since it was listed is refused, never followed.
-func openSubdir(fd int, name string) (int, error) {
-	for {
-		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != unix.EINTR {
-			return sub, err
-		}
-	}
-}
-
-// exists reports whether the directory open as fd lists name.
-func exists(fd int, name string) bool {
-	var st unix.Stat_t
-	return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil
 }
 
 // walker visits the files under a directory depth-first, entries of each
 // directory in byte order, so the same tree always gives the same order.
-// The walk's first directory is opened through the workspace's open root
-// (os.Root) and every directory below it through its parent's open
-// descriptor, one component at a time without following links, so a
-// directory renamed and replaced by a link to elsewhere mid-walk is
+// Every directory and file is opened through workspace.WalkDir: the walk's
+// first directory through the workspace's open root, every one below it
+// through its parent, one component at a time without following links,
+// so a directory renamed and replaced by a link to elsewhere mid-walk is
 // refused rather than followed.
 // It leaves out what git would ignore (package ignore), skips .git, never follows a symlinked directory, and
 // follows a symlinked file only when it resolves into the session's roots.
@@ -146,15 +118,15 @@ func exists(fd int, name string) bool {
 type walker struct {
 	ctx   context.Context
 	ws    *workspace.Workspace
-	glob  *globPattern // nil: every file
-	limit int64        // .gitignore files larger than this are not read
+	glob  *Glob // nil: every file
+	limit int64 // .gitignore files larger than this are not read
 	// visit is offered every file in walk order, on the walk's goroutine.
 	// It owns the candidate: it calls its openOnce or its letGo exactly
 	// once, at once or later on any goroutine, whatever it returns.
 	visit func(candidate) error
 
-	// scratch is listDir's memory, reused by every directory of the walk.
-	scratch dirScratch
+	// scratch is List's memory, reused by every directory of the walk.
+	scratch workspace.ListBuffer
 
 	// user is git's system and global configuration of the excludes
 	// file; excludes holds the patterns of each excludes file read so far
@@ -172,7 +144,7 @@ type walker struct {
 
 // newWalker returns a walker of the session's workspace with git's user
 // configuration read.
-func newWalker(ws *workspace.Workspace, glob *globPattern, limit int64) *walker {
+func newWalker(ws *workspace.Workspace, glob *Glob, limit int64) *walker {
 	return &walker{ws: ws, glob: glob, limit: limit,
 		user: ignore.ReadUserConfig(os.LookupEnv), excludes: map[string][]ignore.Pattern{}}
 }
@@ -190,19 +162,19 @@ func (w *walker) excludesOf(gitPath string) []ignore.Pattern {
 	return slices.Clip(ps)
 }
 
-// enter adds the ignore files of the directory abs, open as r, to
+// enter adds the ignore files of the directory abs, open as dir, to
 // w.ignore. A directory holding .git is a repository's top: what applied
 // above it no longer does, and its info/exclude and the excludes file
 // its configuration names (or the user's) do. parts is abs below the
 // root, where the patterns anchor.
-func (w *walker) enter(fd int, abs string, parts []string, hasGit, hasIgnore bool) {
+func (w *walker) enter(dir *workspace.WalkDir, abs string, parts []string, hasGit, hasIgnore bool) {
 	if hasGit {
 		git := filepath.Join(abs, ".git")
 		exclude := ignore.ReadFile(ignore.InfoExclude(git), parts, w.limit)
 		w.ignore = append(w.excludesOf(git), exclude...)
 	}
 	if hasIgnore {
-		w.ignore = append(w.ignore, w.readIgnore(fd, parts)...)
+		w.ignore = append(w.ignore, w.readIgnore(dir, parts)...)
 	}
 }
 
@@ -226,50 +198,42 @@ func (w *walker) walk(d *workspace.Dir, dir, display string) error {
 	}
 	for i := range parts {
 		above := filepath.Join(root, filepath.Join(parts[:i]...))
-		if ar, err := d.OpenRoot(above); err == nil {
-			if fd, err := rootFD(ar); err == nil {
-				w.enter(fd, above, parts[:i], exists(fd, ".git"), exists(fd, ".gitignore"))
-				unix.Close(fd)
-			}
-			ar.Close()
+		if ad, err := d.OpenWalkDir(above); err == nil {
+			w.enter(ad, above, parts[:i], ad.Has(".git"), ad.Has(".gitignore"))
+			ad.Close()
 		}
 		if ignore.NewMatcher(w.ignore).Match(parts[:i+1], true) {
 			w.ignore = nil
 			break
 		}
 	}
-	r, err := d.OpenRoot(dir)
+	wd, err := d.OpenWalkDir(dir)
 	if err != nil {
 		return nil // gone, or no longer inside the root: nothing to search
 	}
-	fd, err := rootFD(r)
-	r.Close()
-	if err != nil {
-		return nil
-	}
-	return w.dir(fd, dir, display, "", parts)
+	return w.dir(wd, dir, display, "", parts)
 }
 
-// dir walks one directory, open as fd, and closes fd once every file it
+// dir walks one directory, open as wd, and closes wd once every file it
 // offered has been opened. rel is the path below the walk's start (for the
 // glob), parts the path below the root (for .gitignore).
-func (w *walker) dir(fd int, abs, display, rel string, parts []string) error {
-	ref := newDirRef(fd)
+func (w *walker) dir(wd *workspace.WalkDir, abs, display, rel string, parts []string) error {
+	ref := newDirRef(wd)
 	defer ref.release()
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := listDir(fd, &w.scratch)
+	entries, err := wd.List(&w.scratch)
 	if err != nil {
 		return nil // an unreadable directory holds nothing we can search
 	}
 	outer := w.ignore
-	w.enter(fd, abs, parts, hasEntry(entries, ".git"), hasEntry(entries, ".gitignore"))
+	w.enter(wd, abs, parts, hasEntry(entries, ".git"), hasEntry(entries, ".gitignore"))
 	defer func() { w.ignore = outer }()
 	matcher := ignore.NewMatcher(w.ignore)
 
 	for _, e := range entries {
-		name := e.name
+		name := e.Name
 		if name == ".git" {
 			continue
 		}
@@ -277,19 +241,19 @@ func (w *walker) dir(fd int, abs, display, rel string, parts []string) error {
 		// The path below the root (for the ignore patterns) and below the
 		// walk's start (for the glob) are built only when they are used.
 		var childParts []string
-		if len(w.ignore) > 0 || e.typ.IsDir() {
+		if len(w.ignore) > 0 || e.Type.IsDir() {
 			childParts = append(parts[:len(parts):len(parts)], name)
 		}
 		childRel := name
-		if rel != "" && (w.glob != nil || e.typ.IsDir()) {
+		if rel != "" && (w.glob != nil || e.Type.IsDir()) {
 			childRel = rel + "/" + name
 		}
-		switch t := e.typ; {
+		switch t := e.Type; {
 		case t.IsDir():
 			if matcher.Match(childParts, true) {
 				continue
 			}
-			sub, err := openSubdir(fd, name)
+			sub, err := wd.OpenDir(name)
 			if err != nil {
 				continue // gone, or replaced by a link since it was listed
 			}
@@ -322,102 +286,46 @@ func (w *walker) dir(fd int, abs, display, rel string, parts []string) error {
 	return nil
 }
 
-// joinAbs joins a canonical directory and a name it lists: no cleaning is
+// joinAbs joins a canonical directory and a name it lists, with the
+// system's separator, as canonical paths are spelled: no cleaning is
 // needed.
 func joinAbs(dir, name string) string {
-	if strings.HasSuffix(dir, "/") {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
 		return dir + name
 	}
-	return dir + "/" + name
+	return dir + string(filepath.Separator) + name
 }
 
 // hasEntry reports whether the sorted entries hold name.
-func hasEntry(entries []dirEntry, name string) bool {
-	_, ok := slices.BinarySearchFunc(entries, name, func(e dirEntry, name string) int { return strings.Compare(e.name, name) })
+func hasEntry(entries []workspace.DirEntry, name string) bool {
+	_, ok := slices.BinarySearchFunc(entries, name, func(e workspace.DirEntry, name string) int { return strings.Compare(e.Name, name) })
 	return ok
 }
 
+// joinDisplay joins a directory as the model sees it and a name it lists:
+// with '/' below the workspace root, and as a canonical path outside it,
+// as workspace.Display spells each.
 func joinDisplay(dir, name string) string {
-	if dir == "." {
+	switch {
+	case dir == ".":
 		return name
+	case filepath.IsAbs(dir):
+		return joinAbs(dir, name)
 	}
 	return dir + "/" + name
 }
 
-// readIgnore parses the .gitignore of the directory open as fd, if there
+// readIgnore parses the .gitignore of the directory open as dir, if there
 // is one, anchored at parts.
 // A .gitignore that is a symlink is not followed, as git does not.
-func (w *walker) readIgnore(fd int, parts []string) []ignore.Pattern {
-	f, err := openAt(fd, ".gitignore")
+func (w *walker) readIgnore(dir *workspace.WalkDir, parts []string) []ignore.Pattern {
+	f, err := dir.OpenFile(".gitignore")
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	if _, regular, err := f.stat(); err != nil || !regular {
+	if _, regular, err := f.Stat(); err != nil || !regular {
 		return nil
 	}
 	return ignore.Parse(f, parts, w.limit)
-}
-
-// globPattern filters the files a walk searches. A pattern is matched, a
-// '/'-separated segment at a time with path.Match, against the file's
-// name, its path as displayed, and its path below the searched directory;
-// any match selects the file. A "**" segment matches any number of
-// directories, including none.
-type globPattern struct {
-	segs []string
-}
-
-func newGlob(pattern string) (*globPattern, error) {
-	if pattern == "" {
-		return nil, nil
-	}
-	segs := strings.Split(strings.TrimPrefix(pattern, "./"), "/")
-	for _, s := range segs {
-		if _, err := path.Match(s, ""); err != nil {
-			return nil, err
-		}
-	}
-	return &globPattern{segs: segs}, nil
-}
-
-func (g *globPattern) match(name string, paths ...string) bool {
-	if g == nil {
-		return true
-	}
-	if len(g.segs) == 1 && g.segs[0] != "**" {
-		ok, _ := path.Match(g.segs[0], name)
-		return ok
-	}
-	for _, p := range paths {
-		if matchSegments(g.segs, strings.Split(p, "/")) {
-			return true
-		}
-	}
-	return false
-}
-
-// matchSegments matches pattern segments against path segments. It fills
-// a table of which pattern suffix matches which path suffix, so repeated
-// "**" cost pattern x path steps, never exponential time.
-func matchSegments(pat, segs []string) bool {
-	// ok[i][j]: pat[i:] matches segs[j:].
-	ok := make([][]bool, len(pat)+1)
-	for i := range ok {
-		ok[i] = make([]bool, len(segs)+1)
-	}
-	ok[len(pat)][len(segs)] = true
-	for i := len(pat) - 1; i >= 0; i-- {
-		for j := len(segs); j >= 0; j-- {
-			if pat[i] == "**" {
-				ok[i][j] = ok[i+1][j] || (j < len(segs) && ok[i][j+1])
-				continue
-			}
-			if j < len(segs) {
-				m, _ := path.Match(pat[i], segs[j])
-				ok[i][j] = m && ok[i+1][j+1]
-			}
-		}
-	}
-	return ok[0][0]
 }

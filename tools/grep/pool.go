@@ -1,4 +1,4 @@
-package tools
+package grep
 
 import (
 	"context"
@@ -11,29 +11,29 @@ import (
 	"github.com/hostd-dev/hostd/workspace"
 )
 
-// A directory grep on more than one goroutine runs as a pool of
-// limits.grepThreads workers (GOMAXPROCS when 0), the calling goroutine
-// one of them. A worker claims the next batch of files from the walk,
+// A directory search on more than one goroutine runs as a pool of
+// Options.Threads workers (GOMAXPROCS when 0), the calling goroutine one
+// of them. A worker claims the next batch of files from the walk,
 // which runs as a coroutine that whichever worker claims advances, so the
 // walk's order is the order of the claims; searches the batch with the
 // lock let go; and hands the results back. Whoever hands back the oldest
 // batch not yet taken takes it, and every batch after it that is back,
-// applying the call's bounds in walk order, so the answer is the one a
+// applying the search's bounds in walk order, so the answer is the one a
 // single goroutine would give, whichever search finishes first. No
 // goroutine waits on another while both have files to search: a worker
 // waits only when the window below is full, or for the lock.
 //
 // What is in flight is bounded: at most grepInFlight files are claimed and
 // not yet taken, whatever the number of workers; each open file keeps its
-// directory's descriptor until it is opened (dirRef), and the bytes read
-// at once stay within grepReadBudget plus unbudgetedRead per worker. A
-// file taken later holds its matches (at most about maxResultBytes) and,
-// when it matched, its text if small enough to retain
-// (maxRetainedFileBytes), so the results waiting for take hold at most
-// grepInFlight times their sum: 160 MiB with the defaults, reached only
-// when every file is a 2 MiB file that matches. Once take has what the
-// call can show, or the call is cancelled, the walk and the workers stop
-// and every claimed file is let go before grep returns.
+// directory open until it is opened (dirRef), and the bytes read at once
+// stay within grepReadBudget plus unbudgetedRead per worker. A file taken
+// later holds its matches (at most about MaxAnswerBytes) and, when it
+// matched, its text if small enough to retain (RetainFileBytes), so the
+// results waiting for take hold at most grepInFlight times their sum:
+// 160 MiB with the daemon's defaults, reached only when every file is a
+// 2 MiB file that matches. Once take has what the search can show, or the
+// search is cancelled, the walk and the workers stop and every claimed
+// file is let go before SearchDir returns.
 
 // grepInFlight bounds the files claimed by the workers and not yet taken.
 // The walk hands them over in batches (grepBatchSize), so that a tree of
@@ -48,7 +48,7 @@ func grepBatchSize(n int) int { return max(1, min(16, grepInFlight/(2*n))) }
 // least one file of the largest size grep reads always allowed.
 func grepReadBudget(limit int64) int64 { return max(32<<20, readWeight(limit, limit)) }
 
-// grepThreads is how many goroutines search for one call.
+// grepThreads is how many goroutines one search runs on.
 func grepThreads(configured int) int {
 	if configured > 0 {
 		return configured
@@ -56,26 +56,26 @@ func grepThreads(configured int) int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// walk greps the directory p with w, on one goroutine or on a pool.
-func (g *grepper) walk(w *walker, p workspace.Path) error {
-	n := grepThreads(g.c.Limits.GrepThreads)
+// walk searches the directory p with w, on one goroutine or on a pool.
+func (s *search) walk(w *walker, p workspace.Path) error {
+	n := grepThreads(s.opt.Threads)
 	if n == 1 {
 		buf := readBuffers.Get().(*[]byte)
 		defer readBuffers.Put(buf)
-		w.ctx = g.ctx
+		w.ctx = s.ctx
 		w.visit = func(cd candidate) error {
-			r := g.search(g.ctx, cd, nil, buf)
-			_, err := g.take(&r)
+			r := s.search(s.ctx, cd, nil, buf)
+			_, err := s.take(&r)
 			return err
 		}
 		return w.walk(p.Dir(), p.Abs, p.Display)
 	}
 
-	// ctx stops the walk and the searches once take is done or the call
+	// ctx stops the walk and the searches once take is done or the search
 	// is cancelled.
-	ctx, cancel := context.WithCancel(g.ctx)
+	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
-	g.reads = semaphore.NewWeighted(grepReadBudget(g.c.Limits.MaxGrepFileBytes))
+	s.reads = semaphore.NewWeighted(grepReadBudget(s.opt.MaxFileBytes))
 	batchSize := grepBatchSize(n)
 	var walkErr error
 	batches := func(yield func([]candidate) bool) {
@@ -104,7 +104,7 @@ func (g *grepper) walk(w *walker, p workspace.Path) error {
 		letGoAll(batch) // the walk failed with these not yet offered
 	}
 	next, stop := iter.Pull(batches)
-	pool := &grepPool{g: g, ctx: ctx, cancel: cancel, next: next, batchSize: batchSize, done: map[int][]fileResult{}}
+	pool := &pool{s: s, ctx: ctx, cancel: cancel, next: next, batchSize: batchSize, done: map[int][]fileResult{}}
 	pool.cond.L = &pool.mu
 	var workers sync.WaitGroup
 	for range n - 1 {
@@ -130,9 +130,9 @@ func letGoAll(cds []candidate) {
 // every claim, with the pool's lock held.
 var testHookClaimed func(inFlight int)
 
-// grepPool is the state the workers of one directory grep share.
-type grepPool struct {
-	g         *grepper
+// pool is the state the workers of one directory search share.
+type pool struct {
+	s         *search
 	ctx       context.Context // the searches', cancelled once take is done
 	cancel    context.CancelFunc
 	batchSize int
@@ -153,7 +153,7 @@ type grepPool struct {
 
 // work claims and searches batches until the walk is over or take stops,
 // taking every batch it finds ready in order.
-func (p *grepPool) work() {
+func (p *pool) work() {
 	buf := readBuffers.Get().(*[]byte)
 	defer readBuffers.Put(buf)
 	p.mu.Lock()
@@ -178,7 +178,7 @@ func (p *grepPool) work() {
 		p.mu.Unlock()
 		rs := make([]fileResult, len(cds))
 		for i, cd := range cds {
-			rs[i] = p.g.search(p.ctx, cd, nil, buf)
+			rs[i] = p.s.search(p.ctx, cd, nil, buf)
 		}
 		p.mu.Lock()
 		p.done[seq] = rs
@@ -189,7 +189,7 @@ func (p *grepPool) work() {
 // takeReadyLocked takes the batches that are back, in order, from the
 // oldest not yet taken; a batch still being searched stops it, and its
 // worker takes it and those after it when it hands it back.
-func (p *grepPool) takeReadyLocked() {
+func (p *pool) takeReadyLocked() {
 	for p.err == nil {
 		rs, ok := p.done[p.taken]
 		if !ok {
@@ -199,9 +199,9 @@ func (p *grepPool) takeReadyLocked() {
 		p.taken++
 		p.inFlight -= len(rs)
 		for i := range rs {
-			err := p.g.ctx.Err()
+			err := p.s.ctx.Err()
 			if err == nil {
-				_, err = p.g.take(&rs[i])
+				_, err = p.s.take(&rs[i])
 			}
 			if err != nil {
 				p.err = err

@@ -1,14 +1,12 @@
-package tools
+package grep
 
 import (
 	"errors"
 	"runtime/debug"
-
-	"golang.org/x/sys/unix"
 )
 
 // mapMin is the size from which a file is searched mapped into memory
-// rather than read: the search then scans the page cache where it is, and
+// (workspace.File.Map, where the platform maps) rather than read: the search then scans the page cache where it is, and
 // the bytes are not copied first, which for large files costs more than
 // mapping and unmapping them. Smaller files are cheaper to read.
 const mapMin = 256 << 10
@@ -16,14 +14,6 @@ const mapMin = 256 << 10
 // errChanged is what a search reports of a mapped file that shrank while
 // it was searched.
 var errChanged = errors.New("the file was truncated while it was being searched")
-
-// mapFile maps the first size bytes of the file open as fd, read-only.
-func mapFile(fd int, size int64) ([]byte, error) {
-	if size <= 0 || int64(int(size)) != size {
-		return nil, errors.New("nothing to map")
-	}
-	return unix.Mmap(fd, 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE)
-}
 
 // guardFaults runs fn, which reads a mapped file, with memory faults made
 // panics (debug.SetPanicOnFault) and recovered: a file that another

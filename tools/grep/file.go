@@ -1,38 +1,35 @@
-package tools
+package grep
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"io"
-	"os"
 	"slices"
 	"sync"
 	"unicode/utf8"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hostd-dev/hostd/workspace"
 )
 
-// fileResult is what searching one file found, before the call's bounds
+// fileResult is what searching one file found, before the search's bounds
 // are applied: take applies them, in walk order.
 type fileResult struct {
-	err      error  // the call was cancelled before the file was searched
-	searched bool   // the file was read: it counts in filesSearched
-	skip     *Error // it could not be searched, or is not text (NUL bytes, undecodable)
-	count    int    // matching lines: all in count mode, the first in files mode, len(matches) in content mode
+	err      error // the search was cancelled before the file was searched
+	searched bool  // the file was read: it counts in filesSearched
+	skip     *Skip // it could not be searched, or is not text (NUL bytes, undecodable)
+	count    int   // matching lines: all in count mode, the first in files mode, len(matches) in content mode
 	// matches holds, in content mode, the file's first matches: every one
-	// that a call with room for maxGrepMatches results and an empty answer
+	// that a search with room for Options.Max results and an empty answer
 	// could take, and the one past that, so take knows more exist.
-	matches []GrepMatch
-	notText *Error    // set when the matches are in bytes that are not UTF-8
-	file    *grepFile // set when count > 0; its digest and lines when the file is text
-	text    string    // the file's text for the store, when small enough to retain
+	matches []Match
+	notText *Skip  // set when the matches are in bytes that are not UTF-8
+	file    *File  // set when count > 0; its digest and lines when the file is text
+	text    string // the file's text for the caller, when small enough to retain
 	hasText bool
 }
 
-// unbudgetedRead: a file this small is read without taking from the call's
+// unbudgetedRead: a file this small is read without taking from the search's
 // read budget, which would cost two lock operations per file of a tree of
 // small files; what such files hold at once is at most this much per
 // searcher.
@@ -57,12 +54,12 @@ var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
 const firstRead = 64 << 10
 
 // search reads and searches one file. It is safe to run on many goroutines
-// at once: it reads the grepper's pattern, mode and limits and writes only
+// at once: it reads the search's matcher and options and writes only
 // its result and *buf, the caller's read buffer. f is the open file when
 // the model named it; a file found by the walk is opened here, through the
 // directory it was listed in, never following a link and never blocking.
 // A file that cannot be opened is passed over: it is not searched.
-func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[]byte) fileResult {
+func (s *search) search(ctx context.Context, cd candidate, f source, buf *[]byte) fileResult {
 	if err := ctx.Err(); err != nil {
 		if f == nil {
 			cd.letGo()
@@ -77,23 +74,23 @@ func (g *grepper) search(ctx context.Context, cd candidate, f grepSource, buf *[
 		defer f.Close()
 	}
 	name := &fileName{cd: cd}
-	fb, stop := g.readFile(ctx, f, buf, name)
+	fb, stop := s.readFile(ctx, f, buf, name)
 	if fb.held > 0 {
-		defer g.reads.Release(fb.held)
+		defer s.reads.Release(fb.held)
 	}
 	if stop != nil {
 		return *stop
 	}
 	if fb.mapped {
-		defer unix.Munmap(fb.raw)
+		defer workspace.Unmap(fb.raw)
 		var faulted bool
-		r := guardFaults(func() fileResult { return g.searchBytes(name, f, fb) }, &faulted)
+		r := guardFaults(func() fileResult { return s.searchBytes(name, f, fb) }, &faulted)
 		if faulted {
 			return fileResult{skip: cannotRead(name.path().Display, errChanged)}
 		}
 		return r
 	}
-	return g.searchBytes(name, f, fb)
+	return s.searchBytes(name, f, fb)
 }
 
 // fileName is a searched file's paths, joined only once something is to
@@ -113,12 +110,11 @@ func (n *fileName) path() workspace.Path {
 func (n *fileName) display() string { return n.path().Display }
 
 // searchBytes searches a file's bytes, read or mapped.
-func (g *grepper) searchBytes(name *fileName, f grepSource, fb fileBytes) fileResult {
-	lim := g.c.Limits
+func (s *search) searchBytes(name *fileName, f source, fb fileBytes) fileResult {
 	cd, path := name.cd, name.path
 	raw, stated := fb.raw, fb.stated
 	r := fileResult{searched: true}
-	if cd.named == nil && g.m.pre != nil && g.m.pre.index(raw, 0) < 0 {
+	if cd.named == nil && s.m.pre != nil && s.m.pre.index(raw, 0) < 0 {
 		// Most files a walk finds do not match: their bytes are searched
 		// once, before the binary check and the line-ending check look at
 		// them. Decoding only deletes a BOM and the CR of a CRLF, which
@@ -129,7 +125,7 @@ func (g *grepper) searchBytes(name *fileName, f grepSource, fb fileBytes) fileRe
 		return r
 	}
 	if bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0 {
-		r.skip = notText(path())
+		r.skip = notText(path().Display)
 		return r
 	}
 
@@ -139,26 +135,26 @@ func (g *grepper) searchBytes(name *fileName, f grepSource, fb fileBytes) fileRe
 	if bytes.HasPrefix(raw, []byte("\xEF\xBB\xBF")) || bytes.IndexByte(raw, '\r') >= 0 {
 		t, derr := workspace.Decode(raw)
 		if derr != nil {
-			r.skip = notText(path())
+			r.skip = notText(path().Display)
 			return r
 		}
 		body, text, decoded = []byte(t.Body), t.Body, true
 	}
 	var cost int64 // what the matches collected would add to an empty answer
-	g.m.each(body, func(n int, line []byte) bool {
+	s.m.each(body, func(n int, line []byte) bool {
 		r.count++
-		switch g.mode {
-		case grepFiles:
+		switch s.opt.Mode {
+		case FilesWithMatches:
 			return false
-		case grepContent:
-			shown, clipped := clipLine(string(line), lim.MaxLineChars)
+		case Content:
+			shown, clipped := s.clip(line)
 			display := path().Display
-			r.matches = append(r.matches, GrepMatch{Path: display, Line: n, Text: shown, Clipped: clipped})
-			cost += matchAnswerCost(display, shown)
+			r.matches = append(r.matches, Match{Line: n, Text: shown, Clipped: clipped})
+			cost += MatchCost(display, shown)
 			if r.count == 1 {
-				cost += fileAnswerCost(display)
+				cost += FileCost(display)
 			}
-			return r.count <= g.max && cost <= lim.MaxResultBytes
+			return r.count <= s.opt.Max && cost <= s.opt.MaxAnswerBytes
 		}
 		return true
 	})
@@ -168,25 +164,25 @@ func (g *grepper) searchBytes(name *fileName, f grepSource, fb fileBytes) fileRe
 	if !stated {
 		// What is shown is a regular file's: one swapped for something
 		// else since the walk listed it is not recorded.
-		if _, regular, err := f.stat(); err != nil || !regular {
+		if _, regular, err := f.Stat(); err != nil || !regular {
 			return fileResult{skip: notAFile(path().Display)}
 		}
 	}
-	gf := &grepFile{abs: path().Abs, display: path().Display, bytes: int64(len(raw))}
+	gf := &File{Abs: path().Abs, Display: path().Display, Bytes: int64(len(raw))}
 	r.file = gf
 	if !decoded && !utf8.Valid(raw) {
-		r.notText = notText(path())
+		r.notText = notText(path().Display)
 		return r
 	}
 	if !decoded {
 		text = string(body)
 	}
-	gf.digest = workspace.Sum(text)
-	gf.lines = bytes.Count(body, []byte{'\n'})
+	gf.Digest = workspace.Sum(text)
+	gf.Lines = bytes.Count(body, []byte{'\n'})
 	if len(body) > 0 && body[len(body)-1] != '\n' {
-		gf.lines++
+		gf.Lines++
 	}
-	if int64(len(text)) <= lim.MaxRetainedFileBytes {
+	if int64(len(text)) <= s.opt.RetainFileBytes {
 		r.text, r.hasText = text, true
 	}
 	return r
@@ -201,7 +197,7 @@ var errTooLarge = errors.New("file too large")
 type fileBytes struct {
 	raw    []byte
 	stated bool  // the file was stat'ed, and is a regular file
-	held   int64 // what the file holds of the call's read budget until its search is done
+	held   int64 // what the file holds of the search's read budget until it is searched
 	// mapped says raw is the file mapped into memory, not read: it must
 	// be unmapped once the search is done, and touched only under
 	// guardFaults.
@@ -223,9 +219,9 @@ type fileBytes struct {
 // regular and replaced since by a FIFO (the open never blocks) may
 // have its pending bytes read; search stats every file it is about to
 // show, so nothing that is not a regular file is ever recorded.
-func (g *grepper) readFile(ctx context.Context, f grepSource, buf *[]byte, name *fileName) (fb fileBytes, stop *fileResult) {
+func (s *search) readFile(ctx context.Context, f source, buf *[]byte, name *fileName) (fb fileBytes, stop *fileResult) {
 	display := name.display
-	limit := g.c.Limits.MaxGrepFileBytes
+	limit := s.opt.MaxFileBytes
 	ask := int(min(firstRead, limit+1))
 	raw := slices.Grow((*buf)[:0], ask)[:ask]
 	defer func() {
@@ -244,27 +240,27 @@ func (g *grepper) readFile(ctx context.Context, f grepSource, buf *[]byte, name 
 	if n < ask {
 		return fb, nil
 	}
-	size, regular, err := f.stat()
+	size, regular, err := f.Stat()
 	fb.stated = true
 	switch {
 	case err != nil || !regular:
 		return fb, &fileResult{skip: notAFile(display())}
 	case size > limit:
-		return fb, &fileResult{skip: tooLargeForGrep(display(), size, limit)}
+		return fb, &fileResult{skip: tooLarge(display(), size, limit)}
 	case bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0:
-		return fb, &fileResult{searched: true, skip: notText(workspace.Path{Display: display()})}
+		return fb, &fileResult{searched: true, skip: notText(display())}
 	}
-	if g.reads != nil && size > unbudgetedRead {
-		// The bytes being searched at once stay within the call's read
+	if s.reads != nil && size > unbudgetedRead {
+		// The bytes being searched at once stay within the search's read
 		// budget however many goroutines search.
 		fb.held = readWeight(size, limit)
-		if err := g.reads.Acquire(ctx, fb.held); err != nil {
+		if err := s.reads.Acquire(ctx, fb.held); err != nil {
 			fb.held = 0
 			return fb, &fileResult{err: err}
 		}
 	}
 	if size >= mapMin {
-		if m, err := f.mapping(size); err == nil {
+		if m, err := f.Map(size); err == nil {
 			fb.raw, fb.mapped = m, true
 			return fb, nil
 		}
@@ -274,7 +270,7 @@ func (g *grepper) readFile(ctx context.Context, f grepSource, buf *[]byte, name 
 	fb.raw = raw
 	switch {
 	case errors.Is(err, errTooLarge):
-		return fb, &fileResult{skip: tooLargeForGrep(display(), int64(len(raw)), limit)}
+		return fb, &fileResult{skip: tooLarge(display(), int64(len(raw)), limit)}
 	case err != nil:
 		return fb, &fileResult{skip: cannotRead(display(), err)}
 	}
@@ -310,87 +306,24 @@ func readRest(f io.Reader, buf []byte, size, limit int64) ([]byte, error) {
 	}
 }
 
-func notAFile(display string) *Error {
-	return Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", display)
+func notText(display string) *Skip  { return &Skip{Reason: NotText, Display: display} }
+func notAFile(display string) *Skip { return &Skip{Reason: NotAFile, Display: display} }
+
+func cannotRead(display string, err error) *Skip {
+	return &Skip{Reason: Unreadable, Display: display, Err: err}
 }
 
-func cannotRead(display string, err error) *Error {
-	return Errorf(CodeToolFailed, "cannot read %s: %v; call again", display, err)
+func tooLarge(display string, size, limit int64) *Skip {
+	return &Skip{Reason: TooLarge, Display: display, Size: size, Limit: limit}
 }
 
-// grepSource is a file open for searching.
-type grepSource interface {
+// source is a file open for searching: a workspace.File, opened
+// through the walk's directory or the root of the path the model named.
+type source interface {
 	io.Reader
 	io.Closer
-	// stat returns the file's size and whether it is a regular file.
-	stat() (size int64, regular bool, err error)
-	// mapping maps the file's first size bytes into memory, read-only.
-	mapping(size int64) ([]byte, error)
-}
-
-// osSource is a file open as an *os.File: a file named in the call, or
-// reached through a symlink.
-type osSource struct{ *os.File }
-
-func (s osSource) stat() (int64, bool, error) {
-	info, err := s.Stat()
-	if err != nil {
-		return 0, false, err
-	}
-	return info.Size(), info.Mode().IsRegular(), nil
-}
-
-// fdSource is a file the walk found, open by its descriptor alone: an
-// *os.File's bookkeeping (a poller registration tried and refused, a
-// finalizer) costs a grep of thousands of small files more than reading
-// them.
-type fdSource int
-
-// openAt opens name in the directory open as dir: one path component, so
-// with O_NOFOLLOW it is that directory's own entry or nothing, and never
-// blocking (a FIFO put there since it was listed).
-func openAt(dir int, name string) (grepSource, error) {
-	for {
-		fd, err := openatNoAlloc(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &os.PathError{Op: "openat", Path: name, Err: err}
-		}
-		return fdSource(fd), nil
-	}
-}
-
-func (s fdSource) Read(p []byte) (int, error) {
-	for {
-		n, err := unix.Read(int(s), p)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return 0, err
-		case n == 0 && len(p) > 0:
-			return 0, io.EOF
-		}
-		return n, nil
-	}
-}
-
-func (s fdSource) stat() (int64, bool, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(int(s), &st); err != nil {
-		return 0, false, err
-	}
-	return st.Size, st.Mode&unix.S_IFMT == unix.S_IFREG, nil
-}
-
-func (s fdSource) Close() error { return unix.Close(int(s)) }
-
-func (s fdSource) mapping(size int64) ([]byte, error) { return mapFile(int(s), size) }
-
-func (s osSource) mapping(size int64) ([]byte, error) { return mapFile(int(s.Fd()), size) }
-
-func tooLargeForGrep(display string, size, limit int64) *Error {
-	return Errorf(CodeFileTooLarge, "%s is %d bytes, over grep's %d-byte limit; read it in windows with read's offset and limit instead", display, size, limit)
+	// Stat returns the file's size and whether it is a regular file.
+	Stat() (size int64, regular bool, err error)
+	// Map maps the file's first size bytes into memory, read-only.
+	Map(size int64) ([]byte, error)
 }
