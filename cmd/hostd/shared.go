@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,8 +17,8 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/buildinfo"
-	"github.com/hostd-dev/hostd/rpc"
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/hostd-dev/hostd/internal/client"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // The shared daemon (the desktop issue). Every `hostd --stdio` of a user
@@ -113,7 +112,7 @@ func connectShared(ctx context.Context, cfg config.Config, stderr io.Writer) (*s
 			return nil, false, err
 		}
 		var c *sharedConn
-		if c, err = checkShared(uc, cfg.Socket, stderr); err == nil {
+		if c, err = checkShared(uc, cfg.Socket, cfg.Limits.MaxFrameBytes, stderr); err == nil {
 			return c, started, nil
 		}
 		uc.Close()
@@ -155,14 +154,6 @@ func (c *sharedConn) CloseWrite() error { return c.c.CloseWrite() }
 // any of the client's frames, so no client id can collide with it.
 const sharedCheckID = "hostd-forwarder-check"
 
-// sharedInfo is what a forwarder reads of the shared daemon's host.info.
-type sharedInfo struct {
-	Version         string `json:"version"`
-	Commit          string `json:"commit"`
-	ProtocolVersion int    `json:"protocolVersion"`
-	PID             int    `json:"pid"`
-}
-
 // maxSharedCheckFrames bounds the notifications checkShared keeps for the
 // client while it waits for its answer.
 const maxSharedCheckFrames = 64
@@ -175,48 +166,50 @@ const maxSharedCheckFrames = 64
 // the same protocol serves this client too, with a note on stderr saying
 // which build answers. Notifications the daemon sends meanwhile (every
 // connection gets review.recorded) are kept for the client, in order.
-func checkShared(uc *net.UnixConn, path string, stderr io.Writer) (*sharedConn, error) {
-	codec := jsonrpc2.VSCodeObjectCodec{}
+func checkShared(uc *net.UnixConn, path string, maxFrame int64, stderr io.Writer) (*sharedConn, error) {
 	fail := func(err error) error {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		if client.HungUp(err) {
 			err = fmt.Errorf("%w: %w", errCheckBroken, err)
 		}
 		return fmt.Errorf("the shared daemon on %s did not answer host.info (%w); nothing was relayed to it: stop it (hostctl --socket %s shutdown) or give this hostd its own --state-dir", path, err, path)
 	}
 	uc.SetDeadline(time.Now().Add(sharedInfoTimeout))
 	defer uc.SetDeadline(time.Time{})
-	req := map[string]any{"jsonrpc": "2.0", "id": sharedCheckID, "method": "host.info"}
-	if err := codec.WriteObject(uc, req); err != nil {
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": sharedCheckID, "method": "host.info"})
+	if err := wire.WriteFrame(uc, req); err != nil {
 		return nil, fail(err)
 	}
-	br := bufio.NewReader(uc)
+	frames := wire.NewReader(uc, maxFrame)
 	var kept bytes.Buffer // the notifications before the answer, framed again
-	var in sharedInfo
-	for frames := 0; ; frames++ {
-		var raw json.RawMessage
-		if err := codec.ReadObject(br, &raw); err != nil {
+	var in wire.HostInfo
+	for n := 0; ; n++ {
+		raw, err := frames.ReadFrame()
+		if err != nil {
 			return nil, fail(err)
 		}
 		var resp struct {
 			ID     json.RawMessage `json:"id"`
-			Result *sharedInfo     `json:"result"`
-			Error  *jsonrpc2.Error `json:"error"`
+			Result *wire.HostInfo  `json:"result"`
+			Error  *struct {
+				Code    int64  `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
 		}
 		if err := json.Unmarshal(raw, &resp); err != nil {
 			return nil, fail(err)
 		}
 		if resp.ID == nil {
-			if frames >= maxSharedCheckFrames {
-				return nil, fail(fmt.Errorf("%d notifications and no answer", frames))
+			if n >= maxSharedCheckFrames {
+				return nil, fail(fmt.Errorf("%d notifications and no answer", n))
 			}
-			codec.WriteObject(&kept, raw)
+			wire.WriteFrame(&kept, raw)
 			continue
 		}
 		switch {
 		case string(resp.ID) != `"`+sharedCheckID+`"`:
 			return nil, fail(fmt.Errorf("it answered id %s", resp.ID))
 		case resp.Error != nil:
-			return nil, fail(resp.Error)
+			return nil, fail(fmt.Errorf("error %d: %s", resp.Error.Code, resp.Error.Message))
 		case resp.Result == nil:
 			return nil, fail(errors.New("no result"))
 		}
@@ -224,15 +217,15 @@ func checkShared(uc *net.UnixConn, path string, stderr io.Writer) (*sharedConn, 
 		break
 	}
 	self := buildinfo.Read()
-	if in.ProtocolVersion != rpc.ProtocolVersion {
+	if in.ProtocolVersion != wire.ProtocolVersion {
 		return nil, fmt.Errorf("the shared daemon on %s is hostd %s (pid %d) and speaks protocol %d; this hostd %s speaks protocol %d, so nothing was relayed to it. Started by a client, it exits %s after its last client; to replace it now, close its clients and run hostctl --socket %s shutdown, or give this hostd its own --state-dir",
-			path, in.Version, in.PID, in.ProtocolVersion, self.Version, rpc.ProtocolVersion, sharedIdleExit, path)
+			path, in.Version, in.PID, in.ProtocolVersion, self.Version, wire.ProtocolVersion, sharedIdleExit, path)
 	}
 	if in.Version != self.Version || in.Commit != self.CommitLabel() {
 		fmt.Fprintf(stderr, "hostd %s: the shared daemon on %s is another build, hostd %s (pid %d), of the same protocol %d; it serves this client (started by a client, it exits %s after its last one)\n",
 			self.Version, path, describeBuild(in.Version, in.Commit), in.PID, in.ProtocolVersion, sharedIdleExit)
 	}
-	return &sharedConn{c: uc, r: io.MultiReader(&kept, br)}, nil
+	return &sharedConn{c: uc, r: io.MultiReader(&kept, frames.Buffered())}, nil
 }
 
 // describeBuild is a version with its commit, when known.
