@@ -3,6 +3,7 @@ module github.com/hostd-dev/hostd
 go 1.26.8
 
 require (
+	github.com/Microsoft/go-winio v0.6.4
 	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/hashicorp/golang-lru/v2 v2.0.7

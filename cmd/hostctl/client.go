@@ -4,17 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"syscall"
 	"time"
 
 	"github.com/hostd-dev/hostd/internal/client"
+	"github.com/hostd-dev/hostd/internal/endpoint"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // errNoDaemon: nothing listens on the socket (no file, or a stale one);
 // run maps it to exit status 3.
-var errNoDaemon = errors.New("no hostd is listening")
+var errNoDaemon = endpoint.ErrNoListener
 
 // rpcError is a JSON-RPC error the daemon answered with.
 type rpcError = client.Error
@@ -26,28 +25,15 @@ type daemonConn struct {
 	socket string
 }
 
-// dial connects to the daemon on socket once trust accepts the socket, its
-// directory and the process listening on it; nothing is sent before. A
-// missing socket file and a stale one (no listener behind it) are both
-// errNoDaemon, so the caller can tell the user how to start a daemon
-// rather than print a bare syscall error.
-func dial(ctx context.Context, socket string, maxFrame int64, trust socketTrust) (*daemonConn, error) {
-	if err := trust.checkSocket(socket); err != nil {
-		return nil, err
-	}
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "unix", socket)
+// dial connects to the daemon on socket once the socket, its directory
+// and the process listening on it are found to be the user's own
+// (endpoint.Dial); nothing is sent before. A missing socket file and a
+// stale one are both errNoDaemon, so the caller can tell the user how to
+// start a daemon rather than print a bare syscall error; a socket another
+// user could have planted is refused, saying what is wrong.
+func dial(ctx context.Context, socket string, maxFrame int64) (*daemonConn, error) {
+	nc, err := endpoint.Dial(ctx, socket)
 	if err != nil {
-		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
-			return nil, fmt.Errorf("%w on %s", errNoDaemon, socket)
-		}
-		if errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) {
-			return nil, fmt.Errorf("cannot connect to %s: permission denied (the daemon's socket is 0600: run hostctl as the user that started hostd)", socket)
-		}
-		return nil, fmt.Errorf("cannot connect to %s: %w", socket, err)
-	}
-	if err := trust.checkPeer(nc.(*net.UnixConn), socket); err != nil {
-		nc.Close()
 		return nil, err
 	}
 	return &daemonConn{Conn: client.New(nc, client.Options{MaxFrameBytes: maxFrame, Peer: socket}), socket: socket}, nil

@@ -102,7 +102,7 @@ func dispatch(ctx context.Context, a *app, pos []string) error {
 	runCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
-	c, err := dial(ctx, a.socket, a.maxFrame, a.trust)
+	c, err := dial(ctx, a.socket, a.maxFrame)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func cmdVersion(ctx context.Context, a *app) error {
 		fmt.Fprintf(a.io.out, "client  %s\n", self.Describe("hostctl", protocolVersion))
 	}
 	var in wire.HostInfo
-	c, err := dial(ctx, a.socket, a.maxFrame, a.trust)
+	c, err := dial(ctx, a.socket, a.maxFrame)
 	if err == nil {
 		defer c.Close()
 		err = c.call(ctx, "host.info", nil, &in)

@@ -270,6 +270,18 @@ func (r *raw) recv() map[string]any {
 	return m
 }
 
+// shortDir is a private temporary directory whose path is short enough
+// for a Unix socket name.
+func shortDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "hd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
 // readFrame reads one frame with the protocol's one frame reader.
 func readFrame(r *bufio.Reader) ([]byte, error) {
 	return wire.NewReader(r, config.DefaultLimits().MaxFrameBytes).ReadFrame()

@@ -50,7 +50,7 @@ func parseConfig(args []string, out io.Writer) (config.Config, error) {
 		standalone = fs.Bool("standalone", false, "with --stdio: serve in this process, independent of the shared daemon")
 		idleExit   = fs.Duration("idle-exit", 0, "shut down once no client has been connected for this `duration` (0: never)")
 		rpcTrace   = fs.Bool("rpc-trace", false, "log every JSON-RPC frame in and out (the first 2 KiB of each) at info level, for client developers")
-		socket     = fs.String("socket", cfg.Socket, "listen on this Unix socket `path`, in a private directory (with --stdio: the shared daemon's socket)")
+		socket     = fs.String("socket", cfg.Socket, "listen on this `address`: a Unix socket path in a private directory, or on Windows a pipe name (with --stdio: the shared daemon's); the default is the user's own, which no environment variable moves")
 		stateDir   = fs.String("state-dir", cfg.StateDir, "keep durable state (review records) in this `directory`")
 		logFile    = fs.String("log-file", "", "append logs to this `file` instead of stderr")
 		logLevel   = fs.String("log-level", cfg.LogLevel, "log `level`: debug, info, warn or error")

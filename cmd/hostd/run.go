@@ -14,6 +14,7 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/budget"
 	"github.com/hostd-dev/hostd/internal/buildinfo"
+	"github.com/hostd-dev/hostd/internal/endpoint"
 	"github.com/hostd-dev/hostd/internal/memgov"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc"
@@ -37,14 +38,21 @@ func (s stdio) Close() error {
 	return errors.Join(errIn, errOut)
 }
 
+// exitLive is the exit status of a daemon that found another live one on
+// its address: a forwarder that started it then dials the one that won.
+const exitLive = 4
+
 // exitCode maps run's error to the process exit status: 2 for a command
-// line or config the daemon cannot start with, 0 for --help, 1 otherwise.
+// line or config the daemon cannot start with, 0 for --help, 4 when
+// another daemon owns the address, 1 otherwise.
 func exitCode(err error) int {
 	switch {
 	case errors.Is(err, errHelp):
 		return 0
 	case errors.Is(err, errUsage):
 		return 2
+	case errors.Is(err, endpoint.ErrLive):
+		return exitLive
 	}
 	return 1
 }
@@ -71,10 +79,13 @@ func run(ctx context.Context, args []string, std stdio) error {
 
 	// In socket mode the socket comes first: a second daemon learns that
 	// one is live from the socket, before it touches the state directory.
-	var l *socketListener
+	var l *endpoint.Listener
 	if !cfg.Stdio {
-		if l, err = listenSocket(cfg.Socket, log); err != nil {
+		if l, err = endpoint.Listen(cfg.Socket); err != nil {
 			return err
+		}
+		l.OnRefuse = func(p endpoint.Peer, err error) {
+			log.Warn("refused a peer", zap.Int(rpc.LogPeerUID, p.UID), zap.Int(rpc.LogPID, p.PID), zap.Error(err))
 		}
 		defer l.Close()
 	}
@@ -121,8 +132,8 @@ func run(ctx context.Context, args []string, std stdio) error {
 		go func() { served <- srv.Serve(ln) }()
 		fmt.Fprintf(std.err, "hostd %s listening on %s (pid %d)\n"+
 			"  talk to it:  hostctl info        (from a checkout: go run ./cmd/hostctl info)\n"+
-			"  stop it:     Ctrl-C, or hostctl shutdown\n", version(), l.path, os.Getpid())
-		log.Info("listening", zap.String(rpc.LogSocket, l.path), zap.Int(rpc.LogPID, os.Getpid()), zap.String(rpc.LogVersion, version()))
+			"  stop it:     Ctrl-C, or hostctl shutdown\n", version(), l.Path(), os.Getpid())
+		log.Info("listening", zap.String(rpc.LogSocket, l.Path()), zap.Int(rpc.LogPID, os.Getpid()), zap.String(rpc.LogVersion, version()))
 	}
 
 	var serveErr error

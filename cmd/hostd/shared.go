@@ -9,15 +9,14 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/buildinfo"
 	"github.com/hostd-dev/hostd/internal/client"
+	"github.com/hostd-dev/hostd/internal/endpoint"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
@@ -106,7 +105,7 @@ func connectShared(ctx context.Context, cfg config.Config, stderr io.Writer) (*s
 			case <-time.After(sharedCheckRetry):
 			}
 		}
-		var uc *net.UnixConn
+		var uc net.Conn
 		var started bool
 		if uc, started, err = dialOrStartShared(ctx, cfg); err != nil {
 			return nil, false, err
@@ -138,7 +137,7 @@ var errCheckBroken = errors.New("the connection broke")
 // checkShared has read; the notifications that came before it, and what
 // was read ahead, are read first.
 type sharedConn struct {
-	c *net.UnixConn
+	c net.Conn
 	r io.Reader
 }
 
@@ -148,7 +147,12 @@ func (c *sharedConn) Close() error                { return c.c.Close() }
 
 // CloseWrite half-closes the connection: the daemon answers what is in
 // flight, then closes.
-func (c *sharedConn) CloseWrite() error { return c.c.CloseWrite() }
+func (c *sharedConn) CloseWrite() error {
+	if cw, ok := c.c.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return c.c.Close()
+}
 
 // sharedCheckID is the id of the forwarder's own host.info, sent before
 // any of the client's frames, so no client id can collide with it.
@@ -166,7 +170,7 @@ const maxSharedCheckFrames = 64
 // the same protocol serves this client too, with a note on stderr saying
 // which build answers. Notifications the daemon sends meanwhile (every
 // connection gets review.recorded) are kept for the client, in order.
-func checkShared(uc *net.UnixConn, path string, maxFrame int64, stderr io.Writer) (*sharedConn, error) {
+func checkShared(uc net.Conn, path string, maxFrame int64, stderr io.Writer) (*sharedConn, error) {
 	fail := func(err error) error {
 		if client.HungUp(err) {
 			err = fmt.Errorf("%w: %w", errCheckBroken, err)
@@ -238,7 +242,7 @@ func describeBuild(version, commit string) string {
 
 // dialOrStartShared connects to the daemon on cfg.Socket, starting one
 // when nobody listens there. started reports that this call started it.
-func dialOrStartShared(ctx context.Context, cfg config.Config) (c *net.UnixConn, started bool, err error) {
+func dialOrStartShared(ctx context.Context, cfg config.Config) (c net.Conn, started bool, err error) {
 	if c, err := dialShared(cfg.Socket); err == nil {
 		return c, false, nil
 	} else if !noListener(err) {
@@ -275,31 +279,20 @@ func dialOrStartShared(ctx context.Context, cfg config.Config) (c *net.UnixConn,
 	}
 }
 
-// dialShared connects to the socket and checks, before anything is sent,
-// that the daemon runs as this user.
-func dialShared(path string) (*net.UnixConn, error) {
-	c, err := net.DialTimeout("unix", path, probeTimeout)
-	if err != nil {
-		return nil, err
-	}
-	uc := c.(*net.UnixConn)
-	cred, err := peerCred(uc)
-	if err != nil {
-		uc.Close()
-		return nil, fmt.Errorf("cannot check who listens on %s: %w", path, err)
-	}
-	if int(cred.Uid) != os.Getuid() {
-		uc.Close()
-		return nil, fmt.Errorf("the process listening on %s runs as uid %d, not as you (uid %d); nothing was sent to it: remove that socket, or give hostd a private --socket", path, cred.Uid, os.Getuid())
-	}
-	return uc, nil
+// dialShared connects to the shared daemon once endpoint.Dial has found
+// that it runs as this user; nothing is sent before.
+func dialShared(path string) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	return endpoint.Dial(ctx, path)
 }
 
-// noListener reports a dial that found no daemon: no socket file, or a
-// stale one.
-func noListener(err error) bool {
-	return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
-}
+// probeTimeout bounds one connect attempt to the shared daemon.
+const probeTimeout = time.Second
+
+// noListener reports a dial that found no daemon: no socket (or pipe),
+// or a stale socket file.
+func noListener(err error) bool { return errors.Is(err, endpoint.ErrNoListener) }
 
 // sharedLogPath is where a started daemon logs: its state directory.
 func sharedLogPath(cfg config.Config) string { return filepath.Join(cfg.StateDir, "hostd.log") }
@@ -322,10 +315,8 @@ func startShared(cfg config.Config) (<-chan error, error) {
 	if cfg.RPCTrace {
 		args = append(args, "--rpc-trace")
 	}
-	cmd := exec.Command(self, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil // /dev/null: the log file has its story
-	if err := cmd.Start(); err != nil {
+	cmd, err := startDetached(self, args) // the log file has its story
+	if err != nil {
 		return nil, fmt.Errorf("start the shared daemon: %w", err)
 	}
 	exited := make(chan error, 1)

@@ -1,0 +1,195 @@
+package endpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/Microsoft/go-winio"
+	"golang.org/x/sys/windows"
+)
+
+// On Windows the daemon serves a named pipe per user. Three things make
+// it as private as the Unix socket:
+//
+//   - its security descriptor: owned by the user, one ACE allowing the
+//     user's SID, one denying network logons, no inherited entries; so the
+//     system refuses to open it for any other account, administrators
+//     included (they could take ownership, which no process of ours would
+//     miss: the owner check below reads the server's token, not the ACL);
+//   - the first instance is created with FILE_CREATE (go-winio's
+//     ListenPipe), which fails when the name exists: nobody can slip an
+//     instance of their own in beside a live daemon's, and a name someone
+//     else created first is refused, not shared;
+//   - FILE_PIPE_REJECT_REMOTE_CLIENTS (go-winio sets it), and a client
+//     that checks, before sending a byte, that the process serving the
+//     pipe runs as the same user (its token's SID). A squatter holding the
+//     name is found out there.
+//
+// The pipe is in message mode, so a client can half-close it (CloseWrite)
+// as it does a socket: the forwarder relies on it.
+
+// pipeBuffer is each direction's buffer; frames larger than it stream.
+const pipeBuffer = 64 << 10
+
+// Listener is the daemon's named pipe listener.
+type Listener struct {
+	net.Listener
+	path string
+	// OnRefuse is never called: the pipe's security descriptor refuses
+	// other users before a connection exists.
+	OnRefuse func(Peer, error)
+}
+
+// Path is the pipe's name.
+func (l *Listener) Path() string { return l.path }
+
+// securityDescriptor is the pipe's descriptor in SDDL for the user sid.
+func securityDescriptor(sid string) string {
+	return fmt.Sprintf("O:%sD:P(D;;GA;;;NU)(A;;GA;;;%s)", sid, sid)
+}
+
+// Listen creates the pipe's first instance. A live daemon of ours on the
+// name is a *LiveError; a name another user holds is refused.
+func Listen(path string) (*Listener, error) {
+	sid, err := userSID()
+	if err != nil {
+		return nil, fmt.Errorf("read this process's user: %w", err)
+	}
+	l, err := winio.ListenPipe(path, &winio.PipeConfig{
+		SecurityDescriptor: securityDescriptor(sid),
+		MessageMode:        true,
+		InputBufferSize:    pipeBuffer,
+		OutputBufferSize:   pipeBuffer,
+	})
+	if err == nil {
+		return &Listener{Listener: l, path: path}, nil
+	}
+	if !nameTaken(err) {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	// Someone holds the name: one of our daemons, or a squatter.
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	c, derr := winio.DialPipeContext(ctx, path)
+	if derr != nil {
+		return nil, &LiveError{Addr: path}
+	}
+	defer c.Close()
+	server, perr := serverOf(c)
+	switch {
+	case perr != nil:
+		return nil, fmt.Errorf("%s is held by a process whose user cannot be read (%v); it may not be yours, so hostd will not share the name: stop it, or give hostd another --socket", path, perr)
+	case server.SID != sid:
+		return nil, fmt.Errorf("%s is held by another user's process (%s); hostd will not share the name: stop that process, or give hostd another --socket", path, server)
+	}
+	return nil, &LiveError{Addr: path, PID: server.PID}
+}
+
+// nameTaken reports a first instance that could not be made because the
+// name exists.
+func nameTaken(err error) bool {
+	return errors.Is(err, windows.ERROR_ACCESS_DENIED) || errors.Is(err, windows.ERROR_ALREADY_EXISTS) ||
+		errors.Is(err, windows.ERROR_PIPE_BUSY) || errors.Is(err, os.ErrExist)
+}
+
+// probeTimeout bounds the connect attempt to a name someone holds.
+const probeTimeout = time.Second
+
+// Dial connects to the daemon on the pipe once the process serving it is
+// found to run as this user; nothing is sent before. No pipe of that name
+// is ErrNoListener.
+func Dial(ctx context.Context, path string) (net.Conn, error) {
+	sid, err := userSID()
+	if err != nil {
+		return nil, fmt.Errorf("read this process's user: %w", err)
+	}
+	return dialAs(ctx, path, sid)
+}
+
+// dialAs is Dial for a client running as sid (a test injects another).
+func dialAs(ctx context.Context, path, sid string) (net.Conn, error) {
+	c, err := winio.DialPipeContext(ctx, path)
+	if err != nil {
+		switch {
+		case errors.Is(err, windows.ERROR_FILE_NOT_FOUND) || errors.Is(err, os.ErrNotExist):
+			return nil, fmt.Errorf("%w on %s", ErrNoListener, path)
+		case errors.Is(err, windows.ERROR_ACCESS_DENIED):
+			return nil, fmt.Errorf("%w %s: the pipe admits only the user who started that hostd, and that is not you; start your own hostd", ErrUntrusted, path)
+		}
+		return nil, fmt.Errorf("cannot connect to %s: %w", path, err)
+	}
+	server, err := serverOf(c)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("%w %s: cannot read the user of the process serving it: %v", ErrUntrusted, path, err)
+	}
+	if server.SID != sid {
+		c.Close()
+		return nil, fmt.Errorf("%w %s: the process serving it runs as %s, not as you (%s), so nothing was sent; stop it and start your own hostd", ErrUntrusted, path, server.SID, sid)
+	}
+	return c, nil
+}
+
+// PeerOf is the process at the other end of a pipe connection: the
+// server for one we dialed, the client for one we accepted.
+func PeerOf(c net.Conn) (Peer, error) {
+	server, err := serverOf(c)
+	if err != nil || server.PID != os.Getpid() {
+		return server, err
+	}
+	h, err := handleOf(c)
+	if err != nil {
+		return Peer{}, err
+	}
+	var pid uint32
+	if err := windows.GetNamedPipeClientProcessId(h, &pid); err != nil {
+		return Peer{}, err
+	}
+	return processPeer(pid)
+}
+
+// serverOf is the process serving the pipe c is connected to.
+func serverOf(c net.Conn) (Peer, error) {
+	h, err := handleOf(c)
+	if err != nil {
+		return Peer{}, err
+	}
+	var pid uint32
+	if err := windows.GetNamedPipeServerProcessId(h, &pid); err != nil {
+		return Peer{}, err
+	}
+	return processPeer(pid)
+}
+
+func handleOf(c net.Conn) (windows.Handle, error) {
+	f, ok := c.(interface{ Fd() uintptr })
+	if !ok {
+		return 0, fmt.Errorf("%T is not a pipe", c)
+	}
+	return windows.Handle(f.Fd()), nil
+}
+
+// processPeer reads the user a process runs as, from its token.
+func processPeer(pid uint32) (Peer, error) {
+	peer := Peer{UID: -1, PID: int(pid)}
+	p, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
+	if err != nil {
+		return peer, fmt.Errorf("open process %d: %w", pid, err)
+	}
+	defer windows.CloseHandle(p)
+	var tok windows.Token
+	if err := windows.OpenProcessToken(p, windows.TOKEN_QUERY, &tok); err != nil {
+		return peer, fmt.Errorf("open the token of process %d: %w", pid, err)
+	}
+	defer tok.Close()
+	u, err := tok.GetTokenUser()
+	if err != nil {
+		return peer, fmt.Errorf("read the user of process %d: %w", pid, err)
+	}
+	peer.SID = u.User.Sid.String()
+	return peer, nil
+}
