@@ -1,19 +1,9 @@
 package endpoint
 
-import "path/filepath"
-
-var stateUnderHome = filepath.Join("Library", "Application Support", "hostd")
-
 // runtimeDir is the user's temporary directory as the system reports it,
 // when it is the user's own directory.
-func runtimeDir(uid int) string {
-	dir := filepath.Clean(userTempDir())
-	if dir != "." && ownDir(dir, uid) {
-		return dir
-	}
-	return ""
-}
+func runtimeDir(uid int) string { return usableDir(userTempDir(), uid) }
 
-// maxSocketPath is the longest socket path bind accepts: sun_path holds 104 bytes on macOS, one
-// of them the terminating NUL.
+// maxSocketPath is the longest socket path bind accepts: sun_path holds
+// 104 bytes on macOS, one of them the terminating NUL.
 const maxSocketPath = 103

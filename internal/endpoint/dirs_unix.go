@@ -5,6 +5,7 @@ package endpoint
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 )
 
@@ -26,9 +27,32 @@ func stateDir(getenv func(string) string) string {
 		return filepath.Join(dir, "hostd")
 	}
 	if home := homeDir(); home != "" {
-		return filepath.Join(home, stateUnderHome)
+		return filepath.Join(home, stateUnder(goos))
 	}
 	return filepath.Join("/tmp", "hostd-state-"+strconv.Itoa(os.Getuid()))
+}
+
+// stateUnder is where the state directory sits under the home directory
+// on goos: where macOS keeps an application's data, the XDG default
+// elsewhere.
+func stateUnder(goos string) string {
+	if goos == "darwin" {
+		return filepath.Join("Library", "Application Support", "hostd")
+	}
+	return filepath.Join(".local", "state", "hostd")
+}
+
+// usableDir is dir, cleaned, when it is a directory of uid's own (the
+// system's per-user directory, as the system reported it), else "".
+func usableDir(dir string, uid int) string {
+	if dir == "" {
+		return ""
+	}
+	dir = filepath.Clean(dir)
+	if !ownDir(dir, uid) {
+		return ""
+	}
+	return dir
 }
 
 // ownDir reports whether dir is a directory (not a link) owned by uid.
@@ -40,3 +64,6 @@ func ownDir(dir string, uid int) bool {
 	owner, ok := ownerOf(info)
 	return ok && owner == uid
 }
+
+// goos is the system this binary runs on.
+const goos = runtime.GOOS

@@ -54,10 +54,17 @@ func securityDescriptor(sid string) string {
 
 // Listen creates the pipe's first instance. A live daemon of ours on the
 // name is a *LiveError; a name another user holds is refused.
+//
+// A name someone serves is found by dialing it first, which names the
+// holder; FILE_CREATE then closes the window between that look and the
+// create, on a system that enforces it (Windows does, Wine does not).
 func Listen(path string) (*Listener, error) {
 	sid, err := userSID()
 	if err != nil {
 		return nil, fmt.Errorf("read this process's user: %w", err)
+	}
+	if err := holder(path, sid); err != nil {
+		return nil, err
 	}
 	l, err := winio.ListenPipe(path, &winio.PipeConfig{
 		SecurityDescriptor: securityDescriptor(sid),
@@ -71,22 +78,34 @@ func Listen(path string) (*Listener, error) {
 	if !nameTaken(err) {
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
-	// Someone holds the name: one of our daemons, or a squatter.
+	// Someone made the name between the look and the create.
+	if err := holder(path, sid); err != nil {
+		return nil, err
+	}
+	return nil, &LiveError{Addr: path}
+}
+
+// holder says who serves the pipe path, if anyone: nil when nobody does,
+// a *LiveError for a daemon of ours (sid), a refusal for anyone else.
+func holder(path, sid string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	c, derr := winio.DialPipeContext(ctx, path)
-	if derr != nil {
-		return nil, &LiveError{Addr: path}
+	c, err := winio.DialPipeContext(ctx, path)
+	if errors.Is(err, windows.ERROR_FILE_NOT_FOUND) || errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s is held by a process hostd cannot reach (%v); it may not be yours, so hostd will not share the name: stop it, or give hostd another --socket", path, err)
 	}
 	defer c.Close()
-	server, perr := serverOf(c)
+	server, err := serverOf(c)
 	switch {
-	case perr != nil:
-		return nil, fmt.Errorf("%s is held by a process whose user cannot be read (%v); it may not be yours, so hostd will not share the name: stop it, or give hostd another --socket", path, perr)
+	case err != nil:
+		return fmt.Errorf("%s is held by a process whose user cannot be read (%v); it may not be yours, so hostd will not share the name: stop it, or give hostd another --socket", path, err)
 	case server.SID != sid:
-		return nil, fmt.Errorf("%s is held by another user's process (%s); hostd will not share the name: stop that process, or give hostd another --socket", path, server)
+		return fmt.Errorf("%s is held by another user's process (%s); hostd will not share the name: stop that process, or give hostd another --socket", path, server)
 	}
-	return nil, &LiveError{Addr: path, PID: server.PID}
+	return &LiveError{Addr: path, PID: server.PID}
 }
 
 // nameTaken reports a first instance that could not be made because the
