@@ -50,6 +50,10 @@ func TestMain(m *testing.M) {
 func hostdBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if bin := os.Getenv(envBinary); bin != "" {
+			binPath = bin // a parent test built it (rendezvous_test.go)
+			return
+		}
 		dir, err := os.MkdirTemp("", "hostd-e2e")
 		if err != nil {
 			buildErr = err

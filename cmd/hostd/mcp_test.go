@@ -26,9 +26,16 @@ type mcpProcess struct {
 
 func startMCP(t *testing.T, env []string, args ...string) *mcpProcess {
 	t.Helper()
+	return startMCPIn(t, append(os.Environ(), env...), args...)
+}
+
+// startMCPIn runs `hostd mcp` with exactly the environment env, as an MCP
+// host's launcher does.
+func startMCPIn(t *testing.T, env []string, args ...string) *mcpProcess {
+	t.Helper()
 	p := &mcpProcess{stdioClient: &stdioClient{exited: make(chan error, 1)}}
 	p.cmd = exec.Command(hostdBinary(t), append([]string{"mcp"}, args...)...)
-	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Env = env
 	stdin, _ := p.cmd.StdinPipe()
 	stdout, _ := p.cmd.StdoutPipe()
 	p.cmd.Stderr = p.stdioClient

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -248,7 +250,8 @@ func dialOrStartShared(ctx context.Context, cfg config.Config) (c net.Conn, star
 	} else if !noListener(err) {
 		return nil, false, err
 	}
-	exited, err := startShared(cfg)
+	logFrom := logSize(sharedLogPath(cfg))
+	exited, err := startSharedDaemon(cfg)
 	if err != nil {
 		return nil, false, err
 	}
@@ -256,7 +259,7 @@ func dialOrStartShared(ctx context.Context, cfg config.Config) (c net.Conn, star
 	for {
 		c, err := dialShared(cfg.Socket)
 		if err == nil {
-			return c, true, nil
+			return c, exited != nil, nil
 		}
 		if !noListener(err) {
 			return nil, false, err
@@ -265,12 +268,21 @@ func dialOrStartShared(ctx context.Context, cfg config.Config) (c net.Conn, star
 		case <-ctx.Done():
 			return nil, false, ctx.Err()
 		case res := <-exited:
-			// Another forwarder's daemon may have won the socket: it is
-			// then listening, and the next dial finds it.
+			if res.live {
+				// Another forwarder's daemon won the address. It holds
+				// the lock and listens once its store is open, which may
+				// take a while: dial it until the deadline.
+				exited = nil
+				continue
+			}
 			if c, err := dialShared(cfg.Socket); err == nil {
 				return c, false, nil
 			}
-			return nil, false, fmt.Errorf("the shared daemon it started exited (%v); see %s", res, sharedLogPath(cfg))
+			cause := res.err.Error()
+			if logged := lastFailure(sharedLogPath(cfg), logFrom); logged != "" {
+				cause = logged
+			}
+			return nil, false, fmt.Errorf("the shared daemon it started exited: %s (its log: %s)", cause, sharedLogPath(cfg))
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
@@ -278,6 +290,17 @@ func dialOrStartShared(ctx context.Context, cfg config.Config) (c net.Conn, star
 		}
 	}
 }
+
+// daemonExit is how a started daemon ended: live when it found another
+// daemon on its address (exit status exitLive).
+type daemonExit struct {
+	live bool
+	err  error
+}
+
+// startSharedDaemon starts the shared daemon (startShared; a test stands in
+// for it) and reports its exit on the channel.
+var startSharedDaemon = startShared
 
 // dialShared connects to the shared daemon once endpoint.Dial has found
 // that it runs as this user; nothing is sent before.
@@ -297,10 +320,52 @@ func noListener(err error) bool { return errors.Is(err, endpoint.ErrNoListener) 
 // sharedLogPath is where a started daemon logs: its state directory.
 func sharedLogPath(cfg config.Config) string { return filepath.Join(cfg.StateDir, "hostd.log") }
 
+// logSize is the size of the log file now: where the lines of a daemon
+// started next begin.
+func logSize(path string) int64 {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
+}
+
+// maxLogTail bounds how much of the log lastFailure reads.
+const maxLogTail = 1 << 20
+
+// lastFailure is the error of the last logStartFailed line the log holds
+// past offset from (at most its last maxLogTail bytes), or "".
+func lastFailure(path string, from int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if size := logSize(path); size-from > maxLogTail {
+		from = size - maxLogTail
+	}
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return ""
+	}
+	var cause string
+	lines := bufio.NewScanner(io.LimitReader(f, maxLogTail))
+	lines.Buffer(make([]byte, 0, 64<<10), maxLogTail)
+	for lines.Scan() {
+		var entry struct {
+			Msg   string `json:"msg"`
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(lines.Bytes(), &entry) == nil && entry.Msg == logStartFailed && entry.Error != "" {
+			cause = entry.Error
+		}
+	}
+	return cause
+}
+
 // startShared starts the shared daemon as a process of its own session, so
 // it outlives the forwarder and the window that spawned it. It logs to
 // its state directory. The returned channel receives its exit.
-func startShared(cfg config.Config) (<-chan error, error) {
+func startShared(cfg config.Config) (<-chan daemonExit, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the hostd binary to start the shared daemon: %w", err)
@@ -319,8 +384,12 @@ func startShared(cfg config.Config) (<-chan error, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the shared daemon: %w", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	exited := make(chan daemonExit, 1)
+	go func() {
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		exited <- daemonExit{live: errors.As(err, &exit) && exit.ExitCode() == exitLive, err: err}
+	}()
 	return exited, nil
 }
 

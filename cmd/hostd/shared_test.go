@@ -40,13 +40,19 @@ func (s *stdioClient) errText() string {
 	return s.stderr.String()
 }
 
-// startStdio runs `hostd --stdio` with env, the environment that names
-// the user's runtime and state directories.
+// startStdio runs `hostd --stdio` with env added to the test's own
+// environment (the state directory, say).
 func startStdio(t *testing.T, env []string, args ...string) *stdioClient {
+	t.Helper()
+	return startStdioIn(t, append(os.Environ(), env...), args...)
+}
+
+// startStdioIn runs `hostd --stdio` with exactly the environment env.
+func startStdioIn(t *testing.T, env []string, args ...string) *stdioClient {
 	t.Helper()
 	s := &stdioClient{exited: make(chan error, 1)}
 	s.cmd = exec.Command(hostdBinary(t), append([]string{"--stdio"}, args...)...)
-	s.cmd.Env = append(os.Environ(), env...)
+	s.cmd.Env = env
 	stdin, _ := s.cmd.StdinPipe()
 	stdout, _ := s.cmd.StdoutPipe()
 	s.cmd.Stderr = s

@@ -43,10 +43,20 @@ type Listener struct {
 // Path is the socket's absolute path.
 func (l *Listener) Path() string { return l.path }
 
-// Listen prepares the directory, takes the lock and listens on path.
-// Everything that can be checked before creating a directory is. Another
-// daemon on path is a *LiveError.
-func Listen(path string) (*Listener, error) {
+// Claim is an address taken for this process: its directory checked and
+// made, its lock held. A daemon claims its address before it opens its
+// state and listens only once that is open, so a second daemon learns
+// from the lock that it is second before touching the state directory,
+// and no client connects to a daemon that is about to fail.
+type Claim struct {
+	path string
+	lock *os.File
+}
+
+// ClaimAddress prepares the socket's directory and takes the lock of
+// path. Everything that can be checked before creating a directory is.
+// Another daemon on path is a *LiveError.
+func ClaimAddress(path string) (*Claim, error) {
 	path, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -64,23 +74,41 @@ func Listen(path string) (*Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := clearStale(path); err != nil {
-		lock.Close()
+	return &Claim{path: path, lock: lock}, nil
+}
+
+// Release gives the address up without listening on it.
+func (c *Claim) Release() { c.lock.Close() }
+
+// Listen listens on the claimed address, replacing a stale socket file;
+// the listener then holds the lock until it is closed.
+func (c *Claim) Listen() (*Listener, error) {
+	if err := clearStale(c.path); err != nil {
+		c.Release()
 		return nil, err
 	}
-	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: c.path, Net: "unix"})
 	if err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("listen on %s: %w", path, err)
+		c.Release()
+		return nil, fmt.Errorf("listen on %s: %w", c.path, err)
 	}
 	// The directory is private, so the moment between bind and chmod
 	// exposes nothing; the mode documents the intent to anyone listing it.
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err := os.Chmod(c.path, 0o600); err != nil {
 		l.Close()
-		lock.Close()
+		c.Release()
 		return nil, err
 	}
-	return &Listener{UnixListener: l, path: path, lock: lock, uid: os.Getuid()}, nil
+	return &Listener{UnixListener: l, path: c.path, lock: c.lock, uid: os.Getuid()}, nil
+}
+
+// Listen claims path and listens on it.
+func Listen(path string) (*Listener, error) {
+	c, err := ClaimAddress(path)
+	if err != nil {
+		return nil, err
+	}
+	return c.Listen()
 }
 
 // safeParent refuses a socket directory that another user could replace:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/Microsoft/go-winio"
@@ -38,7 +39,9 @@ const pipeBuffer = 64 << 10
 // Listener is the daemon's named pipe listener.
 type Listener struct {
 	net.Listener
-	path string
+	path      string
+	lock      windows.Handle
+	closeOnce sync.Once
 	// OnRefuse is never called: the pipe's security descriptor refuses
 	// other users before a connection exists.
 	OnRefuse func(Peer, error)
@@ -52,37 +55,82 @@ func securityDescriptor(sid string) string {
 	return fmt.Sprintf("O:%sD:P(D;;GA;;;NU)(A;;GA;;;%s)", sid, sid)
 }
 
-// Listen creates the pipe's first instance. A live daemon of ours on the
+// Claim is a pipe name taken for this process: no one serves it, and
+// the lock file of the name is held, so a second daemon learns that it
+// is second before touching the state directory.
+type Claim struct {
+	path, sid string
+	lock      windows.Handle
+}
+
+// ClaimAddress takes the pipe name path. A live daemon of ours on the
 // name is a *LiveError; a name another user holds is refused.
-//
-// A name someone serves is found by dialing it first, which names the
-// holder; FILE_CREATE then closes the window between that look and the
-// create, on a system that enforces it (Windows does, Wine does not).
-func Listen(path string) (*Listener, error) {
+func ClaimAddress(path string) (*Claim, error) {
 	sid, err := userSID()
 	if err != nil {
 		return nil, fmt.Errorf("read this process's user: %w", err)
 	}
-	if err := holder(path, sid); err != nil {
+	lock, err := lockName(path)
+	if errors.Is(err, ErrLive) {
+		// Name the daemon that holds it, once it serves.
+		if herr := holder(path, sid); herr != nil {
+			return nil, herr
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
-	l, err := winio.ListenPipe(path, &winio.PipeConfig{
-		SecurityDescriptor: securityDescriptor(sid),
+	if err := holder(path, sid); err != nil {
+		windows.CloseHandle(lock)
+		return nil, err
+	}
+	return &Claim{path: path, sid: sid, lock: lock}, nil
+}
+
+// Release gives the name up without listening on it.
+func (c *Claim) Release() { windows.CloseHandle(c.lock) }
+
+// Listen creates the pipe's first instance; the listener then holds the
+// name's lock until it is closed.
+//
+// A name someone serves was found by dialing it (ClaimAddress), which
+// names the holder; FILE_CREATE closes the window between that look and
+// the create, on a system that enforces it (Windows does, Wine does not).
+func (c *Claim) Listen() (*Listener, error) {
+	l, err := winio.ListenPipe(c.path, &winio.PipeConfig{
+		SecurityDescriptor: securityDescriptor(c.sid),
 		MessageMode:        true,
 		InputBufferSize:    pipeBuffer,
 		OutputBufferSize:   pipeBuffer,
 	})
 	if err == nil {
-		return &Listener{Listener: l, path: path}, nil
+		return &Listener{Listener: l, path: c.path, lock: c.lock}, nil
 	}
+	c.Release()
 	if !nameTaken(err) {
-		return nil, fmt.Errorf("listen on %s: %w", path, err)
+		return nil, fmt.Errorf("listen on %s: %w", c.path, err)
 	}
 	// Someone made the name between the look and the create.
-	if err := holder(path, sid); err != nil {
+	if err := holder(c.path, c.sid); err != nil {
 		return nil, err
 	}
-	return nil, &LiveError{Addr: path}
+	return nil, &LiveError{Addr: c.path}
+}
+
+// Listen claims path and listens on it.
+func Listen(path string) (*Listener, error) {
+	c, err := ClaimAddress(path)
+	if err != nil {
+		return nil, err
+	}
+	return c.Listen()
+}
+
+// Close stops listening and releases the name's lock.
+func (l *Listener) Close() error {
+	err := l.Listener.Close()
+	l.closeOnce.Do(func() { windows.CloseHandle(l.lock) })
+	return err
 }
 
 // holder says who serves the pipe path, if anyone: nil when nobody does,
