@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -196,8 +197,8 @@ func findLauncher() launcher {
 		}
 	}
 	if self, err := os.Executable(); err == nil {
-		beside := filepath.Join(filepath.Dir(self), "hostd")
-		if info, err := os.Stat(beside); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+		beside := filepath.Join(filepath.Dir(self), "hostd"+filepath.Ext(self)) // hostd.exe beside hostctl.exe
+		if info, err := os.Stat(beside); err == nil && info.Mode().IsRegular() && (runtime.GOOS == "windows" || info.Mode().Perm()&0o111 != 0) {
 			l.installed = beside
 		}
 	}

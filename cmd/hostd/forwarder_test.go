@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,4 +147,25 @@ func TestE2EForwardersStartedAtOnce(t *testing.T) {
 			return
 		}
 	}
+}
+
+// Issue 24: a daemon refused for a state directory another daemon holds
+// names that daemon and the way out, and never listens, so no client
+// reaches a daemon that cannot serve.
+func TestE2EASecondDaemonOnAStateDirectoryNamesTheFirst(t *testing.T) {
+	state := t.TempDir()
+	first := startDaemon(t, "", "--state-dir", state)
+	socket := filepath.Join(shortDir(t), "hostd.sock")
+	second := launch(t, "--socket", socket, "--state-dir", state)
+	if code := second.wait(30 * time.Second); code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, second.output())
+	}
+	want := fmt.Sprintf("review store is in use by another process (pid %d, the daemon on %s, started ", first.cmd.Process.Pid, first.socket)
+	if out := second.output(); !strings.Contains(out, want) || !strings.Contains(out, "stop it (hostctl --socket "+first.socket+" shutdown)") {
+		t.Errorf("stderr lacks %q and the way out:\n%s", want, out)
+	}
+	if _, err := os.Lstat(socket); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused daemon made its socket: %v", err)
+	}
+	mustCall(t, first.client(), "host.info", nil, nil)
 }
