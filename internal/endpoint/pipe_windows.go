@@ -208,25 +208,20 @@ func PeerOf(c net.Conn) (Peer, error) {
 	if err != nil || server.PID != os.Getpid() {
 		return server, err
 	}
-	h, err := handleOf(c)
-	if err != nil {
-		return Peer{}, err
-	}
-	var pid uint32
-	if err := windows.GetNamedPipeClientProcessId(h, &pid); err != nil {
-		return Peer{}, err
-	}
-	return processPeer(pid)
+	return endOf(c, windows.GetNamedPipeClientProcessId)
 }
 
 // serverOf is the process serving the pipe c is connected to.
-func serverOf(c net.Conn) (Peer, error) {
+func serverOf(c net.Conn) (Peer, error) { return endOf(c, windows.GetNamedPipeServerProcessId) }
+
+// endOf is the process at one end of c's pipe, as pidOf reads it.
+func endOf(c net.Conn, pidOf func(windows.Handle, *uint32) error) (Peer, error) {
 	h, err := handleOf(c)
 	if err != nil {
 		return Peer{}, err
 	}
 	var pid uint32
-	if err := windows.GetNamedPipeServerProcessId(h, &pid); err != nil {
+	if err := pidOf(h, &pid); err != nil {
 		return Peer{}, err
 	}
 	return processPeer(pid)

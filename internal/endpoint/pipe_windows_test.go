@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -33,14 +34,9 @@ func echo(t *testing.T, l *Listener) {
 	t.Cleanup(func() { l.Close() })
 }
 
-// The pipe is created with the descriptor meant for it: owned by the
-// user, a protected DACL of one ACE denying network logons and one
-// allowing the user's SID, nothing else.
-func TestThePipeAdmitsOnlyTheUser(t *testing.T) {
-	sid, err := userSID()
-	if err != nil {
-		t.Fatal(err)
-	}
+// serving is a listener on a fresh pipe, echoing, and a client of it.
+func serving(t *testing.T) (*Listener, net.Conn) {
+	t.Helper()
 	l, err := Listen(testPipe(t))
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +46,19 @@ func TestThePipeAdmitsOnlyTheUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
+	return l, c
+}
+
+// The pipe is created with the descriptor meant for it: owned by the
+// user, a protected DACL of one ACE denying network logons and one
+// allowing the user's SID, nothing else.
+func TestThePipeAdmitsOnlyTheUser(t *testing.T) {
+	sid, err := userSID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, c := serving(t)
 	h, _ := handleOf(c)
 	sd, err := windows.GetSecurityInfo(h, windows.SE_KERNEL_OBJECT, windows.OWNER_SECURITY_INFORMATION|windows.DACL_SECURITY_INFORMATION)
 	if err != nil {
@@ -93,16 +101,7 @@ func TestThePipeAdmitsOnlyTheUser(t *testing.T) {
 
 // A client of the same user connects, is checked, and talks.
 func TestTheSameUserConnects(t *testing.T) {
-	l, err := Listen(testPipe(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	echo(t, l)
-	c, err := Dial(context.Background(), l.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := serving(t)
 	peer, err := PeerOf(c)
 	if err != nil || peer.PID != os.Getpid() {
 		t.Errorf("PeerOf the server: %+v, %v; want this process", peer, err)
@@ -119,16 +118,7 @@ func TestThePipeCarriesDataAndHalfCloses(t *testing.T) {
 		// first instance, so nothing reaches Accept. Windows runs this.
 		t.Skip("Wine connects clients to go-winio's placeholder first pipe instance")
 	}
-	l, err := Listen(testPipe(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	echo(t, l)
-	c, err := Dial(context.Background(), l.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := serving(t)
 	io.WriteString(c, "ping")
 	buf := make([]byte, 4)
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
