@@ -256,7 +256,7 @@ func (d *daemon) raw() *raw {
 }
 
 func (r *raw) send(body string) {
-	wire.WriteFrame(r.nc, []byte(body))
+	io.WriteString(r.nc, string(wire.AppendHeader(nil, len(body)))+body)
 }
 
 // recv reads one response frame as a generic object.
