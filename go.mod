@@ -3,6 +3,7 @@ module github.com/hostd-dev/hostd
 go 1.26.8
 
 require (
+	github.com/Microsoft/go-winio v0.6.4
 	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/go-git/gcfg v1.5.1-0.20230307220236-3a3c6141e376
 	github.com/go-git/go-git/v5 v5.19.3

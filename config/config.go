@@ -10,10 +10,10 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/endpoint"
 )
 
 // Limits are the bounds hostd enforces. The JSON names are the camelCase
@@ -233,22 +233,9 @@ func (l Limits) ShutdownGrace() time.Duration {
 	return time.Duration(l.ShutdownGraceMs) * time.Millisecond
 }
 
-// DefaultSocketPath is $XDG_RUNTIME_DIR/hostd/hostd.sock, else
-// $TMPDIR/hostd-$UID/hostd.sock (wire-contract §1).
-func DefaultSocketPath() string {
-	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
-		return filepath.Join(dir, "hostd", "hostd.sock")
-	}
-	return filepath.Join(os.TempDir(), "hostd-"+strconv.Itoa(os.Getuid()), "hostd.sock")
-}
+// DefaultSocketPath is the user's rendezvous (endpoint.Default: derived
+// from the user's identity, not from the environment; wire-contract §1).
+func DefaultSocketPath() string { return endpoint.Default() }
 
-// DefaultStateDir is $XDG_STATE_HOME/hostd, else ~/.local/state/hostd.
-func DefaultStateDir() string {
-	if dir := os.Getenv("XDG_STATE_HOME"); dir != "" {
-		return filepath.Join(dir, "hostd")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".local", "state", "hostd")
-	}
-	return filepath.Join(os.TempDir(), "hostd-state-"+strconv.Itoa(os.Getuid()))
-}
+// DefaultStateDir is the user's state directory (endpoint.StateDir).
+func DefaultStateDir() string { return endpoint.StateDir() }

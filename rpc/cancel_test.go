@@ -273,7 +273,7 @@ func TestConcurrentCallsFromManyClients(t *testing.T) {
 					errs <- e
 					return
 				}
-				if e := call(t, c, "session.delete", SessionIDParams{id}, nil); e != nil {
+				if e := call(t, c, "session.delete", SessionIDParams{SessionID: id}, nil); e != nil {
 					errs <- e
 					return
 				}

@@ -17,12 +17,13 @@ import (
 
 	"github.com/hostd-dev/hostd/internal/budget"
 	"github.com/hostd-dev/hostd/internal/quote"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools"
 )
 
 // cancelMethod is the notification that cancels a request in flight on
 // the same connection (the LSP convention vscode-jsonrpc follows).
-const cancelMethod = "$/cancelRequest"
+const cancelMethod = wire.CancelMethod
 
 // maxInFlightPerConn bounds the calls one connection may have running at
 // once. Past it, the connection's reader waits for a call to finish before
@@ -51,7 +52,7 @@ type conn struct {
 	id    uint64
 	log   *zap.Logger
 	rwc   io.ReadWriteCloser
-	in    *frameStream
+	in    *wire.Reader
 	out   *outbox
 	slots chan struct{} // a token per running call
 	// ctx is the parent of the connection's request contexts; it ends
@@ -70,7 +71,7 @@ func newConn(s *Server, n uint64, rwc io.ReadWriteCloser) *conn {
 		id:       n,
 		log:      s.log.With(zap.Uint64(LogConn, n)),
 		rwc:      rwc,
-		in:       newFrameStream(rwc, s.opts.Limits.MaxFrameBytes),
+		in:       wire.NewReader(rwc, s.opts.Limits.MaxFrameBytes),
 		slots:    make(chan struct{}, maxInFlightPerConn),
 		inflight: make(map[jsonrpc2.ID]context.CancelFunc),
 	}
@@ -131,7 +132,7 @@ func (c *conn) writeFailed(err error) {
 func (c *conn) readRequest() (*jsonrpc2.Request, budget.Release, error) {
 	b := c.srv.opts.Budget
 	for {
-		n, err := c.in.readHeader()
+		n, err := c.in.ReadHeader()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -151,7 +152,7 @@ func (c *conn) readRequest() (*jsonrpc2.Request, budget.Release, error) {
 				return nil, nil, err
 			}
 		}
-		body, err := c.in.readBody(n)
+		body, err := c.in.ReadBody(n)
 		if err != nil {
 			release()
 			return nil, nil, err
@@ -179,7 +180,7 @@ func (c *conn) readRequest() (*jsonrpc2.Request, budget.Release, error) {
 // connection is closed, since an answer without the id would leave the
 // call hanging.
 func (c *conn) refuse(n int64, why error) error {
-	head, err := c.in.skipBody(n, refusedHeadBytes)
+	head, err := c.in.SkipBody(n, refusedHeadBytes)
 	if err != nil {
 		return err
 	}

@@ -14,39 +14,6 @@ import (
 	"github.com/hostd-dev/hostd/workspace"
 )
 
-// Code is a JSON-RPC error code with the name clients match on, which is
-// sent as error.data.code (wire-contract §2).
-type Code struct {
-	Num  int64
-	Name string
-}
-
-// The codes hostd answers with. The protocol codes and the application
-// codes -32001..-32006 are wire-contract §2. SHUTTING_DOWN and REQUEST_CANCELLED
-// are additions: the first answers a request that arrives while the daemon
-// drains, the second a request cancelled by $/cancelRequest or by the
-// daemon's shutdown (the code is the one LSP clients already know).
-// OVERLOADED (retriable) answers a request the daemon's memory budget had
-// no room for in time; RESULT_TOO_LARGE one whose answer would exceed
-// limits.maxFrameBytes.
-var (
-	CodeParseError       = Code{jsonrpc2.CodeParseError, "PARSE_ERROR"}
-	CodeInvalidRequest   = Code{jsonrpc2.CodeInvalidRequest, "INVALID_REQUEST"}
-	CodeMethodNotFound   = Code{jsonrpc2.CodeMethodNotFound, "METHOD_NOT_FOUND"}
-	CodeInvalidParams    = Code{jsonrpc2.CodeInvalidParams, "INVALID_PARAMS"}
-	CodeInternal         = Code{jsonrpc2.CodeInternalError, "INTERNAL_ERROR"}
-	CodeShuttingDown     = Code{-32000, "SHUTTING_DOWN"}
-	CodeSessionNotFound  = Code{-32001, "SESSION_NOT_FOUND"}
-	CodeWorkspaceInvalid = Code{-32002, "WORKSPACE_INVALID"}
-	CodeRollbackConflict = Code{-32003, "ROLLBACK_CONFLICT"}
-	CodeReviewNotFound   = Code{-32004, "REVIEW_NOT_FOUND"}
-	CodeUnknownTool      = Code{-32005, "UNKNOWN_TOOL"}
-	CodeSessionLimit     = Code{-32006, "SESSION_LIMIT"}
-	CodeOverloaded       = Code{-32007, "OVERLOADED"}
-	CodeResultTooLarge   = Code{-32008, "RESULT_TOO_LARGE"}
-	CodeRequestCancelled = Code{-32800, "REQUEST_CANCELLED"}
-)
-
 // sentinel maps a domain error to its wire code.
 type sentinel struct {
 	err  error
@@ -70,13 +37,6 @@ var sentinels = []sentinel{
 }
 
 var errShuttingDown = errors.New("hostd is shutting down; reconnect once it has restarted")
-
-// errorData is error.data: the code's name, and for a params problem the
-// JSON path of the field at fault.
-type errorData struct {
-	Code  string `json:"code"`
-	Field string `json:"field,omitempty"`
-}
 
 // wireError is an error that already carries its wire code.
 type wireError struct {

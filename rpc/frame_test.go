@@ -1,11 +1,7 @@
 package rpc
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -139,97 +135,4 @@ func TestHeaderNamesAreCaseInsensitiveAndContentTypeIsAccepted(t *testing.T) {
 	if r := c.recv(); r.Error != nil {
 		t.Fatal(r.Error)
 	}
-}
-
-// A Content-Length that lies costs the bytes actually sent, not the bytes
-// announced.
-func TestABodyIsBufferedAsItArrives(t *testing.T) {
-	const announced = 48 << 20
-	input := io.MultiReader(strings.NewReader(fmt.Sprintf("Content-Length: %d\r\n\r\n{\"a\":", announced)), strings.NewReader(strings.Repeat(" ", 1000)))
-	f := newFrameStream(input, 64<<20)
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	_, err := f.readFrame()
-	runtime.ReadMemStats(&after)
-	if !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Fatalf("err = %v, want unexpected EOF", err)
-	}
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
-		t.Errorf("allocated %d bytes for a 1 KB body announced as %d", grew, announced)
-	}
-}
-
-func TestFramesAreReadBackToBack(t *testing.T) {
-	var in bytes.Buffer
-	bodies := []string{`{"jsonrpc":"2.0","method":"a"}`, `{"jsonrpc":"2.0","id":1,"method":"b","params":{"x":"` + strings.Repeat("y", 5000) + `"}}`, `{}`}
-	for _, b := range bodies {
-		fmt.Fprintf(&in, "Content-Length: %d\r\n\r\n%s", len(b), b)
-	}
-	f := newFrameStream(&in, 1<<20)
-	for _, want := range bodies {
-		got, err := f.readFrame()
-		if err != nil || string(got) != want {
-			t.Fatalf("frame %.30q: got %.30q, %v", want, got, err)
-		}
-	}
-	if _, err := f.readFrame(); err != io.EOF {
-		t.Errorf("after the last frame: %v, want io.EOF", err)
-	}
-}
-
-// FuzzFrameHeader checks readHeader against a direct reading of the
-// framing rule: CRLF-terminated "Name: value" lines up to an empty one,
-// all within maxHeaderBytes; Content-Length (any case) a decimal count no
-// larger than the cap, given once or repeated with the same value.
-func FuzzFrameHeader(f *testing.F) {
-	f.Add("Content-Length: 10\r\n\r\n")
-	f.Add("Content-Length: 10\r\nContent-Type: x\r\n\r\n")
-	f.Add("content-length:3\r\n\r\n")
-	f.Add("Content-Length: +3\r\n\r\n")
-	f.Add("Content-Length: 99999999999\r\n\r\n")
-	f.Add("Content-Length: 1\n\n")
-	f.Add("\r\n")
-	f.Fuzz(func(t *testing.T, in string) {
-		const limit = 1 << 16
-		s := newFrameStream(strings.NewReader(in), limit)
-		n, err := s.readHeader()
-		wantN, wantOK := oracleHeader(in, limit)
-		if (err == nil) != wantOK || (wantOK && n != wantN) {
-			t.Fatalf("readHeader(%q) = %d, %v; oracle says %d, %v", in, n, err, wantN, wantOK)
-		}
-	})
-}
-
-func oracleHeader(in string, limit int64) (int64, bool) {
-	end := strings.Index("\r\n"+in, "\r\n\r\n") // the block ends at the first empty line
-	if end < 0 || end+2 > maxHeaderBytes {
-		return 0, false
-	}
-	n := int64(-1)
-	for _, line := range strings.Split(in[:max(end-2, 0)], "\r\n") {
-		if end == 0 {
-			break
-		}
-		name, value, ok := strings.Cut(line, ":")
-		if !ok || strings.Contains(line, "\n") {
-			return 0, false
-		}
-		if strings.ToLower(strings.Trim(name, " \t")) != "content-length" {
-			continue
-		}
-		value = strings.Trim(value, " \t")
-		v := int64(0)
-		for _, r := range value {
-			if r < '0' || r > '9' || v > limit {
-				return 0, false
-			}
-			v = v*10 + int64(r-'0')
-		}
-		if value == "" || v > limit || (n >= 0 && v != n) {
-			return 0, false
-		}
-		n = v
-	}
-	return n, n >= 0
 }

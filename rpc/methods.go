@@ -2,18 +2,15 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
-	"time"
 
-	"github.com/hostd-dev/hostd/config"
-	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
 // ProtocolVersion is the wire contract's version (host.info).
-const ProtocolVersion = 1
+const ProtocolVersion = wire.ProtocolVersion
 
 // methodTable is every method hostd serves, in the order rpc.discover
 // lists them. A new method is one row here and one handler.
@@ -35,26 +32,6 @@ func (s *Server) methodTable() []*Method {
 		table = append(table, s.reviewMethods()...)
 	}
 	return table
-}
-
-// HostInfo is the result of host.info.
-type HostInfo struct {
-	Name            string        `json:"name"`
-	Version         string        `json:"version"`
-	Commit          string        `json:"commit,omitempty" doc:"the commit the daemon was built from, when the build recorded it; a trailing +modified marks uncommitted changes"`
-	ProtocolVersion int           `json:"protocolVersion"`
-	PID             int           `json:"pid"`
-	StartedAt       time.Time     `json:"startedAt"`
-	Grammars        []string      `json:"grammars" doc:"languages block ops (N*) can resolve"`
-	Limits          config.Limits `json:"limits" doc:"every limit in force, by its config-file name"`
-	Review          *ReviewHealth `json:"review,omitempty" doc:"present only when the review store needs attention"`
-}
-
-// ReviewHealth says that the review store was found damaged, at start or
-// while running.
-type ReviewHealth struct {
-	Recovered *review.Recovery `json:"recovered,omitempty" doc:"the store was damaged at start: the file was moved aside (from) and a fresh, empty store started"`
-	Broken    string           `json:"broken,omitempty" doc:"the store turned out damaged while running: review calls and changes fail until hostd restarts"`
 }
 
 // reviewHealth is nil while the review store is healthy.
@@ -91,30 +68,6 @@ func (s *Server) hostShutdown(context.Context, NoParams) (Empty, error) {
 	return Empty{}, nil
 }
 
-// ExternalRoot is an approved root outside the workspace.
-type ExternalRoot struct {
-	Path     string `json:"path" doc:"absolute directory"`
-	Writable bool   `json:"writable,omitempty" doc:"tools may write under it (default false: read-only)"`
-}
-
-// SessionCreateParams are the params of session.create.
-type SessionCreateParams struct {
-	Workspace     string             `json:"workspace" doc:"absolute path of the workspace root directory"`
-	Scratch       string             `json:"scratch,omitempty" doc:"absolute path of a writable scratch directory"`
-	ExternalRoots []ExternalRoot     `json:"externalRoots,omitempty"`
-	SessionID     string             `json:"sessionId,omitempty" doc:"re-attach under this id (letters, digits, - _ . :); generated when absent"`
-	EditResult    session.ResultForm `json:"editResult,omitempty" doc:"\"full\" (default) or \"compact\": the form of this session's edit results when a call does not choose one; a session re-attached by id keeps its own"`
-}
-
-// SessionRef is a session and its canonical workspace root.
-type SessionRef struct {
-	SessionID string `json:"sessionId"`
-	Workspace string `json:"workspace" doc:"canonical workspace root: absolute, symlinks resolved"`
-	// EditResult is reported only for a compact session, so the common
-	// answer is unchanged.
-	EditResult string `json:"editResult,omitempty" doc:"\"compact\" when the session's edit results are compact by default"`
-}
-
 func (s *Server) sessionCreate(_ context.Context, p SessionCreateParams) (SessionRef, error) {
 	form, err := session.ParseResultForm(string(p.EditResult))
 	if err != nil {
@@ -139,28 +92,12 @@ func (s *Server) sessionCreate(_ context.Context, p SessionCreateParams) (Sessio
 	return ref, nil
 }
 
-// SessionIDParams name one session.
-type SessionIDParams struct {
-	SessionID string `json:"sessionId"`
-}
-
 func (s *Server) sessionDelete(_ context.Context, p SessionIDParams) (Empty, error) {
 	return Empty{}, s.opts.Sessions.Delete(p.SessionID)
 }
 
-// SessionList is the result of session.list.
-type SessionList struct {
-	Sessions []session.Info `json:"sessions"`
-}
-
 func (s *Server) sessionList(context.Context, NoParams) (SessionList, error) {
 	return SessionList{Sessions: s.opts.Sessions.List()}, nil
-}
-
-// SetWorkspaceParams are the params of session.setWorkspace.
-type SetWorkspaceParams struct {
-	SessionID string `json:"sessionId"`
-	Workspace string `json:"workspace" doc:"absolute path of the new workspace root directory"`
 }
 
 func (s *Server) sessionSetWorkspace(_ context.Context, p SetWorkspaceParams) (SessionRef, error) {
@@ -179,15 +116,6 @@ type ToolDefinitions struct {
 func (s *Server) toolsDefinitions(context.Context, NoParams) (ToolDefinitions, error) {
 	defs, err := s.opts.Executor.Definitions()
 	return ToolDefinitions{Tools: defs}, err
-}
-
-// ExecuteParams are the params of tools.execute.
-type ExecuteParams struct {
-	SessionID  string          `json:"sessionId"`
-	Tool       string          `json:"tool" doc:"a name from tools.definitions"`
-	Args       json.RawMessage `json:"args,omitempty" doc:"the tool's arguments, as its inputSchema describes"`
-	PromptID   string          `json:"promptId,omitempty" doc:"the user prompt (turn) this call belongs to; the repeat guard counts only with it"`
-	ToolCallID string          `json:"toolCallId,omitempty" doc:"keys review entries; generated and returned when absent"`
 }
 
 func (s *Server) toolsExecute(ctx context.Context, p ExecuteParams) (tools.Outcome, error) {

@@ -96,7 +96,7 @@ func TestSessionLifecycle(t *testing.T) {
 		t.Errorf("setWorkspace: %+v", ref)
 	}
 	var dump SessionDump
-	mustCall(t, c, "debug.session", SessionIDParams{"agent-1"}, &dump)
+	mustCall(t, c, "debug.session", SessionIDParams{SessionID: "agent-1"}, &dump)
 	if len(dump.Paths) != 0 || len(dump.Registers) != 0 || dump.Workspace != canon(t, other) {
 		t.Errorf("after setWorkspace the store and registers must be empty: %+v", dump)
 	}
@@ -105,8 +105,8 @@ func TestSessionLifecycle(t *testing.T) {
 		t.Errorf("scratch root not carried over: %+v", roots)
 	}
 
-	mustCall(t, c, "session.delete", SessionIDParams{"agent-1"}, nil)
-	wantError(t, call(t, c, "session.delete", SessionIDParams{"agent-1"}, nil), CodeSessionNotFound, "agent-1")
+	mustCall(t, c, "session.delete", SessionIDParams{SessionID: "agent-1"}, nil)
+	wantError(t, call(t, c, "session.delete", SessionIDParams{SessionID: "agent-1"}, nil), CodeSessionNotFound, "agent-1")
 	mustCall(t, c, "session.list", nil, &list)
 	if len(list.Sessions) != 1 {
 		t.Errorf("after delete: %+v", list)
@@ -153,7 +153,7 @@ func TestDomainErrorsMapToTheirCodes(t *testing.T) {
 		says   []string
 	}{
 		{"unknown session", "tools.execute", ExecuteParams{SessionID: "nope", Tool: "block"}, CodeSessionNotFound, []string{`"nope"`, "session.create"}},
-		{"unknown session on debug", "debug.session", SessionIDParams{"nope"}, CodeSessionNotFound, nil},
+		{"unknown session on debug", "debug.session", SessionIDParams{SessionID: "nope"}, CodeSessionNotFound, nil},
 		{"unknown session on setWorkspace", "session.setWorkspace", SetWorkspaceParams{SessionID: "nope", Workspace: ws}, CodeSessionNotFound, nil},
 		{"workspace is a file", "session.setWorkspace", SetWorkspaceParams{SessionID: "s1", Workspace: file}, CodeWorkspaceInvalid, []string{"not a directory"}},
 		{"workspace missing", "session.create", SessionCreateParams{Workspace: filepath.Join(ws, "missing")}, CodeWorkspaceInvalid, []string{"missing"}},

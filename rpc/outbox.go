@@ -4,10 +4,11 @@ import (
 	"errors"
 	"io"
 	"net"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // Every frame the daemon sends on a connection goes through that
@@ -132,9 +133,7 @@ func (o *outbox) run() {
 		o.writing = true
 		o.mu.Unlock()
 
-		header = append(header[:0], "Content-Length: "...)
-		header = strconv.AppendInt(header, int64(len(body)), 10)
-		header = append(header, "\r\n\r\n"...)
+		header = wire.AppendHeader(header[:0], len(body))
 		if dl != nil && o.timeout > 0 {
 			dl.SetWriteDeadline(time.Now().Add(o.timeout))
 		}

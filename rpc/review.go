@@ -9,6 +9,7 @@ import (
 	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rollback"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -40,22 +41,6 @@ var reviewSentinels = []sentinel{
 	// A store found damaged while in use is not a bug in the daemon, but
 	// nothing the caller can fix either; the message says to restart.
 	{review.ErrBroken, CodeInternal},
-}
-
-// ReviewListParams are the params of review.list.
-type ReviewListParams struct {
-	SessionID string `json:"sessionId"`
-	Path      string `json:"path,omitempty" doc:"keep only this file's entries: workspace-relative or absolute"`
-}
-
-// ReviewList is the result of review.list.
-type ReviewList struct {
-	Entries []review.Entry `json:"entries" doc:"oldest first"`
-}
-
-// ReviewSessions is the result of review.sessions.
-type ReviewSessions struct {
-	Sessions []review.SessionSummary `json:"sessions" doc:"most recently changed first"`
 }
 
 func (s *Server) reviewSessions(context.Context, struct{}) (ReviewSessions, error) {
@@ -103,17 +88,6 @@ func (s *Server) reviewList(_ context.Context, p ReviewListParams) (ReviewList, 
 	return ReviewList{Entries: entries}, err
 }
 
-// RollbackParams are the params of review.rollback.
-type RollbackParams struct {
-	SessionID  string `json:"sessionId"`
-	ToolCallID string `json:"toolCallId"`
-}
-
-// RollbackResult is the result of review.rollback.
-type RollbackResult struct {
-	Restored []string `json:"restored" doc:"the paths put back, as the model sees them"`
-}
-
 func (s *Server) reviewRollback(ctx context.Context, p RollbackParams) (RollbackResult, error) {
 	sess, err := s.recordedSession(p.SessionID)
 	if err != nil {
@@ -138,7 +112,7 @@ func (s *Server) fileLocks() *filelock.Table {
 // RecordedNotification is the method of the notification every connected
 // client receives when a tool call's changes are recorded for review; its
 // params are a review.Recorded.
-const RecordedNotification = "review.recorded"
+const RecordedNotification = wire.RecordedNotification
 
 // broadcastRecorded queues review.recorded on every connection's outbox.
 // It runs on the recording goroutine, and neither waits nor starts a

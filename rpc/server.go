@@ -1,7 +1,7 @@
-// Package rpc owns hostd's JSON-RPC 2.0 server: LSP framing with a frame
-// cap, each connection's read loop and its bounded outgoing queue (one
-// writer goroutine with a write deadline, so a client that stops reading
-// slows only itself), frames in flight held to the daemon's memory budget,
+// Package rpc owns hostd's JSON-RPC 2.0 server: each connection's read
+// loop over package wire's frame reader (which holds the frame cap) and
+// its bounded outgoing queue (one writer goroutine with a write deadline,
+// so a client that stops reading slows only itself), frames in flight held to the daemon's memory budget,
 // the method table that both dispatches calls and generates the
 // rpc.discover document, per-request cancellation ($/cancelRequest), the
 // one mapping from domain errors to wire codes, call statistics, and

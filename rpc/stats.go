@@ -14,14 +14,6 @@ const latencyWindow = 1024
 // not have, so a client inventing names cannot grow the table.
 const unknownMethod = "(unknown)"
 
-// CallStats are one method's figures in debug.stats.
-type CallStats struct {
-	Count  uint64 `json:"count"`
-	Errors uint64 `json:"errors" doc:"calls answered with an error, and tools.execute calls whose tool failed (ok: false)"`
-	P50Us  int64  `json:"p50Us" doc:"median latency of the most recent calls, microseconds"`
-	P99Us  int64  `json:"p99Us" doc:"99th-percentile latency of the most recent calls, microseconds"`
-}
-
 // callStats counts calls per method and keeps a window of recent
 // latencies for each.
 //

@@ -61,7 +61,7 @@ func TestDebugStatsCountsCallsPerMethodWithinABound(t *testing.T) {
 	for range 3 {
 		mustCall(t, c, "host.info", nil, nil)
 	}
-	call(t, c, "session.delete", SessionIDParams{"nope"}, nil)
+	call(t, c, "session.delete", SessionIDParams{SessionID: "nope"}, nil)
 	for i := range 50 {
 		call(t, c, fmt.Sprintf("invented.%d", i), nil, nil)
 	}
@@ -120,7 +120,7 @@ func TestDebugSessionShowsVersionsAndSeenLines(t *testing.T) {
 	sess.State().Registers.Set("fn", []string{"a", "bc"})
 
 	var raw json.RawMessage
-	mustCall(t, c, "debug.session", SessionIDParams{"s"}, &raw)
+	mustCall(t, c, "debug.session", SessionIDParams{SessionID: "s"}, &raw)
 	var dump SessionDump
 	json.Unmarshal(raw, &dump)
 	if dump.SessionID != "s" || dump.Workspace != ref.Workspace || dump.RetainedBytes != int64(len("one\n")+len("one\ntwo\n")+len("1\n2\n3\n4\n5\n")) {
@@ -160,7 +160,7 @@ func TestDebugSessionOfAnEmptySessionHasEmptyLists(t *testing.T) {
 	c := h.client()
 	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
 	var raw map[string]json.RawMessage
-	mustCall(t, c, "debug.session", SessionIDParams{"s"}, &raw)
+	mustCall(t, c, "debug.session", SessionIDParams{SessionID: "s"}, &raw)
 	if string(raw["paths"]) != "[]" || string(raw["registers"]) != "[]" {
 		t.Errorf("paths %s, registers %s: want [] for both", raw["paths"], raw["registers"])
 	}

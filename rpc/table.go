@@ -29,12 +29,6 @@ type Method struct {
 	runsInline bool
 }
 
-// NoParams is the params type of a method that takes none.
-type NoParams struct{}
-
-// Empty is the result of a method that answers {}.
-type Empty struct{}
-
 // method builds a table row from a typed handler. P must be a struct; its
 // json and doc tags are the parameters' names, requiredness and
 // descriptions.

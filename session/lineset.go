@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 )
 
@@ -165,4 +166,24 @@ func (s LineSet) MarshalJSON() ([]byte, error) {
 		return []byte("[]"), nil
 	}
 	return json.Marshal(s.ranges)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, for a client of
+// debug.session: null is unknown, a list of [from, to] pairs a known set
+// (merged as Add merges them).
+func (s *LineSet) UnmarshalJSON(b []byte) error {
+	var pairs *[][2]int
+	if err := json.Unmarshal(b, &pairs); err != nil {
+		return fmt.Errorf("seenLines: %w", err)
+	}
+	if pairs == nil {
+		*s = Unknown()
+		return nil
+	}
+	set := Empty()
+	for _, p := range *pairs {
+		set = set.Add(p[0], p[1])
+	}
+	*s = set
+	return nil
 }

@@ -194,3 +194,25 @@ func FuzzLineSet(f *testing.F) {
 		}
 	})
 }
+
+// debug.session's seenLines reads back as it was written: unknown, empty
+// and ranges stay apart (edit-contract §4.3).
+func TestLineSetJSONRoundTrip(t *testing.T) {
+	for _, s := range []LineSet{Unknown(), Empty(), Span(3, 7).Add(10, 10).Add(40, 50)} {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back LineSet
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if back.Known() != s.Known() || !slices.Equal(back.Ranges(), s.Ranges()) {
+			t.Errorf("%s read back as known=%v %v", b, back.Known(), back.Ranges())
+		}
+	}
+	var bad LineSet
+	if err := json.Unmarshal([]byte(`{"from":1}`), &bad); err == nil {
+		t.Error("an object was taken for a line set")
+	}
+}

@@ -15,7 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/hostd-dev/hostd/internal/client"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // This file runs the real daemon for the end-to-end sections: built from
@@ -147,8 +148,8 @@ func (d *daemon) memory() (rss, hwm int64, err error) {
 	return rss, hwm, nil
 }
 
-// rpcClient is one connection speaking JSON-RPC 2.0 with LSP framing.
-type rpcClient struct{ conn *jsonrpc2.Conn }
+// rpcClient is one connection through the protocol's one Go client.
+type rpcClient struct{ conn *client.Conn }
 
 func dialRPC(ctx context.Context, sock string) (*rpcClient, error) {
 	var d net.Dialer
@@ -156,8 +157,7 @@ func dialRPC(ctx context.Context, sock string) (*rpcClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	ignore := jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil })
-	return &rpcClient{conn: jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(nc, jsonrpc2.VSCodeObjectCodec{}), ignore)}, nil
+	return &rpcClient{conn: client.New(nc, client.Options{Peer: sock})}, nil
 }
 
 func (c *rpcClient) call(ctx context.Context, method string, params, result any) error {
@@ -165,13 +165,6 @@ func (c *rpcClient) call(ctx context.Context, method string, params, result any)
 }
 
 func (c *rpcClient) close() { c.conn.Close() }
-
-// executeParams are tools.execute's params.
-type executeParams struct {
-	SessionID string          `json:"sessionId"`
-	Tool      string          `json:"tool"`
-	Args      json.RawMessage `json:"args"`
-}
 
 // toolResult is the part of a tool result the benchmarks look at.
 type toolResult struct {
@@ -187,7 +180,7 @@ type toolResult struct {
 // execute runs one tool call; a failed tool is an error with its code.
 func (c *rpcClient) execute(ctx context.Context, sessionID, tool, args string) (toolResult, error) {
 	var r toolResult
-	if err := c.call(ctx, "tools.execute", executeParams{SessionID: sessionID, Tool: tool, Args: json.RawMessage(args)}, &r); err != nil {
+	if err := c.call(ctx, "tools.execute", wire.ExecuteParams{SessionID: sessionID, Tool: tool, Args: json.RawMessage(args)}, &r); err != nil {
 		return r, err
 	}
 	if !r.OK {
@@ -201,9 +194,7 @@ func (c *rpcClient) execute(ctx context.Context, sessionID, tool, args string) (
 
 // createSession opens a session on workspace and returns its id.
 func (c *rpcClient) createSession(ctx context.Context, workspace string) (string, error) {
-	var ref struct {
-		SessionID string `json:"sessionId"`
-	}
-	err := c.call(ctx, "session.create", map[string]string{"workspace": workspace}, &ref)
+	var ref wire.SessionRef
+	err := c.call(ctx, "session.create", wire.SessionCreateParams{Workspace: workspace}, &ref)
 	return ref.SessionID, err
 }

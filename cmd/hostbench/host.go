@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // hostSection is section 3: the real daemon end to end over its socket,
@@ -150,7 +152,7 @@ func writeSmallFiles(dir string) error {
 type hostClients struct {
 	clients    []*rpcClient
 	sessions   []string
-	readParams []executeParams
+	readParams []wire.ExecuteParams
 }
 
 // newHostClients dials n connections; with a workspace it also opens a
@@ -175,7 +177,7 @@ func newHostClients(ctx context.Context, sock, ws string, n int) (*hostClients, 
 			return nil, err
 		}
 		h.sessions = append(h.sessions, id)
-		h.readParams = append(h.readParams, executeParams{SessionID: id, Tool: "read", Args: json.RawMessage(jsonArgs("path", fmt.Sprintf("w%d/read.go", w)))})
+		h.readParams = append(h.readParams, wire.ExecuteParams{SessionID: id, Tool: "read", Args: json.RawMessage(jsonArgs("path", fmt.Sprintf("w%d/read.go", w)))})
 	}
 	return h, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -42,7 +43,6 @@ type app struct {
 	json     bool
 	timeout  time.Duration
 	maxFrame int64 // largest response frame, and largest params read from stdin
-	trust    socketTrust
 	io       stdio
 	fmt      formatter
 }
@@ -114,13 +114,8 @@ func parse(args []string, std stdio, getenv func(string) string) (a *app, pos []
 		json:     *asJSON,
 		timeout:  *timeout,
 		maxFrame: config.DefaultLimits().MaxFrameBytes,
-		trust: socketTrust{
-			uid:           os.Getuid(),
-			defaultSocket: *socket == "" && getenv("HOSTD_SOCKET") == "",
-			xdgSet:        os.Getenv("XDG_RUNTIME_DIR") != "", // as config.DefaultSocketPath reads it
-		},
-		io:  std,
-		fmt: formatter{loc: time.Local, now: time.Now},
+		io:       std,
+		fmt:      formatter{loc: time.Local, now: time.Now},
 	}
 	if *timeout <= 0 {
 		return a, nil, false, usageErrorf("--timeout must be positive, got %v", *timeout)
@@ -202,8 +197,8 @@ func findLauncher() launcher {
 		}
 	}
 	if self, err := os.Executable(); err == nil {
-		beside := filepath.Join(filepath.Dir(self), "hostd")
-		if info, err := os.Stat(beside); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+		beside := filepath.Join(filepath.Dir(self), "hostd"+filepath.Ext(self)) // hostd.exe beside hostctl.exe
+		if info, err := os.Stat(beside); err == nil && info.Mode().IsRegular() && (runtime.GOOS == "windows" || info.Mode().Perm()&0o111 != 0) {
 			l.installed = beside
 		}
 	}
@@ -235,7 +230,7 @@ func isHostdModule(gomod string) bool {
 	return false
 }
 
-const usageText = `hostctl inspects a running hostd over its Unix socket.
+const usageText = `hostctl inspects a running hostd over its socket.
 
 usage: hostctl [flags] COMMAND [ARGS]
 
@@ -258,8 +253,8 @@ commands:
                                    daemon's version and protocol if one answers
 
 flags (anywhere on the line):
-  --socket PATH     the daemon's socket (default: $HOSTD_SOCKET, else
-                    $XDG_RUNTIME_DIR/hostd/hostd.sock, else $TMPDIR/hostd-$UID/hostd.sock)
+  --socket PATH     the daemon's socket (default: $HOSTD_SOCKET, else the
+                    user's own, the one hostd --help names; Windows: a pipe)
   --json            print the raw JSON result instead of a table, for scripts
   --timeout DUR     give up (and cancel the request) after DUR (default 30s)
   --version         the same as the version command

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // command is one hostctl command. Each one makes its calls through c and
@@ -14,7 +17,7 @@ type command struct {
 	name     string // "info", or "review list" for a two-word command
 	args     string // argument synopsis, for errors
 	min, max int    // positional arguments after the name
-	run      func(ctx context.Context, a *app, c *client, args []string) error
+	run      func(ctx context.Context, a *app, c *daemonConn, args []string) error
 	// untimed: --timeout bounds connecting only; the command runs until
 	// it ends or is interrupted (watch).
 	untimed bool
@@ -99,7 +102,7 @@ func dispatch(ctx context.Context, a *app, pos []string) error {
 	runCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
-	c, err := dial(ctx, a.socket, a.maxFrame, a.trust)
+	c, err := dial(ctx, a.socket, a.maxFrame)
 	if err != nil {
 		return err
 	}
@@ -146,7 +149,7 @@ func clip(s string, n int) string {
 
 // fetch calls method and returns its raw result; with --json it also
 // prints that result and reports printed=true.
-func fetch(ctx context.Context, a *app, c *client, method string, params any) (raw json.RawMessage, printed bool, err error) {
+func fetch(ctx context.Context, a *app, c *daemonConn, method string, params any) (raw json.RawMessage, printed bool, err error) {
 	if err := c.call(ctx, method, params, &raw); err != nil {
 		return nil, false, err
 	}
@@ -176,25 +179,33 @@ func decode(method string, raw json.RawMessage, v any) error {
 	return nil
 }
 
-func cmdInfo(ctx context.Context, a *app, c *client, _ []string) error {
+func cmdInfo(ctx context.Context, a *app, c *daemonConn, _ []string) error {
 	raw, printed, err := fetch(ctx, a, c, "host.info", nil)
 	if err != nil || printed {
 		return err
 	}
-	var in hostInfo
+	var in wire.HostInfo
 	if err := decode("host.info", raw, &in); err != nil {
 		return err
 	}
-	a.fmt.info(a.io.out, a.socket, in)
+	// The limits print as the daemon sent them, every one: a newer
+	// daemon's are shown too.
+	var limits struct {
+		Limits map[string]json.RawMessage `json:"limits"`
+	}
+	if err := decode("host.info", raw, &limits); err != nil {
+		return err
+	}
+	a.fmt.info(a.io.out, a.socket, in, limits.Limits)
 	return nil
 }
 
-func cmdSessions(ctx context.Context, a *app, c *client, _ []string) error {
+func cmdSessions(ctx context.Context, a *app, c *daemonConn, _ []string) error {
 	raw, printed, err := fetch(ctx, a, c, "session.list", nil)
 	if err != nil || printed {
 		return err
 	}
-	var l sessionList
+	var l wire.SessionList
 	if err := decode("session.list", raw, &l); err != nil {
 		return err
 	}
@@ -202,12 +213,12 @@ func cmdSessions(ctx context.Context, a *app, c *client, _ []string) error {
 	return nil
 }
 
-func cmdStats(ctx context.Context, a *app, c *client, _ []string) error {
+func cmdStats(ctx context.Context, a *app, c *daemonConn, _ []string) error {
 	raw, printed, err := fetch(ctx, a, c, "debug.stats", nil)
 	if err != nil || printed {
 		return err
 	}
-	var st stats
+	var st wire.Stats
 	if err := decode("debug.stats", raw, &st); err != nil {
 		return err
 	}
@@ -215,12 +226,12 @@ func cmdStats(ctx context.Context, a *app, c *client, _ []string) error {
 	return nil
 }
 
-func cmdSession(ctx context.Context, a *app, c *client, args []string) error {
-	raw, printed, err := fetch(ctx, a, c, "debug.session", map[string]string{"sessionId": args[0]})
+func cmdSession(ctx context.Context, a *app, c *daemonConn, args []string) error {
+	raw, printed, err := fetch(ctx, a, c, "debug.session", wire.SessionIDParams{SessionID: args[0]})
 	if err != nil || printed {
 		return err
 	}
-	var d sessionDetail
+	var d wire.SessionDump
 	if err := decode("debug.session", raw, &d); err != nil {
 		return err
 	}
@@ -230,7 +241,7 @@ func cmdSession(ctx context.Context, a *app, c *client, args []string) error {
 
 // cmdCall prints the raw result of any method: a table cannot know the
 // shape of a method added after this hostctl was built.
-func cmdCall(ctx context.Context, a *app, c *client, args []string) error {
+func cmdCall(ctx context.Context, a *app, c *daemonConn, args []string) error {
 	var params any
 	if len(args) > 1 && args[1] != "" {
 		params = json.RawMessage(args[1])
@@ -269,12 +280,12 @@ func noReview(method string, err error) error {
 	return err
 }
 
-func cmdReviewSessions(ctx context.Context, a *app, c *client, _ []string) error {
+func cmdReviewSessions(ctx context.Context, a *app, c *daemonConn, _ []string) error {
 	raw, printed, err := fetch(ctx, a, c, "review.sessions", nil)
 	if err != nil || printed {
 		return noReview("review.sessions", err)
 	}
-	var l reviewSessions
+	var l wire.ReviewSessions
 	if err := decode("review.sessions", raw, &l); err != nil {
 		return err
 	}
@@ -282,16 +293,16 @@ func cmdReviewSessions(ctx context.Context, a *app, c *client, _ []string) error
 	return nil
 }
 
-func cmdReviewList(ctx context.Context, a *app, c *client, args []string) error {
-	params := map[string]string{"sessionId": args[0]}
+func cmdReviewList(ctx context.Context, a *app, c *daemonConn, args []string) error {
+	params := wire.ReviewListParams{SessionID: args[0]}
 	if len(args) > 1 {
-		params["path"] = args[1]
+		params.Path = args[1]
 	}
 	raw, printed, err := fetch(ctx, a, c, "review.list", params)
 	if err != nil || printed {
 		return noReview("review.list", err)
 	}
-	var l reviewList
+	var l wire.ReviewList
 	if err := decode("review.list", raw, &l); err != nil {
 		return err
 	}
@@ -299,21 +310,21 @@ func cmdReviewList(ctx context.Context, a *app, c *client, args []string) error 
 	return nil
 }
 
-func cmdReviewRollback(ctx context.Context, a *app, c *client, args []string) error {
+func cmdReviewRollback(ctx context.Context, a *app, c *daemonConn, args []string) error {
 	session, toolCall := args[0], args[1]
-	raw, printed, err := fetch(ctx, a, c, "review.rollback", map[string]string{"sessionId": session, "toolCallId": toolCall})
+	raw, printed, err := fetch(ctx, a, c, "review.rollback", wire.RollbackParams{SessionID: session, ToolCallID: toolCall})
 	if err != nil || printed {
 		return noReview("review.rollback", err)
 	}
-	var res rollbackResult
+	var res wire.RollbackResult
 	if err := decode("review.rollback", raw, &res); err != nil {
 		return err
 	}
 	// The entries of the call show what was undone. The rollback already
 	// succeeded, so failing to fetch them only shortens the report.
-	var undone []reviewEntry
-	var l reviewList
-	if c.call(ctx, "review.list", map[string]string{"sessionId": session}, &l) == nil {
+	var undone []review.Entry
+	var l wire.ReviewList
+	if c.call(ctx, "review.list", wire.ReviewListParams{SessionID: session}, &l) == nil {
 		for _, e := range l.Entries {
 			if e.ToolCallID == toolCall {
 				undone = append(undone, e)

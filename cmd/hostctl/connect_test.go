@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/config"
 )
 
 func TestNoDaemonListening(t *testing.T) {
@@ -38,24 +40,22 @@ func TestNoDaemonListening(t *testing.T) {
 }
 
 // With no flag and no HOSTD_SOCKET, hostctl looks where hostd listens by
-// default, and the hint to start one needs no --socket.
+// default (the user's rendezvous, whatever the environment says), and the
+// hint to start one needs no --socket.
 func TestNoDaemonOnTheDefaultSocket(t *testing.T) {
-	runtime := shortSocketDir(t)
-	t.Setenv("XDG_RUNTIME_DIR", runtime)
-	code, _, errOut := runCLI(t, nil, "", "sessions")
-	want := "no hostd is listening on " + filepath.Join(runtime, "hostd", "hostd.sock")
-	if code != exitNoDaemon || !strings.Contains(errOut, want) {
-		t.Fatalf("exit %d, stderr lacks %q:\n%s", code, want, errOut)
+	t.Setenv("XDG_RUNTIME_DIR", shortSocketDir(t))
+	t.Setenv("TMPDIR", shortSocketDir(t))
+	if got := socketPath("", func(string) string { return "" }); got != config.DefaultSocketPath() {
+		t.Errorf("hostctl looks at %s, hostd listens on %s", got, config.DefaultSocketPath())
 	}
-	if !strings.Contains(errOut, "  go run ./cmd/hostd\n") {
-		t.Errorf("hint for the default socket should be a bare go run ./cmd/hostd:\n%s", errOut)
+	hint := startHint(config.DefaultSocketPath(), launcher{checkout: "/src/hostd"})
+	if !strings.Contains(hint, "  go run ./cmd/hostd\n") {
+		t.Errorf("hint for the default socket should be a bare go run ./cmd/hostd:\n%s", hint)
 	}
 }
 
 func TestSocketChoice(t *testing.T) {
-	runtime := shortSocketDir(t)
-	t.Setenv("XDG_RUNTIME_DIR", runtime)
-	def := filepath.Join(runtime, "hostd", "hostd.sock")
+	def := config.DefaultSocketPath()
 	env := func(v string) func(string) string {
 		return func(k string) string {
 			if k == "HOSTD_SOCKET" {

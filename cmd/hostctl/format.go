@@ -14,7 +14,11 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/hostd-dev/hostd/internal/memgov"
 	"github.com/hostd-dev/hostd/internal/quote"
+	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
+	"github.com/hostd-dev/hostd/session"
 )
 
 // formatter renders results for people. Everything the daemon sends is
@@ -28,7 +32,7 @@ type formatter struct {
 
 const timeLayout = "2006-01-02 15:04:05"
 
-func (f formatter) when(t stamp) string {
+func (f formatter) when(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
@@ -77,7 +81,7 @@ func safeLine(s string) string {
 
 // collectorLine is the collector row of stats: its target, its limit,
 // the live heap and the collections so far.
-func collectorLine(c collector) string {
+func collectorLine(c memgov.Collector) string {
 	target, limit := fmt.Sprintf("GOGC %d", c.GCPercent), "limit "+humanBytes(c.LimitBytes)
 	if c.GCPercent < 0 {
 		target = "GOGC off"
@@ -128,21 +132,20 @@ func yesNo(b bool) string {
 
 // reviewWarning prints the review store's health notice, if any, as the
 // first thing a person sees.
-func reviewWarning(w io.Writer, h *reviewHealth) {
-	if h == nil {
-		return
-	}
-	if r := h.Recovered; r != nil {
+func reviewWarning(w io.Writer, recovered *review.Recovery, broken string) {
+	if r := recovered; r != nil {
 		fmt.Fprintf(w, "WARNING: the review store was damaged at start (%s); it was moved aside to %s and a fresh store started, so earlier review history is not shown\n\n",
 			cell(r.Reason), cell(r.From))
 	}
-	if h.Broken != "" {
-		fmt.Fprintf(w, "WARNING: the review store turned out damaged while running (%s); review calls and changes fail until hostd restarts\n\n", cell(h.Broken))
+	if broken != "" {
+		fmt.Fprintf(w, "WARNING: the review store turned out damaged while running (%s); review calls and changes fail until hostd restarts\n\n", cell(broken))
 	}
 }
 
-func (f formatter) info(w io.Writer, socket string, in hostInfo) {
-	reviewWarning(w, in.Review)
+func (f formatter) info(w io.Writer, socket string, in wire.HostInfo, limits map[string]json.RawMessage) {
+	if h := in.Review; h != nil {
+		reviewWarning(w, h.Recovered, h.Broken)
+	}
 	tw := table(w)
 	row(tw, "name", cell(in.Name))
 	row(tw, "version", cell(in.Version))
@@ -150,7 +153,7 @@ func (f formatter) info(w io.Writer, socket string, in hostInfo) {
 	row(tw, "pid", strconv.Itoa(in.PID))
 	started := f.when(in.StartedAt)
 	if !in.StartedAt.IsZero() {
-		started += " (up " + f.now().Sub(in.StartedAt.Time).Round(time.Second).String() + ")"
+		started += " (up " + f.now().Sub(in.StartedAt).Round(time.Second).String() + ")"
 	}
 	row(tw, "started", started)
 	row(tw, "socket", cell(socket))
@@ -165,14 +168,14 @@ func (f formatter) info(w io.Writer, socket string, in hostInfo) {
 	row(tw, "grammars", grammars)
 	tw.Flush()
 
-	if len(in.Limits) == 0 {
+	if len(limits) == 0 {
 		return
 	}
 	fmt.Fprintln(w)
 	tw = table(w)
 	row(tw, "LIMIT", "VALUE")
-	for _, name := range slices.Sorted(maps.Keys(in.Limits)) {
-		row(tw, cell(name), limitValue(name, in.Limits[name]))
+	for _, name := range slices.Sorted(maps.Keys(limits)) {
+		row(tw, cell(name), limitValue(name, limits[name]))
 	}
 	tw.Flush()
 }
@@ -189,7 +192,7 @@ func limitValue(name string, raw json.RawMessage) string {
 	return s
 }
 
-func (f formatter) sessions(w io.Writer, list []sessionInfo) {
+func (f formatter) sessions(w io.Writer, list []session.Info) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no sessions")
 		return
@@ -202,8 +205,10 @@ func (f formatter) sessions(w io.Writer, list []sessionInfo) {
 	tw.Flush()
 }
 
-func (f formatter) stats(w io.Writer, st stats) {
-	reviewWarning(w, st.Review)
+func (f formatter) stats(w io.Writer, st wire.Stats) {
+	if r := st.Review; r != nil {
+		reviewWarning(w, r.Recovered, r.Broken)
+	}
 	tw := table(w)
 	row(tw, "sessions", strconv.Itoa(st.Sessions))
 	row(tw, "retained", humanBytes(st.RetainedBytes))
@@ -211,13 +216,13 @@ func (f formatter) stats(w io.Writer, st stats) {
 	row(tw, "registers", strconv.Itoa(st.Registers))
 	row(tw, "uptime", (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second).String())
 	row(tw, "goroutines", strconv.Itoa(st.Goroutines))
-	row(tw, "heap", humanBytes(st.HeapBytes))
-	if c := st.Collector; c != nil {
-		row(tw, "collector", collectorLine(*c))
+	row(tw, "heap", humanBytes(int64(st.HeapBytes)))
+	if c := st.Collector; c != (memgov.Collector{}) {
+		row(tw, "collector", collectorLine(c))
 	}
-	if r := st.Review; r != nil && r.Entries != nil {
+	if r := st.Review; r != nil {
 		row(tw, "review", fmt.Sprintf("%d entries of %d calls, %s; %d unsettled; %d calls evicted since start",
-			*r.Entries, r.Calls, humanBytes(r.Bytes), r.PendingIntents, r.EvictedCalls))
+			r.Entries, r.Calls, humanBytes(r.Bytes), r.PendingIntents, r.EvictedCalls))
 	}
 	tw.Flush()
 
@@ -230,7 +235,7 @@ func (f formatter) stats(w io.Writer, st stats) {
 	row(tw, "METHOD", "CALLS", "ERRORS", "P50", "P99")
 	for _, m := range slices.Sorted(maps.Keys(st.Calls)) {
 		c := st.Calls[m]
-		row(tw, cell(m), strconv.FormatInt(c.Count, 10), strconv.FormatInt(c.Errors, 10), micros(c.P50Us), micros(c.P99Us))
+		row(tw, cell(m), strconv.FormatUint(c.Count, 10), strconv.FormatUint(c.Errors, 10), micros(float64(c.P50Us)), micros(float64(c.P99Us)))
 	}
 	tw.Flush()
 }
@@ -239,23 +244,24 @@ func (f formatter) stats(w io.Writer, st stats) {
 // summarizes the rest; a sparse grep can leave hundreds.
 const maxSeenRanges = 4
 
-func seen(s seenLines) string {
-	if !s.Known {
+func seen(s session.LineSet) string {
+	if !s.Known() {
 		return "unknown"
 	}
-	if len(s.Ranges) == 0 {
+	ranges := s.Ranges()
+	if len(ranges) == 0 {
 		return "none"
 	}
 	parts := make([]string, 0, maxSeenRanges+1)
-	for i, r := range s.Ranges {
+	for i, r := range ranges {
 		if i == maxSeenRanges {
-			parts = append(parts, fmt.Sprintf("…(+%d ranges)", len(s.Ranges)-i))
+			parts = append(parts, fmt.Sprintf("…(+%d ranges)", len(ranges)-i))
 			break
 		}
-		if r[0] == r[1] {
-			parts = append(parts, strconv.Itoa(r[0]))
+		if r.From == r.To {
+			parts = append(parts, strconv.Itoa(r.From))
 		} else {
-			parts = append(parts, strconv.Itoa(r[0])+"-"+strconv.Itoa(r[1]))
+			parts = append(parts, strconv.Itoa(r.From)+"-"+strconv.Itoa(r.To))
 		}
 	}
 	return strings.Join(parts, ",")
@@ -272,7 +278,7 @@ func relative(workspace, path string) string {
 	return path
 }
 
-func (f formatter) session(w io.Writer, d sessionDetail) {
+func (f formatter) session(w io.Writer, d wire.SessionDump) {
 	tw := table(w)
 	row(tw, "session", cell(d.SessionID))
 	row(tw, "workspace", cell(d.Workspace))
@@ -305,12 +311,12 @@ func (f formatter) session(w io.Writer, d sessionDetail) {
 	tw = table(w)
 	row(tw, "REGISTER", "LINES", "BYTES")
 	for _, r := range d.Registers {
-		row(tw, "@"+cell(r.Name), strconv.Itoa(r.Lines), strconv.FormatInt(r.Bytes, 10))
+		row(tw, "@"+cell(r.Name), strconv.Itoa(r.Lines), strconv.Itoa(r.Bytes))
 	}
 	tw.Flush()
 }
 
-func (f formatter) reviewSessions(w io.Writer, list []reviewSession) {
+func (f formatter) reviewSessions(w io.Writer, list []review.SessionSummary) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no recorded changes")
 		return
@@ -324,7 +330,7 @@ func (f formatter) reviewSessions(w io.Writer, list []reviewSession) {
 	fmt.Fprintln(w, "\nsee one session's changes with: hostctl review list SESSION")
 }
 
-func (f formatter) reviewList(w io.Writer, sessionID string, entries []reviewEntry) {
+func (f formatter) reviewList(w io.Writer, sessionID string, entries []review.Entry) {
 	if len(entries) == 0 {
 		fmt.Fprintf(w, "no review entries for session %s\n", cell(sessionID))
 		return
@@ -349,7 +355,7 @@ func (f formatter) reviewList(w io.Writer, sessionID string, entries []reviewEnt
 // entryDiff prints one entry's heading and its diff. The heading's path is
 // quoted as the diff's own headers quote it (git's C-style quoting), so a
 // file name cannot print lines of its own.
-func (f formatter) entryDiff(w io.Writer, e reviewEntry) {
+func (f formatter) entryDiff(w io.Writer, e review.Entry) {
 	head := fmt.Sprintf("== %s %s %s (tool call %s, entry %s)", cell(e.Tool), cell(e.Change), quote.Path(e.Path), cell(e.ToolCallID), cell(e.ID))
 	if e.RolledBack {
 		head += " [rolled back]"
@@ -367,7 +373,7 @@ func (f formatter) entryDiff(w io.Writer, e reviewEntry) {
 
 // rollback reports what review.rollback restored and, when the entries
 // could be fetched, the changes that were undone.
-func (f formatter) rollback(w io.Writer, toolCallID string, res rollbackResult, undone []reviewEntry) {
+func (f formatter) rollback(w io.Writer, toolCallID string, res wire.RollbackResult, undone []review.Entry) {
 	fmt.Fprintf(w, "rolled back tool call %s: restored %d path(s)\n", cell(toolCallID), len(res.Restored))
 	for _, p := range res.Restored {
 		fmt.Fprintf(w, "  %s\n", cell(p))

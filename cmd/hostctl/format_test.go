@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
+	"github.com/hostd-dev/hostd/session"
 )
 
 // Canned results in the shapes of wire-contract §3 and §5, shared with the
@@ -46,6 +50,14 @@ func testFormatter() formatter {
 	return formatter{loc: time.UTC, now: func() time.Time { return time.Date(2026, 1, 2, 10, 3, 12, 0, time.UTC) }}
 }
 
+// limitsOf is host.info's limits as hostctl prints them: as sent.
+func limitsOf(t *testing.T, raw string) map[string]json.RawMessage {
+	t.Helper()
+	var v struct{ Limits map[string]json.RawMessage }
+	mustDecode(t, raw, &v)
+	return v.Limits
+}
+
 func mustDecode(t *testing.T, raw string, v any) {
 	t.Helper()
 	if err := json.Unmarshal([]byte(raw), v); err != nil {
@@ -61,9 +73,9 @@ func TestTablesFromCannedResults(t *testing.T) {
 		want   string
 	}{
 		{"info", func(b *bytes.Buffer) {
-			var in hostInfo
+			var in wire.HostInfo
 			mustDecode(t, infoJSON, &in)
-			f.info(b, "/run/user/1000/hostd/hostd.sock", in)
+			f.info(b, "/run/user/1000/hostd/hostd.sock", in, limitsOf(t, infoJSON))
 		}, `name      hostd
 version   0.1.0
 protocol  1
@@ -81,7 +93,7 @@ maxRetainedFileBytes        2097152 (2 MiB)
 maxSessions                 256
 `},
 		{"sessions", func(b *bytes.Buffer) {
-			var l sessionList
+			var l wire.SessionList
 			mustDecode(t, sessionsJSON, &l)
 			f.sessions(b, l.Sessions)
 		}, `SESSION  WORKSPACE  CREATED              PATHS  RETAINED
@@ -90,7 +102,7 @@ agent-2  /src/lib   2026-01-02 10:02:30  0      0 B
 `},
 		{"no sessions", func(b *bytes.Buffer) { f.sessions(b, nil) }, "no sessions\n"},
 		{"stats", func(b *bytes.Buffer) {
-			var st stats
+			var st wire.Stats
 			mustDecode(t, statsJSON, &st)
 			f.stats(b, st)
 		}, `sessions    2
@@ -110,9 +122,9 @@ tools.execute  12     1       850µs  12.5ms
 		// A review store found damaged is the first thing info and stats
 		// print.
 		{"info after a recovery", func(b *bytes.Buffer) {
-			var in hostInfo
+			var in wire.HostInfo
 			mustDecode(t, `{"name":"hostd","version":"0.1.0","review":{"recovered":{"from":"/state/review.db.corrupt-20260102T100000Z","reason":"the file is empty (0 bytes)","at":"2026-01-02T10:00:00Z"}}}`, &in)
-			f.info(b, "/s", in)
+			f.info(b, "/s", in, nil)
 		}, `WARNING: the review store was damaged at start (the file is empty (0 bytes)); it was moved aside to /state/review.db.corrupt-20260102T100000Z and a fresh store started, so earlier review history is not shown
 
 name      hostd
@@ -124,8 +136,8 @@ socket    /s
 grammars  none
 `},
 		{"stats of a broken store", func(b *bytes.Buffer) {
-			var st stats
-			mustDecode(t, `{"review":{"broken":"bbolt panicked"}}`, &st)
+			var st wire.Stats
+			mustDecode(t, `{"review":{"entries":3,"calls":2,"bytes":900,"pendingIntents":1,"evictedCalls":0,"broken":"bbolt panicked"}}`, &st)
 			f.stats(b, st)
 		}, `WARNING: the review store turned out damaged while running (bbolt panicked); review calls and changes fail until hostd restarts
 
@@ -136,10 +148,11 @@ registers   0
 uptime      0s
 goroutines  0
 heap        0 B
+review      3 entries of 2 calls, 900 B; 1 unsettled; 0 calls evicted since start
 
 no calls yet
 `},
-		{"stats before any call", func(b *bytes.Buffer) { f.stats(b, stats{}) }, `sessions    0
+		{"stats before any call", func(b *bytes.Buffer) { f.stats(b, wire.Stats{}) }, `sessions    0
 retained    0 B
 snapshots   0
 registers   0
@@ -153,7 +166,7 @@ no calls yet
 		// versions of a path follow it with the name left blank; null,
 		// [] and ranges of seenLines print differently (edit-contract §4.3).
 		{"session", func(b *bytes.Buffer) {
-			var d sessionDetail
+			var d wire.SessionDump
 			mustDecode(t, sessionJSON, &d)
 			f.session(b, d)
 		}, `session    s-1
@@ -169,7 +182,7 @@ REGISTER  LINES  BYTES
 @fn       12     340
 `},
 		{"empty session", func(b *bytes.Buffer) {
-			f.session(b, sessionDetail{SessionID: "s-9", Workspace: "/w"})
+			f.session(b, wire.SessionDump{SessionID: "s-9", Workspace: "/w"})
 		}, `session    s-9
 workspace  /w
 retained   0 B
@@ -179,7 +192,7 @@ no snapshots (nothing read, grepped, written or edited yet)
 no named registers
 `},
 		{"review list", func(b *bytes.Buffer) {
-			var l reviewList
+			var l wire.ReviewList
 			mustDecode(t, reviewJSON, &l)
 			f.reviewList(b, "s-1", l.Entries)
 		}, `AT                   TOOL CALL  TOOL   CHANGE  PATH       STATE
@@ -203,9 +216,9 @@ undo one tool call with: hostctl review rollback s-1 TOOLCALL
 `},
 		{"empty review list", func(b *bytes.Buffer) { f.reviewList(b, "s-1", nil) }, "no review entries for session s-1\n"},
 		{"rollback", func(b *bytes.Buffer) {
-			var l reviewList
+			var l wire.ReviewList
 			mustDecode(t, reviewJSON, &l)
-			f.rollback(b, "tc-2", rollbackResult{Restored: []string{"main.go"}}, l.Entries[1:])
+			f.rollback(b, "tc-2", wire.RollbackResult{Restored: []string{"main.go"}}, l.Entries[1:])
 		}, `rolled back tool call tc-2: restored 1 path(s)
   main.go
 
@@ -236,8 +249,8 @@ undone changes (as the tool call made them):
 func TestDaemonTextCannotDriveTheTerminal(t *testing.T) {
 	f := testFormatter()
 	var b bytes.Buffer
-	f.sessions(&b, []sessionInfo{{SessionID: "s\x1b[2J", Workspace: "/w\tx\ny"}})
-	f.reviewList(&b, "s", []reviewEntry{{Path: "a\x1b]0;pwned\a", Diff: "+ok\ttab\n+\x1b[31mred\n"}})
+	f.sessions(&b, []session.Info{{SessionID: "s\x1b[2J", Workspace: "/w\tx\ny"}})
+	f.reviewList(&b, "s", []review.Entry{{Path: "a\x1b]0;pwned\a", Diff: "+ok\ttab\n+\x1b[31mred\n"}})
 	out := b.String()
 	if strings.ContainsAny(out, "\x1b\a") {
 		t.Fatalf("raw control characters reached the output:\n%q", out)
@@ -261,14 +274,14 @@ func TestSeenLines(t *testing.T) {
 		{`[[1,1],[3,3],[5,5],[7,7],[9,9],[11,11]]`, "1,3,5,7,…(+2 ranges)"},
 	}
 	for _, tt := range tests {
-		var v version
+		var v wire.VersionDump
 		mustDecode(t, `{"seenLines":`+tt.json+`}`, &v)
 		if got := seen(v.SeenLines); got != tt.want {
 			t.Errorf("seenLines %s: got %q, want %q", tt.json, got, tt.want)
 		}
 	}
 	// An absent field is as unknown as null.
-	var v version
+	var v wire.VersionDump
 	mustDecode(t, `{}`, &v)
 	if got := seen(v.SeenLines); got != "unknown" {
 		t.Errorf("absent seenLines: got %q, want unknown", got)
@@ -301,24 +314,5 @@ func TestMicros(t *testing.T) {
 		if got := micros(tt.us); got != tt.want {
 			t.Errorf("micros(%v) = %q, want %q", tt.us, got, tt.want)
 		}
-	}
-}
-
-// Times arrive as RFC 3339 strings from a Go daemon; epoch milliseconds
-// are what a JavaScript peer would send, and are read the same.
-func TestStampForms(t *testing.T) {
-	want := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
-	for _, raw := range []string{`"2026-01-02T10:00:00Z"`, `"2026-01-02T11:00:00+01:00"`, `1767348000000`} {
-		var s stamp
-		if err := json.Unmarshal([]byte(raw), &s); err != nil {
-			t.Fatalf("%s: %v", raw, err)
-		}
-		if !s.Equal(want) {
-			t.Errorf("%s: got %v, want %v", raw, s.Time, want)
-		}
-	}
-	var s stamp
-	if err := json.Unmarshal([]byte(`"yesterday"`), &s); err == nil {
-		t.Error(`"yesterday" decoded as a time`)
 	}
 }

@@ -7,12 +7,16 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/hostd-dev/hostd/internal/client"
+	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // cmdShutdown asks the daemon to stop as on SIGTERM: it answers first,
 // then lets in-flight calls finish within its grace period.
-func cmdShutdown(ctx context.Context, a *app, c *client, _ []string) error {
-	var in hostInfo
+func cmdShutdown(ctx context.Context, a *app, c *daemonConn, _ []string) error {
+	var in wire.HostInfo
 	if err := c.call(ctx, "host.info", nil, &in); err != nil {
 		return err
 	}
@@ -26,7 +30,7 @@ func cmdShutdown(ctx context.Context, a *app, c *client, _ []string) error {
 
 // cmdSessionDelete drops a live session (its snapshots, registers and
 // repeat guard); its review records stay.
-func cmdSessionDelete(ctx context.Context, a *app, c *client, args []string) error {
+func cmdSessionDelete(ctx context.Context, a *app, c *daemonConn, args []string) error {
 	_, printed, err := fetch(ctx, a, c, "session.delete", map[string]string{"sessionId": args[0]})
 	if err != nil || printed {
 		return err
@@ -39,21 +43,17 @@ func cmdSessionDelete(ctx context.Context, a *app, c *client, args []string) err
 // review.recorded notification), of one session or of all, until it is
 // interrupted (exit 0) or the daemon goes away (exit 1). With --json each
 // notification's params are one line of JSON, diffs included.
-func cmdWatch(ctx context.Context, a *app, c *client, args []string) error {
+func cmdWatch(ctx context.Context, a *app, c *daemonConn, args []string) error {
 	var only string
 	if len(args) > 0 {
 		only = args[0]
 	}
 	var mu sync.Mutex // the notifications arrive on the connection's goroutine
-	c.onNotify(func(method string, params json.RawMessage) {
-		if method != "review.recorded" {
+	c.OnNotify(func(method string, params json.RawMessage) {
+		if method != wire.RecordedNotification {
 			return
 		}
-		var rec struct {
-			SessionID  string        `json:"sessionId"`
-			ToolCallID string        `json:"toolCallId"`
-			Entries    []reviewEntry `json:"entries"`
-		}
+		var rec review.Recorded
 		if json.Unmarshal(params, &rec) != nil || (only != "" && rec.SessionID != only) {
 			return
 		}
@@ -69,7 +69,7 @@ func cmdWatch(ctx context.Context, a *app, c *client, args []string) error {
 		}
 	})
 	// A first call proves a hostd answers, and says what is watched.
-	var in hostInfo
+	var in wire.HostInfo
 	if err := c.call(ctx, "host.info", nil, &in); err != nil {
 		return err
 	}
@@ -81,8 +81,8 @@ func cmdWatch(ctx context.Context, a *app, c *client, args []string) error {
 	select {
 	case <-ctx.Done():
 		return nil
-	case <-c.conn.DisconnectNotify():
-		return fmt.Errorf("%w on %s (it stopped or restarted)", errClosed, c.socket)
+	case <-c.Done():
+		return fmt.Errorf("%w on %s (it stopped or restarted)", client.ErrClosed, c.socket)
 	}
 }
 

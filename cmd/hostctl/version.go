@@ -7,30 +7,31 @@ import (
 	"fmt"
 
 	"github.com/hostd-dev/hostd/internal/buildinfo"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // protocolVersion is the wire contract this hostctl speaks (host.info's
 // protocolVersion); a daemon reporting another one may not answer as
 // hostctl expects.
-const protocolVersion = 1
+const protocolVersion = wire.ProtocolVersion
 
 // cmdVersion prints this hostctl's version, then the daemon's if one
 // answers. host.info carries the daemon's version and protocol; a daemon
 // built from a tagged or stamped module version names its commit there.
 func cmdVersion(ctx context.Context, a *app) error {
-	client := buildinfo.Read()
+	self := buildinfo.Read()
 	if !a.json {
-		fmt.Fprintf(a.io.out, "client  %s\n", client.Describe("hostctl", protocolVersion))
+		fmt.Fprintf(a.io.out, "client  %s\n", self.Describe("hostctl", protocolVersion))
 	}
-	var in hostInfo
-	c, err := dial(ctx, a.socket, a.maxFrame, a.trust)
+	var in wire.HostInfo
+	c, err := dial(ctx, a.socket, a.maxFrame)
 	if err == nil {
 		defer c.Close()
 		err = c.call(ctx, "host.info", nil, &in)
 	}
 	if a.json {
-		out := map[string]any{"client": map[string]any{"name": "hostctl", "version": client.Version, "protocolVersion": protocolVersion,
-			"commit": client.Commit, "modified": client.Modified, "goVersion": client.Go}}
+		out := map[string]any{"client": map[string]any{"name": "hostctl", "version": self.Version, "protocolVersion": protocolVersion,
+			"commit": self.Commit, "modified": self.Modified, "goVersion": self.Go}}
 		if err == nil {
 			out["daemon"] = map[string]any{"name": in.Name, "version": in.Version, "commit": in.Commit, "protocolVersion": in.ProtocolVersion, "pid": in.PID, "socket": a.socket}
 		}

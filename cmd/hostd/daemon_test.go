@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +19,9 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // The end-to-end tests build the real hostd binary and drive it as its
@@ -48,6 +50,10 @@ func TestMain(m *testing.M) {
 func hostdBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if bin := os.Getenv(envBinary); bin != "" {
+			binPath = bin // a parent test built it (rendezvous_test.go)
+			return
+		}
 		dir, err := os.MkdirTemp("", "hostd-e2e")
 		if err != nil {
 			buildErr = err
@@ -250,7 +256,7 @@ func (d *daemon) raw() *raw {
 }
 
 func (r *raw) send(body string) {
-	fmt.Fprintf(r.nc, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	io.WriteString(r.nc, string(wire.AppendHeader(nil, len(body)))+body)
 }
 
 // recv reads one response frame as a generic object.
@@ -268,39 +274,21 @@ func (r *raw) recv() map[string]any {
 	return m
 }
 
-// readFrame reads one LSP frame strictly: only Content-Length and
-// Content-Type headers, CRLF endings.
+// shortDir is a private temporary directory whose path is short enough
+// for a Unix socket name.
+func shortDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "hd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// readFrame reads one frame with the protocol's one frame reader.
 func readFrame(r *bufio.Reader) ([]byte, error) {
-	n := -1
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		if !strings.HasSuffix(line, "\r\n") {
-			return nil, fmt.Errorf("header line %q does not end with CRLF", line)
-		}
-		line = strings.TrimSuffix(line, "\r\n")
-		if line == "" {
-			break
-		}
-		name, value, ok := strings.Cut(line, ": ")
-		switch {
-		case ok && name == "Content-Length":
-			if n, err = strconv.Atoi(value); err != nil {
-				return nil, err
-			}
-		case ok && name == "Content-Type":
-		default:
-			return nil, fmt.Errorf("unexpected header line %q", line)
-		}
-	}
-	if n < 0 {
-		return nil, errors.New("no Content-Length")
-	}
-	body := make([]byte, n)
-	_, err := io.ReadFull(r, body)
-	return body, err
+	return wire.NewReader(r, config.DefaultLimits().MaxFrameBytes).ReadFrame()
 }
 
 // errorOf returns a raw response's error code and data.code.

@@ -47,10 +47,10 @@ func parseConfig(args []string, out io.Writer) (config.Config, error) {
 	var (
 		file       = fs.String("config", "", "read settings and limits from this JSON `file` (flags override it; see docs/config.md)")
 		stdio      = fs.Bool("stdio", false, "talk JSON-RPC on stdin/stdout: forwarded to the user's shared daemon (started if none runs), or served in this process with --state-dir or --standalone")
-		standalone = fs.Bool("standalone", false, "with --stdio: serve in this process, independent of the shared daemon")
+		standalone = fs.Bool("standalone", false, "with --stdio: serve in this process, independent of the shared daemon, with review records of its own that last as long as it does (unless --state-dir names a directory)")
 		idleExit   = fs.Duration("idle-exit", 0, "shut down once no client has been connected for this `duration` (0: never)")
 		rpcTrace   = fs.Bool("rpc-trace", false, "log every JSON-RPC frame in and out (the first 2 KiB of each) at info level, for client developers")
-		socket     = fs.String("socket", cfg.Socket, "listen on this Unix socket `path`, in a private directory (with --stdio: the shared daemon's socket)")
+		socket     = fs.String("socket", cfg.Socket, "listen on this `address`: a Unix socket path in a private directory, or on Windows a pipe name (with --stdio: the shared daemon's); the default is the user's own, which no environment variable moves")
 		stateDir   = fs.String("state-dir", cfg.StateDir, "keep durable state (review records) in this `directory`")
 		logFile    = fs.String("log-file", "", "append logs to this `file` instead of stderr")
 		logLevel   = fs.String("log-level", cfg.LogLevel, "log `level`: debug, info, warn or error")
@@ -90,6 +90,11 @@ func parseConfig(args []string, out io.Writer) (config.Config, error) {
 		cfg.StateDir = *stateDir
 	}
 	cfg.Standalone = *standalone || set["state-dir"]
+	if cfg.Stdio && *standalone && !set["state-dir"] {
+		// Its own state, never the shared daemon's: run makes a
+		// directory for as long as the process lives.
+		cfg.StateDir = ""
+	}
 	cfg.IdleExit = *idleExit
 	cfg.RPCTrace = *rpcTrace
 	if set["log-file"] {

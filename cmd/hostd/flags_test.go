@@ -98,7 +98,7 @@ func TestHelpIsTheHelpAlone(t *testing.T) {
 		if code != 0 || errOut != "" {
 			t.Errorf("%s: exit %d, stderr %q; want 0 and nothing on stderr", arg, code, errOut)
 		}
-		for _, flag := range []string{"--stdio", "--socket path", "--config file", "--state-dir directory", "--log-file file", "--log-level level", "--version"} {
+		for _, flag := range []string{"--stdio", "--socket address", "--config file", "--state-dir directory", "--log-file file", "--log-level level", "--version"} {
 			if !strings.Contains(out, "\n  "+flag+"\n") {
 				t.Errorf("%s: help lacks %q:\n%s", arg, flag, out)
 			}

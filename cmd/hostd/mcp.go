@@ -155,7 +155,7 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	daemon := mcpface.NewRemote(conn)
+	daemon := mcpface.NewRemote(conn, f.cfg.Limits.MaxFrameBytes)
 	defer daemon.Close()
 	if started {
 		fmt.Fprintf(std.err, "hostd %s: started the shared daemon on %s (it stops %s after its last client)\n", version(), f.cfg.Socket, sharedIdleExit)

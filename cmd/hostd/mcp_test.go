@@ -24,9 +24,16 @@ type mcpProcess struct {
 
 func startMCP(t *testing.T, env []string, args ...string) *mcpProcess {
 	t.Helper()
+	return startMCPIn(t, append(os.Environ(), env...), args...)
+}
+
+// startMCPIn runs `hostd mcp` with exactly the environment env, as an MCP
+// host's launcher does.
+func startMCPIn(t *testing.T, env []string, args ...string) *mcpProcess {
+	t.Helper()
 	p := &mcpProcess{stdioClient: &stdioClient{exited: make(chan error, 1)}}
 	p.cmd = exec.Command(hostdBinary(t), append([]string{"mcp"}, args...)...)
-	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Env = env
 	stdin, _ := p.cmd.StdinPipe()
 	stdout, _ := p.cmd.StdoutPipe()
 	p.cmd.Stderr = p.stdioClient
@@ -82,12 +89,12 @@ func (p *mcpProcess) exitWithin(t *testing.T, d time.Duration) int {
 // says so and exits 1, so its MCP client does not wait forever.
 func TestE2EMCPRunsInTheSharedDaemon(t *testing.T) {
 	runtime := shortDir(t)
-	env := []string{"XDG_RUNTIME_DIR=" + runtime, "XDG_STATE_HOME=" + t.TempDir(), "TMPDIR=" + runtime}
+	env := []string{"XDG_STATE_HOME=" + t.TempDir()}
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := startMCP(t, env, "--workspace", ws)
+	p := startMCP(t, env, "--socket", sharedSocket(runtime), "--workspace", ws)
 
 	tools, err := p.session.ListTools(context.Background(), nil)
 	if err != nil || len(tools.Tools) != 4 {
@@ -104,7 +111,7 @@ func TestE2EMCPRunsInTheSharedDaemon(t *testing.T) {
 		t.Fatalf("edit: %q", edit)
 	}
 
-	nc, err := net.Dial("unix", filepath.Join(runtime, "hostd", "hostd.sock"))
+	nc, err := net.Dial("unix", sharedSocket(runtime))
 	if err != nil {
 		t.Fatalf("the shared daemon's socket: %v\n%s", err, p.errText())
 	}

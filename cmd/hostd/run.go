@@ -14,6 +14,7 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/budget"
 	"github.com/hostd-dev/hostd/internal/buildinfo"
+	"github.com/hostd-dev/hostd/internal/endpoint"
 	"github.com/hostd-dev/hostd/internal/memgov"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc"
@@ -37,14 +38,21 @@ func (s stdio) Close() error {
 	return errors.Join(errIn, errOut)
 }
 
+// exitLive is the exit status of a daemon that found another live one on
+// its address: a forwarder that started it then dials the one that won.
+const exitLive = 4
+
 // exitCode maps run's error to the process exit status: 2 for a command
-// line or config the daemon cannot start with, 0 for --help, 1 otherwise.
+// line or config the daemon cannot start with, 0 for --help, 4 when
+// another daemon owns the address, 1 otherwise.
 func exitCode(err error) int {
 	switch {
 	case errors.Is(err, errHelp):
 		return 0
 	case errors.Is(err, errUsage):
 		return 2
+	case errors.Is(err, endpoint.ErrLive):
+		return exitLive
 	}
 	return 1
 }
@@ -68,21 +76,52 @@ func run(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	defer closeLog()
+	if err := serve(ctx, cfg, std, log); err != nil {
+		// A daemon a forwarder started logs to a file and has no stderr:
+		// its refusal must be in the log, where the forwarder reads it.
+		if cfg.LogFile != "" {
+			log.Error(logStartFailed, zap.Error(err))
+		}
+		return err
+	}
+	return nil
+}
 
-	// In socket mode the socket comes first: a second daemon learns that
-	// one is live from the socket, before it touches the state directory.
-	var l *socketListener
+// logStartFailed is the message of the log line that says why a daemon
+// stopped with an error; a forwarder looks for it in hostd.log.
+const logStartFailed = "hostd stopped with an error"
+
+// serve runs the daemon with its logger until it stops.
+func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) error {
+	// In socket mode the address is claimed first: a second daemon learns
+	// that one is live from its lock, before it touches the state
+	// directory. It listens only once the review store is open, so no
+	// client connects to a daemon that is about to refuse to start.
+	var claim *endpoint.Claim
 	if !cfg.Stdio {
-		if l, err = listenSocket(cfg.Socket, log); err != nil {
+		var err error
+		if claim, err = endpoint.ClaimAddress(cfg.Socket); err != nil {
 			return err
 		}
-		defer l.Close()
 	}
-	// Open refuses only for a cause the user must fix (another daemon
-	// holds the store, a read-only or forbidden state directory), and its
-	// error names it. A damaged store is not a refusal: Open moves it
-	// aside and starts a fresh one, which must not go unnoticed.
-	store, err := review.Open(cfg.StateDir, cfg.Limits, log)
+	listening := false
+	defer func() {
+		if claim != nil && !listening {
+			claim.Release()
+		}
+	}()
+	if cfg.StateDir == "" {
+		// --standalone without --state-dir: state of its own, for as long
+		// as this process lives, so it never contends with the shared
+		// daemon for the user's review store.
+		dir, err := os.MkdirTemp("", "hostd-standalone-")
+		if err != nil {
+			return fmt.Errorf("a state directory for --standalone: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		cfg.StateDir = dir
+	}
+	store, err := openStore(cfg, log)
 	if err != nil {
 		return err
 	}
@@ -91,6 +130,17 @@ func run(ctx context.Context, args []string, std stdio) error {
 		fmt.Fprintf(std.err, "hostd: WARNING: the review store was damaged (%s).\n"+
 			"  It was moved aside to %s and a fresh, empty store started:\n"+
 			"  the review history before this start is in that file, not in hostd.\n", rec.Reason, rec.From)
+	}
+	var l *endpoint.Listener
+	if claim != nil {
+		listening = true
+		if l, err = claim.Listen(); err != nil {
+			return err
+		}
+		l.OnRefuse = func(p endpoint.Peer, err error) {
+			log.Warn("refused a peer", zap.Int(rpc.LogPeerUID, p.UID), zap.Int(rpc.LogPID, p.PID), zap.Error(err))
+		}
+		defer l.Close()
 	}
 
 	stop := make(chan struct{})
@@ -121,8 +171,8 @@ func run(ctx context.Context, args []string, std stdio) error {
 		go func() { served <- srv.Serve(ln) }()
 		fmt.Fprintf(std.err, "hostd %s listening on %s (pid %d)\n"+
 			"  talk to it:  hostctl info        (from a checkout: go run ./cmd/hostctl info)\n"+
-			"  stop it:     Ctrl-C, or hostctl shutdown\n", version(), l.path, os.Getpid())
-		log.Info("listening", zap.String(rpc.LogSocket, l.path), zap.Int(rpc.LogPID, os.Getpid()), zap.String(rpc.LogVersion, version()))
+			"  stop it:     Ctrl-C, or hostctl shutdown\n", version(), l.Path(), os.Getpid())
+		log.Info("listening", zap.String(rpc.LogSocket, l.Path()), zap.Int(rpc.LogPID, os.Getpid()), zap.String(rpc.LogVersion, version()))
 	}
 
 	var serveErr error

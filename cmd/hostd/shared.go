@@ -13,13 +13,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/buildinfo"
-	"github.com/hostd-dev/hostd/rpc"
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/hostd-dev/hostd/internal/client"
+	"github.com/hostd-dev/hostd/internal/endpoint"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // The shared daemon (the desktop issue). Every `hostd --stdio` of a user
@@ -107,13 +107,13 @@ func connectShared(ctx context.Context, cfg config.Config, stderr io.Writer) (*s
 			case <-time.After(sharedCheckRetry):
 			}
 		}
-		var uc *net.UnixConn
+		var uc net.Conn
 		var started bool
 		if uc, started, err = dialOrStartShared(ctx, cfg); err != nil {
 			return nil, false, err
 		}
 		var c *sharedConn
-		if c, err = checkShared(uc, cfg.Socket, stderr); err == nil {
+		if c, err = checkShared(uc, cfg.Socket, cfg.Limits.MaxFrameBytes, stderr); err == nil {
 			return c, started, nil
 		}
 		uc.Close()
@@ -139,7 +139,7 @@ var errCheckBroken = errors.New("the connection broke")
 // checkShared has read; the notifications that came before it, and what
 // was read ahead, are read first.
 type sharedConn struct {
-	c *net.UnixConn
+	c net.Conn
 	r io.Reader
 }
 
@@ -149,19 +149,16 @@ func (c *sharedConn) Close() error                { return c.c.Close() }
 
 // CloseWrite half-closes the connection: the daemon answers what is in
 // flight, then closes.
-func (c *sharedConn) CloseWrite() error { return c.c.CloseWrite() }
+func (c *sharedConn) CloseWrite() error {
+	if cw, ok := c.c.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return c.c.Close()
+}
 
 // sharedCheckID is the id of the forwarder's own host.info, sent before
 // any of the client's frames, so no client id can collide with it.
 const sharedCheckID = "hostd-forwarder-check"
-
-// sharedInfo is what a forwarder reads of the shared daemon's host.info.
-type sharedInfo struct {
-	Version         string `json:"version"`
-	Commit          string `json:"commit"`
-	ProtocolVersion int    `json:"protocolVersion"`
-	PID             int    `json:"pid"`
-}
 
 // maxSharedCheckFrames bounds the notifications checkShared keeps for the
 // client while it waits for its answer.
@@ -175,48 +172,50 @@ const maxSharedCheckFrames = 64
 // the same protocol serves this client too, with a note on stderr saying
 // which build answers. Notifications the daemon sends meanwhile (every
 // connection gets review.recorded) are kept for the client, in order.
-func checkShared(uc *net.UnixConn, path string, stderr io.Writer) (*sharedConn, error) {
-	codec := jsonrpc2.VSCodeObjectCodec{}
+func checkShared(uc net.Conn, path string, maxFrame int64, stderr io.Writer) (*sharedConn, error) {
 	fail := func(err error) error {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		if client.HungUp(err) {
 			err = fmt.Errorf("%w: %w", errCheckBroken, err)
 		}
 		return fmt.Errorf("the shared daemon on %s did not answer host.info (%w); nothing was relayed to it: stop it (hostctl --socket %s shutdown) or give this hostd its own --state-dir", path, err, path)
 	}
 	uc.SetDeadline(time.Now().Add(sharedInfoTimeout))
 	defer uc.SetDeadline(time.Time{})
-	req := map[string]any{"jsonrpc": "2.0", "id": sharedCheckID, "method": "host.info"}
-	if err := codec.WriteObject(uc, req); err != nil {
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": sharedCheckID, "method": "host.info"})
+	if err := wire.WriteFrame(uc, req); err != nil {
 		return nil, fail(err)
 	}
-	br := bufio.NewReader(uc)
+	frames := wire.NewReader(uc, maxFrame)
 	var kept bytes.Buffer // the notifications before the answer, framed again
-	var in sharedInfo
-	for frames := 0; ; frames++ {
-		var raw json.RawMessage
-		if err := codec.ReadObject(br, &raw); err != nil {
+	var in wire.HostInfo
+	for n := 0; ; n++ {
+		raw, err := frames.ReadFrame()
+		if err != nil {
 			return nil, fail(err)
 		}
 		var resp struct {
 			ID     json.RawMessage `json:"id"`
-			Result *sharedInfo     `json:"result"`
-			Error  *jsonrpc2.Error `json:"error"`
+			Result *wire.HostInfo  `json:"result"`
+			Error  *struct {
+				Code    int64  `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
 		}
 		if err := json.Unmarshal(raw, &resp); err != nil {
 			return nil, fail(err)
 		}
 		if resp.ID == nil {
-			if frames >= maxSharedCheckFrames {
-				return nil, fail(fmt.Errorf("%d notifications and no answer", frames))
+			if n >= maxSharedCheckFrames {
+				return nil, fail(fmt.Errorf("%d notifications and no answer", n))
 			}
-			codec.WriteObject(&kept, raw)
+			wire.WriteFrame(&kept, raw)
 			continue
 		}
 		switch {
 		case string(resp.ID) != `"`+sharedCheckID+`"`:
 			return nil, fail(fmt.Errorf("it answered id %s", resp.ID))
 		case resp.Error != nil:
-			return nil, fail(resp.Error)
+			return nil, fail(fmt.Errorf("error %d: %s", resp.Error.Code, resp.Error.Message))
 		case resp.Result == nil:
 			return nil, fail(errors.New("no result"))
 		}
@@ -224,15 +223,15 @@ func checkShared(uc *net.UnixConn, path string, stderr io.Writer) (*sharedConn, 
 		break
 	}
 	self := buildinfo.Read()
-	if in.ProtocolVersion != rpc.ProtocolVersion {
+	if in.ProtocolVersion != wire.ProtocolVersion {
 		return nil, fmt.Errorf("the shared daemon on %s is hostd %s (pid %d) and speaks protocol %d; this hostd %s speaks protocol %d, so nothing was relayed to it. Started by a client, it exits %s after its last client; to replace it now, close its clients and run hostctl --socket %s shutdown, or give this hostd its own --state-dir",
-			path, in.Version, in.PID, in.ProtocolVersion, self.Version, rpc.ProtocolVersion, sharedIdleExit, path)
+			path, in.Version, in.PID, in.ProtocolVersion, self.Version, wire.ProtocolVersion, sharedIdleExit, path)
 	}
 	if in.Version != self.Version || in.Commit != self.CommitLabel() {
 		fmt.Fprintf(stderr, "hostd %s: the shared daemon on %s is another build, hostd %s (pid %d), of the same protocol %d; it serves this client (started by a client, it exits %s after its last one)\n",
 			self.Version, path, describeBuild(in.Version, in.Commit), in.PID, in.ProtocolVersion, sharedIdleExit)
 	}
-	return &sharedConn{c: uc, r: io.MultiReader(&kept, br)}, nil
+	return &sharedConn{c: uc, r: io.MultiReader(&kept, frames.Buffered())}, nil
 }
 
 // describeBuild is a version with its commit, when known.
@@ -245,13 +244,14 @@ func describeBuild(version, commit string) string {
 
 // dialOrStartShared connects to the daemon on cfg.Socket, starting one
 // when nobody listens there. started reports that this call started it.
-func dialOrStartShared(ctx context.Context, cfg config.Config) (c *net.UnixConn, started bool, err error) {
+func dialOrStartShared(ctx context.Context, cfg config.Config) (c net.Conn, started bool, err error) {
 	if c, err := dialShared(cfg.Socket); err == nil {
 		return c, false, nil
 	} else if !noListener(err) {
 		return nil, false, err
 	}
-	exited, err := startShared(cfg)
+	logFrom := logSize(sharedLogPath(cfg))
+	exited, err := startSharedDaemon(cfg)
 	if err != nil {
 		return nil, false, err
 	}
@@ -259,7 +259,7 @@ func dialOrStartShared(ctx context.Context, cfg config.Config) (c *net.UnixConn,
 	for {
 		c, err := dialShared(cfg.Socket)
 		if err == nil {
-			return c, true, nil
+			return c, exited != nil, nil
 		}
 		if !noListener(err) {
 			return nil, false, err
@@ -268,12 +268,21 @@ func dialOrStartShared(ctx context.Context, cfg config.Config) (c *net.UnixConn,
 		case <-ctx.Done():
 			return nil, false, ctx.Err()
 		case res := <-exited:
-			// Another forwarder's daemon may have won the socket: it is
-			// then listening, and the next dial finds it.
+			if res.live {
+				// Another forwarder's daemon won the address. It holds
+				// the lock and listens once its store is open, which may
+				// take a while: dial it until the deadline.
+				exited = nil
+				continue
+			}
 			if c, err := dialShared(cfg.Socket); err == nil {
 				return c, false, nil
 			}
-			return nil, false, fmt.Errorf("the shared daemon it started exited (%v); see %s", res, sharedLogPath(cfg))
+			cause := res.err.Error()
+			if logged := lastFailure(sharedLogPath(cfg), logFrom); logged != "" {
+				cause = logged
+			}
+			return nil, false, fmt.Errorf("the shared daemon it started exited: %s (its log: %s)", cause, sharedLogPath(cfg))
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
@@ -282,39 +291,81 @@ func dialOrStartShared(ctx context.Context, cfg config.Config) (c *net.UnixConn,
 	}
 }
 
-// dialShared connects to the socket and checks, before anything is sent,
-// that the daemon runs as this user.
-func dialShared(path string) (*net.UnixConn, error) {
-	c, err := net.DialTimeout("unix", path, probeTimeout)
-	if err != nil {
-		return nil, err
-	}
-	uc := c.(*net.UnixConn)
-	cred, err := peerCred(uc)
-	if err != nil {
-		uc.Close()
-		return nil, fmt.Errorf("cannot check who listens on %s: %w", path, err)
-	}
-	if int(cred.Uid) != os.Getuid() {
-		uc.Close()
-		return nil, fmt.Errorf("the process listening on %s runs as uid %d, not as you (uid %d); nothing was sent to it: remove that socket, or give hostd a private --socket", path, cred.Uid, os.Getuid())
-	}
-	return uc, nil
+// daemonExit is how a started daemon ended: live when it found another
+// daemon on its address (exit status exitLive).
+type daemonExit struct {
+	live bool
+	err  error
 }
 
-// noListener reports a dial that found no daemon: no socket file, or a
-// stale one.
-func noListener(err error) bool {
-	return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
+// startSharedDaemon starts the shared daemon (startShared; a test stands in
+// for it) and reports its exit on the channel.
+var startSharedDaemon = startShared
+
+// dialShared connects to the shared daemon once endpoint.Dial has found
+// that it runs as this user; nothing is sent before.
+func dialShared(path string) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	return endpoint.Dial(ctx, path)
 }
+
+// probeTimeout bounds one connect attempt to the shared daemon.
+const probeTimeout = time.Second
+
+// noListener reports a dial that found no daemon: no socket (or pipe),
+// or a stale socket file.
+func noListener(err error) bool { return errors.Is(err, endpoint.ErrNoListener) }
 
 // sharedLogPath is where a started daemon logs: its state directory.
 func sharedLogPath(cfg config.Config) string { return filepath.Join(cfg.StateDir, "hostd.log") }
 
+// logSize is the size of the log file now: where the lines of a daemon
+// started next begin.
+func logSize(path string) int64 {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
+}
+
+// maxLogTail bounds how much of the log lastFailure reads.
+const maxLogTail = 1 << 20
+
+// lastFailure is the error of the last logStartFailed line the log holds
+// past offset from (at most its last maxLogTail bytes), or "".
+func lastFailure(path string, from int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if size := logSize(path); size-from > maxLogTail {
+		from = size - maxLogTail
+	}
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return ""
+	}
+	var cause string
+	lines := bufio.NewScanner(io.LimitReader(f, maxLogTail))
+	lines.Buffer(make([]byte, 0, 64<<10), maxLogTail)
+	for lines.Scan() {
+		var entry struct {
+			Msg   string `json:"msg"`
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(lines.Bytes(), &entry) == nil && entry.Msg == logStartFailed && entry.Error != "" {
+			cause = entry.Error
+		}
+	}
+	return cause
+}
+
 // startShared starts the shared daemon as a process of its own session, so
 // it outlives the forwarder and the window that spawned it. It logs to
 // its state directory. The returned channel receives its exit.
-func startShared(cfg config.Config) (<-chan error, error) {
+func startShared(cfg config.Config) (<-chan daemonExit, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the hostd binary to start the shared daemon: %w", err)
@@ -329,14 +380,16 @@ func startShared(cfg config.Config) (<-chan error, error) {
 	if cfg.RPCTrace {
 		args = append(args, "--rpc-trace")
 	}
-	cmd := exec.Command(self, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil // /dev/null: the log file has its story
-	if err := cmd.Start(); err != nil {
+	cmd, err := startDetached(self, args) // the log file has its story
+	if err != nil {
 		return nil, fmt.Errorf("start the shared daemon: %w", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	exited := make(chan daemonExit, 1)
+	go func() {
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		exited <- daemonExit{live: errors.As(err, &exit) && exit.ExitCode() == exitLive, err: err}
+	}()
 	return exited, nil
 }
 

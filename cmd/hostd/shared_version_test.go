@@ -26,6 +26,10 @@ type fakeShared struct {
 	methods []string
 }
 
+// sharedSocket is the shared daemon's socket a test gives every client:
+// in runtime, a private directory of the test's.
+func sharedSocket(runtime string) string { return filepath.Join(runtime, "hostd", "hostd.sock") }
+
 func startFakeShared(t *testing.T, runtime, version string, protocol int) *fakeShared {
 	return startFakeSharedDropping(t, runtime, version, protocol, 0)
 }
@@ -35,11 +39,10 @@ func startFakeShared(t *testing.T, runtime, version string, protocol int) *fakeS
 // resets the connections its socket still took.
 func startFakeSharedDropping(t *testing.T, runtime, version string, protocol, drop int) *fakeShared {
 	t.Helper()
-	dir := filepath.Join(runtime, "hostd")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(sharedSocket(runtime)), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("unix", filepath.Join(dir, "hostd.sock"))
+	l, err := net.Listen("unix", sharedSocket(runtime))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,8 +114,8 @@ func TestE2EForwarderChecksTheSharedDaemonsProtocol(t *testing.T) {
 	t.Run("another protocol", func(t *testing.T) {
 		runtime := shortDir(t)
 		fake := startFakeShared(t, runtime, "9.0.0", 2)
-		cmd := exec.Command(hostdBinary(t), "--stdio")
-		cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtime, "XDG_STATE_HOME="+t.TempDir())
+		cmd := exec.Command(hostdBinary(t), "--stdio", "--socket", sharedSocket(runtime))
+		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
 		stdin, _ := cmd.StdinPipe()
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
@@ -148,7 +151,7 @@ func TestE2EForwarderChecksTheSharedDaemonsProtocol(t *testing.T) {
 	t.Run("a connection that breaks during the check is dialed again", func(t *testing.T) {
 		runtime := shortDir(t)
 		fake := startFakeSharedDropping(t, runtime, "0.0.1-old", 1, 2)
-		s := startStdio(t, []string{"XDG_RUNTIME_DIR=" + runtime, "XDG_STATE_HOME=" + t.TempDir()})
+		s := startStdio(t, []string{"XDG_STATE_HOME=" + t.TempDir()}, "--socket", sharedSocket(runtime))
 		var res map[string]string
 		if err := s.call("session.list", nil, &res); err != nil || res["answeredBy"] != "the fake daemon" {
 			t.Fatalf("session.list after two broken connections: %v %v\n%s", res, err, s.errText())
@@ -161,9 +164,9 @@ func TestE2EForwarderChecksTheSharedDaemonsProtocol(t *testing.T) {
 	t.Run("another build of the same protocol", func(t *testing.T) {
 		runtime := shortDir(t)
 		fake := startFakeShared(t, runtime, "0.0.1-old", 1)
-		env := []string{"XDG_RUNTIME_DIR=" + runtime, "XDG_STATE_HOME=" + t.TempDir()}
+		env := []string{"XDG_STATE_HOME=" + t.TempDir()}
 		n := &notes{}
-		cmd := exec.Command(hostdBinary(t), "--stdio")
+		cmd := exec.Command(hostdBinary(t), "--stdio", "--socket", sharedSocket(runtime))
 		cmd.Env = append(os.Environ(), env...)
 		stdin, _ := cmd.StdinPipe()
 		stdout, _ := cmd.StdoutPipe()

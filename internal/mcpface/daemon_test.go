@@ -30,7 +30,7 @@ func peer(t *testing.T) (*Remote, <-chan *jsonrpc2.Request) {
 			<-stop // "slow" answers only when the test ends
 			return nil, nil
 		})), jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
-	r := NewRemote(b)
+	r := NewRemote(b, 0)
 	t.Cleanup(func() { close(stop); r.Close(); srv.Close() })
 	return r, got
 }

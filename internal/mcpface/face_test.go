@@ -43,7 +43,7 @@ func daemonWith(t *testing.T, lim config.Limits) *Remote {
 	srv := rpc.NewServer(rpc.Options{Limits: lim, Sessions: sessions, Executor: exec, Review: store, Version: "test", Budget: mem})
 	a, b := net.Pipe()
 	go srv.ServeConn(a)
-	r := NewRemote(b)
+	r := NewRemote(b, 0)
 	t.Cleanup(func() {
 		r.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

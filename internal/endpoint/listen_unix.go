@@ -1,4 +1,6 @@
-package main
+//go:build unix
+
+package endpoint
 
 import (
 	"errors"
@@ -12,10 +14,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"go.uber.org/zap"
-
-	"github.com/hostd-dev/hostd/rpc"
 )
 
 // The socket's security (wire-contract §1): the directory is private (0700,
@@ -25,32 +23,40 @@ import (
 // a live socket, and a socket file left by a dead one is known to be
 // stale without guessing.
 
-// errLive reports another daemon serving the socket; it exits 1.
-var errLive = errors.New("already running")
-
 // probeTimeout bounds the connect attempt that tells a live socket from a
 // stale one.
 const probeTimeout = time.Second
 
-// socketListener is the daemon's Unix listener. Accept refuses peers of
-// another uid; Close removes the socket file.
-type socketListener struct {
+// Listener is the daemon's Unix listener. Accept refuses peers of another
+// uid; Close removes the socket file and releases the lock.
+type Listener struct {
 	*net.UnixListener
-	path      string
-	lock      *os.File
-	uid       int // peers must run as this uid
-	log       *zap.Logger
+	path string
+	lock *os.File
+	uid  int // peers must run as this uid
+	// OnRefuse, when set, is told of each peer Accept refuses.
+	OnRefuse  func(Peer, error)
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// maxSocketPath is the longest socket path bind accepts: Linux's sun_path
-// holds 108 bytes, one of them the terminating NUL.
-const maxSocketPath = 107
+// Path is the socket's absolute path.
+func (l *Listener) Path() string { return l.path }
 
-// listenSocket prepares the directory, takes the lock and listens on path.
-// Everything that can be checked before creating a directory is.
-func listenSocket(path string, log *zap.Logger) (*socketListener, error) {
+// Claim is an address taken for this process: its directory checked and
+// made, its lock held. A daemon claims its address before it opens its
+// state and listens only once that is open, so a second daemon learns
+// from the lock that it is second before touching the state directory,
+// and no client connects to a daemon that is about to fail.
+type Claim struct {
+	path string
+	lock *os.File
+}
+
+// ClaimAddress prepares the socket's directory and takes the lock of
+// path. Everything that can be checked before creating a directory is.
+// Another daemon on path is a *LiveError.
+func ClaimAddress(path string) (*Claim, error) {
 	path, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -68,23 +74,41 @@ func listenSocket(path string, log *zap.Logger) (*socketListener, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := clearStale(path); err != nil {
-		lock.Close()
+	return &Claim{path: path, lock: lock}, nil
+}
+
+// Release gives the address up without listening on it.
+func (c *Claim) Release() { c.lock.Close() }
+
+// Listen listens on the claimed address, replacing a stale socket file;
+// the listener then holds the lock until it is closed.
+func (c *Claim) Listen() (*Listener, error) {
+	if err := clearStale(c.path); err != nil {
+		c.Release()
 		return nil, err
 	}
-	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: c.path, Net: "unix"})
 	if err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("listen on %s: %w", path, err)
+		c.Release()
+		return nil, fmt.Errorf("listen on %s: %w", c.path, err)
 	}
 	// The directory is private, so the moment between bind and chmod
 	// exposes nothing; the mode documents the intent to anyone listing it.
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err := os.Chmod(c.path, 0o600); err != nil {
 		l.Close()
-		lock.Close()
+		c.Release()
 		return nil, err
 	}
-	return &socketListener{UnixListener: l, path: path, lock: lock, uid: os.Getuid(), log: log}, nil
+	return &Listener{UnixListener: l, path: c.path, lock: c.lock, uid: os.Getuid()}, nil
+}
+
+// Listen claims path and listens on it.
+func Listen(path string) (*Listener, error) {
+	c, err := ClaimAddress(path)
+	if err != nil {
+		return nil, err
+	}
+	return c.Listen()
 }
 
 // safeParent refuses a socket directory that another user could replace:
@@ -110,14 +134,13 @@ func safeParent(dir string) error {
 		if err != nil {
 			return fmt.Errorf("socket directory: %w", err)
 		}
-		st, ok := info.Sys().(*syscall.Stat_t)
-		if ok && st.Uid != 0 && int(st.Uid) != os.Getuid() {
-			return fmt.Errorf("%s belongs to uid %d, who could replace the socket directory %s under it; put the socket in a private directory of your own (--socket)", p, st.Uid, dir)
+		if owner, ok := ownerOf(info); ok && owner != 0 && owner != os.Getuid() {
+			return fmt.Errorf("%s belongs to uid %d, who could replace the socket directory %s under it; put the socket in a private directory of your own (--socket)", p, owner, dir)
 		}
 		// Group write counts only for a group other than our own: with a
 		// group per user (umask 002), our group is only us.
 		perm := info.Mode().Perm()
-		if ok && int(st.Gid) == os.Getgid() {
+		if gid, ok := groupOf(info); ok && gid == os.Getgid() {
 			perm &^= 0o020
 		}
 		if perm&0o022 != 0 && info.Mode()&fs.ModeSticky == 0 {
@@ -160,8 +183,8 @@ func privateDir(dir string) error {
 	if info.Mode().Perm()&0o022 != 0 {
 		return fmt.Errorf("socket directory %s can be written by other users (mode %s); hostd's socket needs a private directory of your own (--socket)", dir, modeString(info.Mode()))
 	}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("socket directory %s belongs to uid %d, not to us (uid %d); choose another --socket", dir, st.Uid, os.Getuid())
+	if owner, ok := ownerOf(info); ok && owner != os.Getuid() {
+		return fmt.Errorf("socket directory %s belongs to uid %d, not to us (uid %d); choose another --socket", dir, owner, os.Getuid())
 	}
 	if perm := info.Mode().Perm(); perm != 0o700 {
 		return fmt.Errorf("socket directory %s has mode %04o; it must be 0700 so no other user can reach the socket (chmod 700 %s)", dir, perm, dir)
@@ -183,7 +206,8 @@ func lockSocket(path string) (*os.File, error) {
 		n, _ := f.Read(b)
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, liveError(path, strings.TrimSpace(string(b[:n])))
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+			return nil, &LiveError{Addr: path, PID: pid}
 		}
 		return nil, fmt.Errorf("socket lock: %w", err)
 	}
@@ -191,14 +215,6 @@ func lockSocket(path string) (*os.File, error) {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return f, nil
-}
-
-func liveError(path, pid string) error {
-	who := "another hostd"
-	if pid != "" {
-		who = "pid " + pid
-	}
-	return fmt.Errorf("%w: %s is listening on %s; talk to it (hostctl info), stop it (hostctl shutdown), or give this one another --socket", errLive, who, path)
 }
 
 // clearStale removes a socket file no daemon answers on. Holding the lock
@@ -217,12 +233,12 @@ func clearStale(path string) error {
 	}
 	c, err := net.DialTimeout("unix", path, probeTimeout)
 	if err == nil {
-		pid := ""
-		if cred, err := peerCred(c.(*net.UnixConn)); err == nil {
-			pid = strconv.Itoa(int(cred.Pid))
+		live := &LiveError{Addr: path}
+		if peer, err := PeerOf(c); err == nil {
+			live.PID = peer.PID
 		}
 		c.Close()
-		return liveError(path, pid)
+		return live
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("removing stale socket %s: %w", path, err)
@@ -231,32 +247,31 @@ func clearStale(path string) error {
 }
 
 // Accept returns the next connection from a peer running as our uid.
-// Others are closed at once and logged.
-func (l *socketListener) Accept() (net.Conn, error) {
+// Others are closed at once and reported to OnRefuse.
+func (l *Listener) Accept() (net.Conn, error) {
 	for {
 		c, err := l.AcceptUnix()
 		if err != nil {
 			return nil, err
 		}
-		cred, err := peerCred(c)
-		if err != nil {
-			l.log.Warn("refused a peer whose credentials cannot be read", zap.Error(err))
-			c.Close()
-			continue
+		peer, err := PeerOf(c)
+		if err == nil && peer.UID != l.uid {
+			err = fmt.Errorf("its peer runs as uid %d, not as us (uid %d)", peer.UID, l.uid)
 		}
-		if int(cred.Uid) != l.uid {
-			l.log.Warn("refused a peer of another user", zap.Uint32(rpc.LogPeerUID, cred.Uid), zap.Int32(rpc.LogPID, cred.Pid))
-			c.Close()
-			continue
+		if err == nil {
+			return c, nil
 		}
-		return c, nil
+		if l.OnRefuse != nil {
+			l.OnRefuse(peer, err)
+		}
+		c.Close()
 	}
 }
 
 // Close stops listening, removes the socket file and releases the lock.
 // It is safe to call more than once: the server closes it when it starts
 // draining, and the daemon again on its way out.
-func (l *socketListener) Close() error {
+func (l *Listener) Close() error {
 	l.closeOnce.Do(func() {
 		l.closeErr = l.UnixListener.Close()
 		if err := os.Remove(l.path); err != nil && !errors.Is(err, fs.ErrNotExist) && l.closeErr == nil {

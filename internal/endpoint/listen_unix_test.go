@@ -1,6 +1,9 @@
-package main
+//go:build unix
+
+package endpoint
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -11,8 +14,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"go.uber.org/zap"
 )
 
 // shortDir is a private temporary directory whose path is short enough
@@ -29,7 +30,7 @@ func shortDir(t *testing.T) string {
 
 func TestSocketDirectoryIsCreatedPrivate(t *testing.T) {
 	path := filepath.Join(shortDir(t), "run", "hostd", "hostd.sock")
-	l, err := listenSocket(path, zap.NewNop())
+	l, err := Listen(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestSocketDirectoryMustBePrivate(t *testing.T) {
 		{open, "0755"},
 		{link, "symlink"},
 	} {
-		_, err := listenSocket(filepath.Join(tt.dir, "hostd.sock"), zap.NewNop())
+		_, err := Listen(filepath.Join(tt.dir, "hostd.sock"))
 		if err == nil || !strings.Contains(err.Error(), tt.says) {
 			t.Errorf("%s: %v, want an error saying %q", tt.dir, err, tt.says)
 		}
@@ -61,14 +62,14 @@ func TestSocketDirectoryMustBePrivate(t *testing.T) {
 
 func TestALiveSocketIsNeverStolen(t *testing.T) {
 	path := filepath.Join(shortDir(t), "hostd.sock")
-	first, err := listenSocket(path, zap.NewNop())
+	first, err := Listen(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer first.Close()
-	_, err = listenSocket(path, zap.NewNop())
-	if !errors.Is(err, errLive) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
-		t.Fatalf("second listener: %v; want errLive naming the socket and the live pid", err)
+	_, err = Listen(path)
+	if !errors.Is(err, ErrLive) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("second listener: %v; want ErrLive naming the socket and the live pid", err)
 	}
 	// The first still accepts.
 	go func() {
@@ -91,7 +92,7 @@ func TestAStaleSocketIsReplaced(t *testing.T) {
 	}
 	stale.SetUnlinkOnClose(false)
 	stale.Close() // the file stays; nobody answers on it
-	l, err := listenSocket(path, zap.NewNop())
+	l, err := Listen(path)
 	if err != nil {
 		t.Fatalf("stale socket not replaced: %v", err)
 	}
@@ -104,7 +105,7 @@ func TestAStaleSocketIsReplaced(t *testing.T) {
 func TestANonSocketFileIsNotRemoved(t *testing.T) {
 	path := filepath.Join(shortDir(t), "hostd.sock")
 	os.WriteFile(path, []byte("mine"), 0o600)
-	if _, err := listenSocket(path, zap.NewNop()); err == nil || !strings.Contains(err.Error(), "not a socket") {
+	if _, err := Listen(path); err == nil || !strings.Contains(err.Error(), "not a socket") {
 		t.Fatalf("got %v", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "mine" {
@@ -114,7 +115,7 @@ func TestANonSocketFileIsNotRemoved(t *testing.T) {
 
 func TestPeersOfAnotherUIDAreRefused(t *testing.T) {
 	path := filepath.Join(shortDir(t), "hostd.sock")
-	l, err := listenSocket(path, zap.NewNop())
+	l, err := Listen(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,13 +160,13 @@ func TestASharedDirectoryIsNeverToldToChmod(t *testing.T) {
 	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
 		t.Fatal(err)
 	}
-	_, err := listenSocket(filepath.Join(shared, "x.sock"), zap.NewNop())
+	_, err := Listen(filepath.Join(shared, "x.sock"))
 	want := "use, say, --socket " + filepath.Join(shared, "hostd-"+strconv.Itoa(os.Getuid()), "hostd.sock")
 	if err == nil || strings.Contains(err.Error(), "chmod") || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v; want no chmod advice and %q", err, want)
 	}
 	// And the private directory it names is accepted.
-	l, err := listenSocket(filepath.Join(shared, "hostd-"+strconv.Itoa(os.Getuid()), "hostd.sock"), zap.NewNop())
+	l, err := Listen(filepath.Join(shared, "hostd-"+strconv.Itoa(os.Getuid()), "hostd.sock"))
 	if err != nil {
 		t.Fatalf("a private directory in a sticky shared one: %v", err)
 	}
@@ -208,7 +209,7 @@ func TestASocketDirectoryOthersCouldReplaceIsRefused(t *testing.T) {
 				if strings.Contains(sock, "exists") {
 					os.Mkdir(filepath.Join(parent, "exists"), 0o700)
 				}
-				l, err := listenSocket(sock, zap.NewNop())
+				l, err := Listen(sock)
 				if err == nil {
 					l.Close()
 					t.Fatalf("%s: listening under %s", sock, parent)
@@ -235,7 +236,7 @@ func TestAParentWritableByOurOwnGroupIsFine(t *testing.T) {
 	if err := os.Chmod(parent, 0o775); err != nil {
 		t.Fatal(err)
 	}
-	l, err := listenSocket(filepath.Join(parent, "hostd", "hostd.sock"), zap.NewNop())
+	l, err := Listen(filepath.Join(parent, "hostd", "hostd.sock"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,23 +247,90 @@ func TestAParentWritableByOurOwnGroupIsFine(t *testing.T) {
 func TestASocketPathTooLongIsRefusedFirst(t *testing.T) {
 	dir := filepath.Join(shortDir(t), strings.Repeat("d", 60), strings.Repeat("e", 40))
 	sock := filepath.Join(dir, "hostd.sock")
-	_, err := listenSocket(sock, zap.NewNop())
-	want := "is " + strconv.Itoa(len(sock)) + " bytes, longer than the 107 a Unix socket's name can hold"
+	_, err := Listen(sock)
+	want := "is " + strconv.Itoa(len(sock)) + " bytes, longer than the " + strconv.Itoa(maxSocketPath) + " a Unix socket's name can hold"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v; want %q", err, want)
 	}
 	if _, err := os.Lstat(filepath.Dir(dir)); err == nil {
 		t.Errorf("%s was created for a socket that cannot be bound", filepath.Dir(dir))
 	}
-	// 107 bytes still bind.
+	// maxSocketPath bytes still bind.
 	base := shortDir(t)
-	fits := filepath.Join(base, strings.Repeat("f", 107-len(base)-len("/"+"/x/s")), "x", "s")
-	if len(fits) != 107 {
+	fits := filepath.Join(base, strings.Repeat("f", maxSocketPath-len(base)-len("/"+"/x/s")), "x", "s")
+	if len(fits) != maxSocketPath {
 		t.Fatalf("test path is %d bytes", len(fits))
 	}
-	l, err := listenSocket(fits, zap.NewNop())
+	l, err := Listen(fits)
 	if err != nil {
-		t.Fatalf("a 107-byte path: %v", err)
+		t.Fatalf("a %d-byte path: %v", maxSocketPath, err)
 	}
 	l.Close()
+}
+
+// The server check on its own: a daemon running as another uid is
+// refused, with our own uid injected as someone else's, and the refusal
+// comes before anything is sent.
+func TestDialChecksWhoServes(t *testing.T) {
+	path := filepath.Join(shortDir(t), "hostd.sock")
+	l, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan int, 4)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.SetReadDeadline(time.Now().Add(2 * time.Second))
+			n, _ := io.Copy(io.Discard, c)
+			got <- int(n)
+			c.Close()
+		}
+	}()
+	c, err := Dial(context.Background(), path)
+	if err != nil {
+		t.Fatalf("our own daemon refused: %v", err)
+	}
+	peer, err := PeerOf(c)
+	if err != nil || peer.UID != os.Getuid() || peer.PID != os.Getpid() {
+		t.Errorf("PeerOf the daemon: %+v, %v; want our uid and pid", peer, err)
+	}
+	c.Close()
+	<-got
+	// The directory checks would refuse a socket of ours for another
+	// uid first; the check of the server is what is tested here.
+	c, err = net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = checkServer(c, path, os.Getuid()+1)
+	c.Close()
+	want := "runs as uid " + strconv.Itoa(os.Getuid()) + ", not as you (uid " + strconv.Itoa(os.Getuid()+1) + ")"
+	if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want ErrUntrusted saying %q", err, want)
+	}
+	if n := <-got; n != 0 {
+		t.Errorf("%d bytes were sent to a daemon of another uid", n)
+	}
+}
+
+// No socket, or a stale one, is ErrNoListener: the caller starts one.
+func TestDialFindsNoListener(t *testing.T) {
+	dir := shortDir(t)
+	stale := filepath.Join(dir, "stale.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	ln.Close()
+	for _, path := range []string{filepath.Join(dir, "missing.sock"), stale, filepath.Join(dir, "nodir", "hostd.sock")} {
+		if _, err := Dial(context.Background(), path); !errors.Is(err, ErrNoListener) {
+			t.Errorf("%s: %v, want ErrNoListener", path, err)
+		}
+	}
 }

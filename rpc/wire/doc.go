@@ -1,0 +1,10 @@
+// Package wire is what crosses hostd's wire, written once for the daemon
+// and for its clients: the LSP base-protocol frame reader and writer (the
+// only one in the project; the frame cap is checked from the header,
+// before a body is read), the params and result types of every method
+// (the daemon's method table dispatches on them and generates the OpenRPC
+// document from their json and doc tags, and clients decode the same
+// types), the error codes with their wire names, and the protocol
+// version. It must not import the server (rpc, tools): a client imports
+// it, and it does no I/O beyond framing what it is handed.
+package wire
