@@ -306,3 +306,43 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestAWorkerThatDiedIdleCostsNoCall: a worker ended while it served no
+// one (by hand, by the system) is replaced before the next request, which
+// is served.
+func TestAWorkerThatDiedIdleCostsNoCall(t *testing.T) {
+	w := newTestWorkers(t, 1, "")
+	ctx := context.Background()
+	text := "function f() {\n  return 1;\n}\n"
+	resolve := func(path string) error {
+		r, _ := w.NewResolver(ctx, path, text, defaultLimit)
+		defer r.Close()
+		_, _, err := r.Resolve(1)
+		return err
+	}
+	if err := resolve("a.js"); err != nil {
+		t.Fatal(err)
+	}
+	pid := w.Stats().PIDs[0]
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the pool to reap the worker", func() bool {
+		if runtime.GOOS == "linux" {
+			_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+			return err != nil
+		}
+		return !pidAlive(pid)
+	})
+	time.Sleep(50 * time.Millisecond) // the pool's wait returned just before
+	if err := resolve("b.js"); err != nil {
+		t.Fatalf("the first request after the idle worker died: %v", err)
+	}
+	if st := w.Stats(); st.Starts != 2 {
+		t.Errorf("stats %+v: want the dead worker replaced", st)
+	}
+}

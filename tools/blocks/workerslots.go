@@ -20,6 +20,13 @@ func (w *Workers) ready(s *slot) (*proc, uint64, time.Duration, error) {
 	w.mu.Lock()
 	p, gen := s.p, s.gen
 	w.mu.Unlock()
+	if p != nil && p.exitStatus() != "" {
+		// It died while idle (ended by hand, the system's OOM killer): no
+		// request of its own to decline; start another for this one.
+		w.ended(s, p, "", &procError{exit: p.exitStatus(), stderr: firstLine(p.stderr.String())})
+		p.end(endedNot)
+		p = nil
+	}
 	if p != nil {
 		return p, gen, 0, nil
 	}
