@@ -24,7 +24,9 @@ import (
 // Scheduling. A worker serves one request at a time. A request goes to
 // the worker that last parsed its path (which holds its tree) when that
 // one is idle, else to any idle worker, else to a new one up to Count,
-// else it waits for one within its parse time. An owner (a session: the
+// else it waits for one within its parse time. While fewer than Count
+// run, one more is kept started and idle, so a request seldom waits for a
+// process to start. An owner (a session: the
 // Owner function reads it from the call's context) runs one request at a
 // time, so one session's texts, however slow, hold at most one worker and
 // never make another session's parses wait while fewer than Count
@@ -226,7 +228,7 @@ func (w *Workers) do(ctx context.Context, path string, rq *workerRequest, hd *ha
 	if w.cfg.Owner != nil {
 		owner = w.cfg.Owner(ctx)
 	}
-	s, err := w.acquire(ctx, owner, path)
+	s, err := w.acquire(ctx, deadline, owner, path)
 	if err != nil {
 		return nil, err
 	}
@@ -285,8 +287,11 @@ func (w *Workers) do(ctx context.Context, path string, rq *workerRequest, hd *ha
 }
 
 // acquire takes a slot for a request of owner about path, waiting (until
-// ctx ends) while the owner has a request running or no slot is free.
-func (w *Workers) acquire(ctx context.Context, owner, path string) (*slot, error) {
+// ctx ends or the deadline passes) while the owner has a request running
+// or no slot is free.
+func (w *Workers) acquire(ctx context.Context, deadline time.Time, owner, path string) (*slot, error) {
+	timeout := time.NewTimer(time.Until(deadline))
+	defer timeout.Stop()
 	w.mu.Lock()
 	for {
 		if w.closed {
@@ -299,7 +304,11 @@ func (w *Workers) acquire(ctx context.Context, owner, path string) (*slot, error
 				if owner != "" {
 					w.owners[owner] = true
 				}
+				spare := w.spareLocked()
 				w.mu.Unlock()
+				if spare != nil {
+					go w.restart(spare)
+				}
 				return s, nil
 			}
 		}
@@ -308,6 +317,8 @@ func (w *Workers) acquire(ctx context.Context, owner, path string) (*slot, error
 		select {
 		case <-wake:
 		case <-ctx.Done():
+			return nil, errSpent
+		case <-timeout.C:
 			return nil, errSpent
 		}
 		w.mu.Lock()
@@ -327,6 +338,24 @@ func (w *Workers) pickLocked(path string) *slot {
 		case s.busy:
 		case s.p != nil:
 			return s
+		case empty == nil:
+			empty = s
+		}
+	}
+	return empty
+}
+
+// spareLocked returns an empty slot to start a worker in when none that
+// runs is free, so the next request (most often another session's: the
+// owner of this one waits for it) need not wait for a process to start;
+// nil when one is free or every slot is taken.
+func (w *Workers) spareLocked() *slot {
+	var empty *slot
+	for _, s := range w.slots {
+		switch {
+		case s.busy:
+		case s.p != nil:
+			return nil
 		case empty == nil:
 			empty = s
 		}
