@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,12 +197,13 @@ func TestE2EAParserAbortEndsOneCall(t *testing.T) {
 	if e := tool(t, c, s, "edit", map[string]any{"path": "ok.py", "tag": w["tag"], "ops": "CUT 1*"}); e["ok"] != true {
 		t.Fatalf("the next block op: %v\n%s", e, d.output())
 	}
-	if !strings.Contains(d.output(), "parse worker ended") {
-		t.Errorf("the daemon did not log the worker's end:\n%s", d.output())
+	m := regexp.MustCompile(`"parse worker ended","workerPid":(\d+)`).FindStringSubmatch(d.output())
+	if m == nil {
+		t.Fatalf("the daemon did not log the worker's end:\n%s", d.output())
 	}
-	after := childPIDs(d.cmd.Process.Pid)
-	if len(after) == 0 || slices.Contains(after, before[0]) {
-		t.Errorf("workers %v before the abort, %v after: want the aborted one gone and another serving", before, after)
+	aborted, _ := strconv.Atoi(m[1])
+	if after := childPIDs(d.cmd.Process.Pid); len(after) == 0 || slices.Contains(after, aborted) {
+		t.Errorf("workers %v after the abort of %d: want it gone and another serving", after, aborted)
 	}
 	var info map[string]any
 	mustCall(t, c, "host.info", nil, &info)
