@@ -7,13 +7,13 @@
 // the resolution rules below, and the processes they run in: the daemon
 // never parses; its parse workers do (Workers, workers.go: this program
 // started again, serving ServeWorker), so a parse that cannot be stopped
-// or a grammar that aborts ends a worker, not the daemon. It does no file
-// I/O and knows nothing of sessions, tags or the ops text (a call's owner
-// is an opaque name the daemon hands it): the edit tool hands it the text
-// the tag names and asks for spans through NewResolver and Resolve. With
-// the same grammars it answers one more question, whether a whole text
-// parses cleanly (Syntax, Check), which boundary repair (edit-contract
-// §8.4) asks of its candidates. The in-process API (Trees, Resolver,
+// or a grammar that aborts ends a worker, not the daemon. It touches no
+// workspace file and knows nothing of sessions, tags or the ops text (a
+// call's owner is an opaque name the daemon hands it): the edit tool
+// hands it the text the tag names and asks for spans through NewResolver
+// and Resolve. With the same grammars it answers one more question,
+// whether a whole text parses cleanly (Syntax, Check), which boundary
+// repair (edit-contract §8.4) asks of its candidates. The in-process API (Trees, Resolver,
 // Syntax, OutlineLines) is what a worker runs; Workers offers the same
 // questions to the daemon (WorkerResolver, WorkerSyntax,
 // Workers.OutlineLines).
