@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // setProcAttr makes a worker die with the daemon: the kernel sends it
@@ -52,6 +54,17 @@ func selfPath() (string, error) {
 		return "/proc/self/exe", nil
 	}
 	return os.Executable()
+}
+
+// growPipe asks the kernel for a 1 MiB buffer in the pipe to a worker
+// (64 KiB by default), so a request of a file's text is one write and
+// one wake-up of the worker, not a ping-pong of 64 KiB turns, each of
+// which waits for the scheduler on a busy machine. Past the system's
+// pipe-max-size the kernel refuses, and the default stays.
+func growPipe(f *os.File) {
+	if rc, err := f.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) { _, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, 1<<20) })
+	}
 }
 
 // job groups the workers on Windows; elsewhere it is nothing.

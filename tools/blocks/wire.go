@@ -57,11 +57,17 @@ type workerRequest struct {
 	HasText bool
 	// Base is a checker's current text (opCheck), sent with the first
 	// request of the handle to this worker (HasBase), as Text is.
-	Base     string
-	HasBase  bool
-	Line     int // opResolve
-	From, To int // opOutline
-	MaxBytes int64
+	Base    string
+	HasBase bool
+	// Delta: a check's Text is only what differs from Base: the
+	// candidate is Base's first Prefix bytes, Text, and Base's last
+	// Suffix bytes. A candidate differs from the file in a few lines, so
+	// a check moves a few bytes, not the file.
+	Delta          bool
+	Prefix, Suffix int
+	Line           int // opResolve
+	From, To       int // opOutline
+	MaxBytes       int64
 	// Limit is the parse time the request may spend; the daemon ends
 	// the worker if no answer comes within it and killGrace.
 	Limit time.Duration

@@ -196,6 +196,14 @@ func (w *worker) check(ctx context.Context, rq *workerRequest) *workerResponse {
 		h = &workerHandle{id: rq.Handle, syn: s}
 		w.keep(h)
 	}
-	sup, clean, why := h.syn.check(ctx, rq.Text)
+	text := rq.Text
+	if rq.Delta {
+		base := h.syn.base
+		if rq.Prefix < 0 || rq.Suffix < 0 || rq.Prefix+rq.Suffix > len(base) {
+			return &workerResponse{Decline: toWire(fmt.Errorf("parse worker: a delta of %d+%d bytes on a %d-byte base", rq.Prefix, rq.Suffix, len(base)))}
+		}
+		text = base[:rq.Prefix] + rq.Text + base[len(base)-rq.Suffix:]
+	}
+	sup, clean, why := h.syn.check(ctx, text)
 	return &workerResponse{Supported: sup, Clean: clean, Why: why}
 }

@@ -94,6 +94,7 @@ func startProc(cmd *exec.Cmd, cfg workerConfig, j *job) (*proc, error) {
 		inW.Close()
 		return nil, err
 	}
+	growPipe(inW)
 	p := &proc{cmd: cmd, in: inW, out: outR, stderr: &tailBuffer{max: 4 << 10}, done: make(chan struct{})}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
 	setProcAttr(cmd)

@@ -253,8 +253,14 @@ func (w *Workers) do(ctx context.Context, path string, rq *workerRequest, hd *ha
 	fill := func(all bool) {
 		rq.Text, rq.HasText = text, all || rq.Op != opResolve
 		rq.Base, rq.HasBase = "", false
-		if rq.Op == opCheck && all {
-			rq.Base, rq.HasBase = base, true
+		if rq.Op == opCheck {
+			if all {
+				rq.Base, rq.HasBase = base, true
+			}
+			rq.Delta, rq.Prefix, rq.Suffix, rq.Text = true, 0, 0, text
+			if len(text) >= minDeltaBytes {
+				rq.Prefix, rq.Suffix, rq.Text = delta(base, text)
+			}
 		}
 		if !rq.HasText {
 			rq.Text = ""
@@ -343,6 +349,26 @@ func (w *Workers) pickLocked(path string) *slot {
 		}
 	}
 	return empty
+}
+
+// minDeltaBytes is the smallest candidate a check sends as what differs
+// from the file rather than whole.
+const minDeltaBytes = 4 << 10
+
+// delta is text as what differs from base: text is base's first prefix
+// bytes, middle, and base's last suffix bytes. The cut never splits a
+// UTF-8 sequence of either text, so middle stays valid text.
+func delta(base, text string) (prefix, suffix int, middle string) {
+	limit := min(len(base), len(text))
+	prefix = commonPrefix(base, text, limit)
+	for prefix > 0 && (!runeStart(base, prefix) || !runeStart(text, prefix)) {
+		prefix--
+	}
+	suffix = commonSuffix(base[prefix:], text[prefix:], limit-prefix)
+	for suffix > 0 && (!runeStart(base, len(base)-suffix) || !runeStart(text, len(text)-suffix)) {
+		suffix--
+	}
+	return prefix, suffix, text[prefix : len(text)-suffix]
 }
 
 // spareLocked returns an empty slot to start a worker in when none that

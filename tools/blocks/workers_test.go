@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/tools/txtar"
 
@@ -344,5 +345,54 @@ func TestAWorkerThatDiedIdleCostsNoCall(t *testing.T) {
 	}
 	if st := w.Stats(); st.Starts != 2 {
 		t.Errorf("stats %+v: want the dead worker replaced", st)
+	}
+}
+
+// TestDeltaRebuildsTheText: a check sends what differs from the file;
+// the worker rebuilds the candidate from it byte for byte, and the cut
+// never splits a character.
+func TestDeltaRebuildsTheText(t *testing.T) {
+	base := strings.Repeat("const ä = \"日本\";\n", 400)
+	cases := []string{
+		base,
+		"",
+		"x" + base,
+		base + "y",
+		strings.Replace(base, "日本", "日本語", 1),
+		strings.Replace(base, "ä", "a", 7),
+		base[:len(base)/2] + "\n}\n" + base[len(base)/2:],
+		strings.Repeat("本", 10),
+	}
+	for i, text := range cases {
+		p, s, mid := delta(base, text)
+		if got := base[:p] + mid + base[len(base)-s:]; got != text {
+			t.Errorf("case %d: rebuilt %d bytes, want %d", i, len(got), len(text))
+		}
+		if !utf8.ValidString(mid) {
+			t.Errorf("case %d: the middle %q splits a character", i, mid)
+		}
+		if len(text) > 100 && len(mid) > len(text)/2 && i != 2 && i != 3 {
+			t.Errorf("case %d: %d of %d bytes sent", i, len(mid), len(text))
+		}
+	}
+}
+
+// TestWorkerChecksOfLargeTextsMatch: the checks of a repair on a large
+// file (sent as deltas) answer as in-process.
+func TestWorkerChecksOfLargeTextsMatch(t *testing.T) {
+	var sb strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&sb, "function f%d(a: number): number {\n  const s = \"ü%d\";\n  return a + %d;\n}\n", i, i, i)
+	}
+	text := sb.String()
+	w := newTestWorkers(t, 2, "")
+	syn, _ := w.NewSyntax(context.Background(), "big.ts", text, defaultLimit)
+	defer syn.Release()
+	for i, tx := range keptCloserChecks(t, text, 1001) {
+		sup1, clean1 := Check("big.ts", tx, defaultLimit)
+		sup2, clean2 := syn.Check(tx)
+		if !sup1 || sup1 != sup2 || clean1 != clean2 {
+			t.Errorf("check %d: in-process %v/%v, worker %v/%v", i, sup1, clean1, sup2, clean2)
+		}
 	}
 }
