@@ -26,11 +26,10 @@ import (
 // one is idle, else to any idle worker, else to a new one up to Count,
 // else it waits for one within its parse time. While fewer than Count
 // run, one more is kept started and idle, so a request seldom waits for a
-// process to start. An owner (a session: the
-// Owner function reads it from the call's context) runs one request at a
-// time, so one session's texts, however slow, hold at most one worker and
-// never make another session's parses wait while fewer than Count
-// sessions parse at once. Nothing outlives its call: a request's worker
+// process to start. An owner (a session: the Owner function reads it from
+// the call's context) runs one request at a time, so one session's texts,
+// however slow, hold at most one worker and never make another session's
+// parses wait while fewer than Count sessions parse at once. Nothing outlives its call: a request's worker
 // is ended when no answer comes within its parse time and killGrace, or
 // when its call is cancelled, and the call is answered after that.
 //
