@@ -350,26 +350,6 @@ func (w *Workers) pickLocked(path string) *slot {
 	return empty
 }
 
-// minDeltaBytes is the smallest candidate a check sends as what differs
-// from the file rather than whole.
-const minDeltaBytes = 4 << 10
-
-// delta is text as what differs from base: text is base's first prefix
-// bytes, middle, and base's last suffix bytes. The cut never splits a
-// UTF-8 sequence of either text, so middle stays valid text.
-func delta(base, text string) (prefix, suffix int, middle string) {
-	limit := min(len(base), len(text))
-	prefix = commonPrefix(base, text, limit)
-	for prefix > 0 && (!runeStart(base, prefix) || !runeStart(text, prefix)) {
-		prefix--
-	}
-	suffix = commonSuffix(base[prefix:], text[prefix:], limit-prefix)
-	for suffix > 0 && (!runeStart(base, len(base)-suffix) || !runeStart(text, len(text)-suffix)) {
-		suffix--
-	}
-	return prefix, suffix, text[prefix : len(text)-suffix]
-}
-
 // spareLocked returns an empty slot to start a worker in when none that
 // runs is free, so the next request (most often another session's: the
 // owner of this one waits for it) need not wait for a process to start;
