@@ -68,6 +68,14 @@ type Limits struct {
 	// (C memory, estimated from their texts' tokens), least recently used
 	// evicted past it.
 	MaxParseTreeBytes int64 `json:"maxParseTreeBytes"`
+	// MaxParseWorkers, 4: the parse worker processes that run at once
+	// (tree-sitter parses outside the daemon); each keeps an even share
+	// of MaxParseTreeBytes.
+	MaxParseWorkers int `json:"maxParseWorkers"`
+	// MaxParseWorkerBytes, 1 GiB: the memory each parse worker may take
+	// (beyond what it maps at start, where the system counts it so);
+	// past it the worker ends and its parse is declined.
+	MaxParseWorkerBytes int64 `json:"maxParseWorkerBytes"`
 
 	// Review store, wire-contract §5.
 	MaxReviewEntriesPerSession int   `json:"maxReviewEntriesPerSession"`
@@ -120,7 +128,9 @@ func DefaultLimits() Limits {
 		MaxRetainedBytes: 256 * mib,
 		MaxBudgetWaitMs:  10000,
 
-		MaxParseTreeBytes: 256 * mib,
+		MaxParseTreeBytes:   256 * mib,
+		MaxParseWorkers:     4,
+		MaxParseWorkerBytes: 1024 * mib,
 
 		MaxReviewEntriesPerSession: 2000,
 		MaxReviewBytesPerSession:   256 * mib,
@@ -201,6 +211,7 @@ func (l Limits) Validate() error {
 		"repeatGuardAttempts": int64(l.RepeatGuardAttempts), "recoveryDiffTimeoutMs": int64(l.RecoveryDiffTimeoutMs),
 		"maxParseMs": int64(l.MaxParseMs), "maxSessions": int64(l.MaxSessions), "maxMcpSessions": int64(l.MaxMCPSessions), "maxFrameBytes": l.MaxFrameBytes, "shutdownGraceMs": int64(l.ShutdownGraceMs),
 		"maxMemoryBytes": l.MaxMemoryBytes, "maxRetainedBytes": l.MaxRetainedBytes, "maxParseTreeBytes": l.MaxParseTreeBytes, "maxBudgetWaitMs": int64(l.MaxBudgetWaitMs),
+		"maxParseWorkers": int64(l.MaxParseWorkers), "maxParseWorkerBytes": l.MaxParseWorkerBytes,
 		"maxReviewEntriesPerSession": int64(l.MaxReviewEntriesPerSession), "maxReviewBytesPerSession": l.MaxReviewBytesPerSession,
 		"maxReviewEntries": int64(l.MaxReviewEntries), "maxReviewBytes": l.MaxReviewBytes,
 	}
@@ -211,6 +222,9 @@ func (l Limits) Validate() error {
 	}
 	if l.GrepThreads < 0 {
 		return &limitError{field: "grepThreads", msg: fmt.Sprintf("must be 0 (one per CPU) or positive, got %d", l.GrepThreads)}
+	}
+	if share := l.MaxParseTreeBytes / int64(l.MaxParseWorkers); share < mib {
+		return &limitError{field: "maxParseTreeBytes", msg: fmt.Sprintf("(%d) leaves each of limits.maxParseWorkers (%d) less than 1 MiB of trees", l.MaxParseTreeBytes, l.MaxParseWorkers)}
 	}
 	if l.DefaultReadLimit > l.MaxReadLimit {
 		return &limitError{field: "defaultReadLimit", msg: fmt.Sprintf("(%d) exceeds limits.maxReadLimit (%d)", l.DefaultReadLimit, l.MaxReadLimit)}

@@ -110,8 +110,8 @@ func TestTheExampleFileIsCompleteAndTheDefaults(t *testing.T) {
 			t.Errorf("%s lacks limits.%s", example, f)
 		}
 	}
-	if len(limitFields) != 37 {
-		t.Errorf("Limits has %d fields; this test and docs/config.md name 37", len(limitFields))
+	if len(limitFields) != 39 {
+		t.Errorf("Limits has %d fields; this test and docs/config.md name 39", len(limitFields))
 	}
 	c := Default()
 	if err := c.Load(example); err != nil {

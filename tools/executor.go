@@ -192,6 +192,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 		Files:      e.opt.Files,
 		Budget:     e.opt.Budget,
 	}
+	ctx = context.WithValue(ctx, sessionKey{}, s.ID)
 	start := time.Now()
 	var out Outcome
 	if err := ctx.Err(); err != nil {
@@ -202,6 +203,18 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 	finish(out, id)
 	e.logCall(req, id, out, time.Since(start))
 	return out, nil
+}
+
+// sessionKey carries the calling session's id in a tool call's context.
+type sessionKey struct{}
+
+// CallSession is the id of the session whose tool call ctx belongs to, ""
+// outside one. The factories of Options (Blocks, Syntax, Outline) get it
+// this way: the daemon's parse workers run one parse of a session at a
+// time, so one session's slow texts never hold every worker.
+func CallSession(ctx context.Context) string {
+	id, _ := ctx.Value(sessionKey{}).(string)
+	return id
 }
 
 // mutating names the tools that change files: their calls are logged at

@@ -4,7 +4,9 @@
 // language is beside the reference implementation (@oh-my-pi/hashline under
 // Bun), how the daemon performs end to end over its socket beside a bare
 // JSON-RPC echo server, whether the daemon stays inside its memory bounds,
-// and the figures the packages' own Go benchmarks produce. It prints a
+// the figures the packages' own Go benchmarks produce, and what parsing in
+// worker processes costs beside the daemon that parsed in its own (built
+// from a git ref). It prints a
 // table per section and writes docs/benchmarks.md.
 //
 // Absolute times on shared machines are noisy, so every timing is reported
@@ -52,11 +54,12 @@ type options struct {
 	repo     string   // the module root
 	corpus   string   // the shared corpus directory
 	benchDir string   // the Node/Bun side (package.json, node_modules)
+	base     string   // the git ref the parse section builds the daemon before the workers from
 	log      io.Writer
 }
 
 // sectionKeys are the sections in the order they run and print.
-var sectionKeys = []string{"tokens", "reference", "host", "memory", "gobench"}
+var sectionKeys = []string{"tokens", "reference", "host", "memory", "gobench", "parse"}
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("hostbench", flag.ContinueOnError)
@@ -67,11 +70,12 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		out    = fs.String("out", "docs/benchmarks.md", "markdown `file` to update, relative to the module root; empty writes none")
 		repo   = fs.String("repo", "", "module root `directory` (default: found from the working directory)")
 		corpus = fs.String("corpus", "", "shared corpus `directory` (default: <repo>/../shared/corpus)")
+		base   = fs.String("base", "main", "git `ref` whose hostd the parse section compares with (the daemon before the parse workers)")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: go run ./cmd/hostbench [flags]\n\n"+
 			"Runs hostd's benchmarks beside their references and updates docs/benchmarks.md.\n"+
-			"Sections: tokens, reference (needs `npm ci` in bench/), host, memory, gobench.\n\nFlags:\n")
+			"Sections: tokens, reference (needs `npm ci` in bench/), host, memory, gobench, parse.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -80,7 +84,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q (see -h)", fs.Arg(0))
 	}
-	o := options{quick: *quick, out: *out, log: stderr}
+	o := options{quick: *quick, out: *out, log: stderr, base: *base}
 	for _, s := range strings.Split(*only, ",") {
 		s = strings.TrimSpace(s)
 		if s == "" {
@@ -148,6 +152,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"host":      hostSection,
 		"memory":    memorySection,
 		"gobench":   goBenchSection,
+		"parse":     parseSection,
 	}
 	start := time.Now()
 	machine := machineSection(ctx, o)

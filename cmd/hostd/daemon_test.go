@@ -39,6 +39,15 @@ var (
 // TestMain removes the hostd binary the tests built (17 MB) once they are
 // done, whatever their outcome.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == parseWorkerCommand {
+		// A daemon a test runs in this process (the goldens) starts this
+		// binary as its parse workers, as hostd starts itself.
+		if err := runParseWorker(context.Background(), stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
@@ -100,7 +109,17 @@ func startDaemon(t *testing.T, socket string, args ...string) *daemon {
 
 func launch(t *testing.T, args ...string) *daemon {
 	t.Helper()
-	d := &daemon{t: t, cmd: exec.Command(hostdBinary(t), args...), exited: make(chan struct{})}
+	return launchBinary(t, hostdBinary(t), nil, args...)
+}
+
+// launchBinary runs bin with args and, added to this process's
+// environment, env.
+func launchBinary(t *testing.T, bin string, env []string, args ...string) *daemon {
+	t.Helper()
+	d := &daemon{t: t, cmd: exec.Command(bin, args...), exited: make(chan struct{})}
+	if env != nil {
+		d.cmd.Env = append(os.Environ(), env...)
+	}
 	stderr, err := d.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

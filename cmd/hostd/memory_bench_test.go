@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/memgov"
 	"github.com/hostd-dev/hostd/review"
@@ -131,9 +133,15 @@ func newEditRig(b testing.TB, stateDir string, lim config.Limits) *editRig {
 
 	b.Cleanup(memgov.Start(lim, memgov.Sources{Held: sessions.HeldBytes, Index: store.IndexBytes})) // stopped, it puts the limit back
 
+	// The parse workers are this test binary (TestMain serves the mode).
+	workers, err := newParseWorkers(lim, zap.NewNop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(workers.Close)
 	r := &editRig{
 		exec: tools.NewExecutor(tools.Options{Sessions: sessions, Limits: lim, Review: store,
-			Blocks: blockResolvers(nil, lim.MaxBlockParseBytes), Syntax: syntaxCheckers(nil, lim.MaxBlockParseBytes), Tools: builtinTools()}),
+			Blocks: blockResolvers(workers, lim.MaxBlockParseBytes), Syntax: syntaxCheckers(workers, lim.MaxBlockParseBytes), Tools: builtinTools()}),
 		store: store, sessions: sessions, ws: ws, root: root, session: s.ID, path: "edit.go",
 	}
 	r.tag = r.call(b, r.session, "read", map[string]any{"path": r.path})

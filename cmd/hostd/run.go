@@ -64,6 +64,9 @@ func run(ctx context.Context, args []string, std stdio) error {
 	if len(args) > 0 && args[0] == "mcp" {
 		return runMCP(ctx, args[1:], std)
 	}
+	if len(args) > 0 && args[0] == parseWorkerCommand {
+		return runParseWorker(ctx, std)
+	}
 	cfg, err := parseConfig(args, std.out)
 	if err != nil {
 		return err
@@ -146,14 +149,15 @@ func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) e
 	stop := make(chan struct{})
 	var stopOnce sync.Once
 	sessions := session.NewManager(cfg.Limits)
-	// One tree cache for the whole daemon: each file version is parsed
-	// once, and the next version from its tree.
-	trees, err := blocks.NewTrees(cfg.Limits.MaxParseTreeBytes)
+	// Tree-sitter runs in worker processes, never in the daemon: each
+	// keeps the trees of the files it parsed, so a file version is parsed
+	// once and the next version from its tree.
+	workers, err := newParseWorkers(cfg.Limits, log)
 	if err != nil {
 		return err
 	}
-	defer trees.Close()
-	srv := newServer(cfg, log, sessions, store, trees, func() { stopOnce.Do(func() { close(stop) }) })
+	defer workers.Close()
+	srv := newServer(cfg, log, sessions, store, workers, func() { stopOnce.Do(func() { close(stop) }) })
 	defer memgov.Start(cfg.Limits, memgov.Sources{Held: sessions.HeldBytes, Index: store.IndexBytes})()
 
 	served := make(chan error, 1)
@@ -196,7 +200,7 @@ func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) e
 }
 
 // newServer wires the daemon's domain objects into the RPC server.
-func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, store *review.Store, trees *blocks.Trees, onShutdown func()) *rpc.Server {
+func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, store *review.Store, workers *blocks.Workers, onShutdown func()) *rpc.Server {
 	// One budget for the whole daemon: frames in flight (rpc) and the
 	// payloads write and edit apply (tools) take from the same bytes.
 	mem := budget.New(cfg.Limits.MaxMemoryBytes, cfg.Limits.BudgetWait())
@@ -205,9 +209,9 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, st
 		Limits:   cfg.Limits,
 		Log:      log,
 		Review:   store,
-		Blocks:   blockResolvers(trees, cfg.Limits.MaxBlockParseBytes),
-		Syntax:   syntaxCheckers(trees, cfg.Limits.MaxBlockParseBytes),
-		Outline:  outlines(trees, cfg.Limits.MaxBlockParseBytes),
+		Blocks:   blockResolvers(workers, cfg.Limits.MaxBlockParseBytes),
+		Syntax:   syntaxCheckers(workers, cfg.Limits.MaxBlockParseBytes),
+		Outline:  outlines(workers, cfg.Limits.MaxBlockParseBytes),
 		Tools:    builtinTools(),
 		Budget:   mem,
 	})
@@ -234,10 +238,13 @@ func builtinTools() []tools.Tool {
 
 // syntaxCheckers give boundary repair a whole-text parse check in the
 // file's grammar (edit-contract §8.4), within the call's parse time,
-// parsing each candidate from the file's cached tree.
-func syntaxCheckers(trees *blocks.Trees, maxParseBytes int64) tools.SyntaxFactory {
+// each candidate parsed by a worker from the file's cached tree. A check
+// whose worker ended (an overrun, an abort) answers that it could not be
+// made (supported=false, and the checker's Unavailable says why), never
+// that the text does not parse.
+func syntaxCheckers(workers *blocks.Workers, maxParseBytes int64) tools.SyntaxFactory {
 	return func(ctx context.Context, path, text string) hashline.Syntax {
-		s, err := trees.NewSyntax(ctx, path, text, maxParseBytes)
+		s, err := workers.NewSyntax(ctx, path, text, maxParseBytes)
 		if err != nil {
 			return nil
 		}
@@ -245,20 +252,21 @@ func syntaxCheckers(trees *blocks.Trees, maxParseBytes int64) tools.SyntaxFactor
 	}
 }
 
-// blockResolvers resolves N* locators with the tree-sitter grammars,
-// declining files over maxParseBytes and parses past the call's parse
-// time, with each version's tree from the cache.
-func blockResolvers(trees *blocks.Trees, maxParseBytes int64) tools.BlockResolverFactory {
+// blockResolvers resolves N* locators with the tree-sitter grammars in
+// the parse workers, declining files over maxParseBytes, parses past the
+// call's parse time and parses that end their worker, with each
+// version's tree kept by the worker that parsed it.
+func blockResolvers(workers *blocks.Workers, maxParseBytes int64) tools.BlockResolverFactory {
 	return func(ctx context.Context, path, text string) (tools.BlockResolver, error) {
-		return trees.NewResolver(ctx, path, text, maxParseBytes)
+		return workers.NewResolver(ctx, path, text, maxParseBytes)
 	}
 }
 
 // outlines lists declarations for read's outline mode with the same
-// grammars, parse limit and tree cache as block ops.
-func outlines(trees *blocks.Trees, maxParseBytes int64) tools.OutlineFunc {
+// grammars, parse limit and workers as block ops.
+func outlines(workers *blocks.Workers, maxParseBytes int64) tools.OutlineFunc {
 	return func(ctx context.Context, path, text string, from, to int) ([]tools.OutlineRow, error) {
-		decls, err := trees.OutlineLines(ctx, path, text, maxParseBytes, from, to)
+		decls, err := workers.OutlineLines(ctx, path, text, maxParseBytes, from, to)
 		if err != nil {
 			return nil, err
 		}

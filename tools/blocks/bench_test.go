@@ -27,7 +27,7 @@ const benchLines = 5000
 // corpus files concatenated when the corpus is there, generated code
 // otherwise. It returns the text and a line that opens a top-level
 // function near the middle.
-func benchSource(b *testing.B) (string, int) {
+func benchSource(b testing.TB) (string, int) {
 	b.Helper()
 	var sb strings.Builder
 	lines := 0

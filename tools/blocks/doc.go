@@ -3,13 +3,20 @@
 // opens at, it returns the block's inclusive line span, or declines with a
 // reason and, where the host can name it, the plain range to use instead.
 //
-// It owns the tree-sitter grammars (Languages lists them for host.info)
-// and the resolution rules below. It does no I/O and knows nothing of
-// sessions, tags or the ops text: the edit tool hands it the text the tag
-// names and asks for spans through NewResolver and Resolve. With the same
-// grammars it answers one more question, whether a whole text parses
-// cleanly (Syntax, Check), which boundary repair (edit-contract §8.4)
-// asks of its candidates.
+// It owns the tree-sitter grammars (Languages lists them for host.info),
+// the resolution rules below, and the processes they run in: the daemon
+// never parses; its parse workers do (Workers, workers.go: this program
+// started again, serving ServeWorker), so a parse that cannot be stopped
+// or a grammar that aborts ends a worker, not the daemon. It touches no
+// workspace file and knows nothing of sessions, tags or the ops text (a
+// call's owner is an opaque name the daemon hands it): the edit tool
+// hands it the text the tag names and asks for spans through NewResolver
+// and Resolve. With the same grammars it answers one more question,
+// whether a whole text parses cleanly (Syntax, Check), which boundary
+// repair (edit-contract §8.4) asks of its candidates. The in-process API (Trees, Resolver,
+// Syntax, OutlineLines) is what a worker runs; Workers offers the same
+// questions to the daemon (WorkerResolver, WorkerSyntax,
+// Workers.OutlineLines).
 //
 // # Resolution
 //
@@ -72,8 +79,9 @@
 // # Cost
 //
 // A Resolver parses its text at most once, on the first Resolve, so a call
-// with many block ops costs one parse. Through the daemon's tree cache
-// (Trees, trees.go) a file version is parsed once across calls: a later
+// with many block ops costs one parse. Through a worker's tree cache
+// (Trees, trees.go; requests about a path go to the worker that parsed it
+// last, when it is free) a file version is parsed once across calls: a later
 // call on the same version takes the cached tree (a copy of it, and no
 // parse time), and the first call on a new version of the file parses it
 // incrementally from the tree of the version before, so tree-sitter
@@ -102,7 +110,12 @@
 // looks at its clock only between parse operations, and one operation of
 // error recovery can lex the rest of the text once per character (an
 // unterminated bash heredoc), so the parser reads the text in 4 KiB
-// chunks and is told the text ended once the time is up. One
+// chunks and is told the text ended once the time is up. Some error
+// recovery rescans text it was already handed, reading no clock (256 KiB
+// of quotes as Lua ran for minutes): in the daemon a worker that has not
+// answered 100 ms (killGrace) past its request's parse time is ended,
+// the call is answered, and a new worker replaces it; nothing of the
+// parse keeps running. One
 // resolution walks one root-to-anchor path and the anchor's siblings
 // with cursors, never asking a node for its parent or stepping sibling
 // by sibling (both linear per step in tree-sitter), and tries a bounded
@@ -122,11 +135,14 @@
 //
 // # Texts a grammar cannot take
 //
-// The grammars are C code in the daemon's process, and an input that
-// trips one of their assertions or overflows one of their buffers aborts
-// the process with every session in it. Such inputs never reach a
-// parser: a language may have a guard (guard.go) that refuses them before
-// any parse, and a refused text is handled like one over the parse limit
+// The grammars are C code, and an input that trips one of their
+// assertions or overflows one of their buffers aborts the process that
+// parses it. In the daemon that is a parse worker: its request is
+// declined (ErrParserFailed, naming the file; the syntax check is
+// unavailable) and a new worker serves the next one. The inputs known to
+// do it never reach a parser all the same, which spares a worker: a
+// language may have a guard (guard.go) that refuses them before any
+// parse, and a refused text is handled like one over the parse limit
 // (block ops decline with ErrUnsafe; Check answers unsupported). A guard
 // also refuses a shape whose parse cannot be stopped in time: tree-sitter
 // looks at its clock between parse operations, and one operation of a

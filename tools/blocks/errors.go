@@ -6,7 +6,7 @@ import (
 )
 
 // Sentinels for the ways a block op declines. Every decline is an
-// *UnresolvedError that unwraps to one of the first seven, so the tool layer
+// *UnresolvedError that unwraps to one of the first eight, so the tool layer
 // can tell them apart with errors.Is without parsing the reason.
 var (
 	// ErrUnsupported: no grammar for this file type. Block ops only are
@@ -30,6 +30,11 @@ var (
 	// closing delimiter, last line, single-line statement, a decorator that
 	// is not the first of its run).
 	ErrNoBlock = errors.New("no block opens at this line")
+	// ErrParserFailed: the parse worker process ended while parsing the
+	// file (a grammar's abort, the worker's memory limit) or could not be
+	// started (workers.go). The daemon lives on; only this file's parse
+	// is lost.
+	ErrParserFailed = errors.New("the parser failed on this file")
 
 	// ErrClosed is returned by Resolve after Close.
 	ErrClosed = errors.New("blocks: resolver is closed")

@@ -54,8 +54,8 @@ func NewResolver(path string, text string, maxParseBytes int64) (*Resolver, erro
 // deadline, or once it is cancelled, the parse stops and every block op
 // declines with ErrParseTime. An edit call passes one context to all its
 // resolvers and syntax checks, whose deadline is the call's parse time.
-// The text is parsed from scratch; the daemon uses Trees.NewResolver,
-// which parses each version once.
+// The text is parsed from scratch; a parse worker uses Trees.NewResolver,
+// which parses each version once, and the daemon Workers.NewResolver.
 func NewResolverContext(ctx context.Context, path string, text string, maxParseBytes int64) (*Resolver, error) {
 	return (*Trees)(nil).NewResolver(ctx, path, text, maxParseBytes)
 }
@@ -94,6 +94,21 @@ func (r *Resolver) Language() string {
 func (r *Resolver) Resolve(line int) (start, end int, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.resolveLocked(line)
+}
+
+// resolveIn is Resolve with the parse, if this call makes it, bounded by
+// ctx instead of the context the resolver was made with: a parse worker
+// keeps one resolver across requests, each with its own parse time.
+func (r *Resolver) resolveIn(ctx context.Context, line int) (start, end int, fileWide bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ctx = ctx
+	start, end, err = r.resolveLocked(line)
+	return start, end, r.fileErr != nil, err
+}
+
+func (r *Resolver) resolveLocked(line int) (start, end int, err error) {
 	if r.closed {
 		return 0, 0, ErrClosed
 	}
@@ -114,12 +129,10 @@ func (r *Resolver) Resolve(line int) (start, end int, err error) {
 // that applies to the whole file, for line.
 func (r *Resolver) loadLocked(line int) *UnresolvedError {
 	if r.lang == nil {
-		return r.unsupported(line)
+		return unsupportedDecline(r.path, line)
 	}
 	if int64(len(r.text)) > r.maxBytes {
-		return decline(ErrTooLarge, line,
-			"block ops are declined for files over %d bytes (this one has %d), because parsing it would cost too much; %s",
-			r.maxBytes, len(r.text), plainOps)
+		return tooLargeDecline(r.maxBytes, len(r.text), line)
 	}
 	if err := r.parseLocked(); err != nil {
 		e := *err
@@ -138,14 +151,39 @@ func (r *Resolver) Close() {
 	r.lease, r.tree, r.root, r.headings = nil, nil, nil, nil
 }
 
-func (r *Resolver) unsupported(line int) *UnresolvedError {
-	kind := filepath.Ext(r.path)
+// unsupportedDecline declines every block op of a file type without a
+// grammar.
+func unsupportedDecline(path string, line int) *UnresolvedError {
+	kind := filepath.Ext(path)
 	if kind == "" {
-		kind = filepath.Base(r.path)
+		kind = filepath.Base(path)
 	}
 	return decline(ErrUnsupported, line,
 		"block ops (N*, >N*) are unavailable for %q files: there is no grammar for that file type (block ops cover %s); %s",
 		kind, strings.Join(Languages(), ", "), plainOps)
+}
+
+// tooLargeDecline declines every block op of a text of size bytes, over
+// the parse limit max.
+func tooLargeDecline(max int64, size, line int) *UnresolvedError {
+	return decline(ErrTooLarge, line,
+		"block ops are declined for files over %d bytes (this one has %d), because parsing it would cost too much; %s",
+		max, size, plainOps)
+}
+
+// failureDecline declines every block op of a text of size bytes that
+// was not parsed in lang: why and reason are parse's.
+func failureDecline(lang *language, size int, why failure, reason string) *UnresolvedError {
+	switch why {
+	case refused:
+		return decline(ErrUnsafe, 0, "block ops are declined for this file: %s; %s", reason, plainOps)
+	case spent:
+		return decline(ErrParseTime, 0,
+			"this edit call has already spent its parse time, so the file was not parsed as %s and block ops are declined; %s",
+			lang.name, plainOps)
+	}
+	return decline(ErrParseTime, 0, "the file (%d bytes) could not be parsed as %s within %s, so block ops are declined; %s",
+		size, lang.name, reason, plainOps)
 }
 
 // parseLocked parses the text once. A failure is remembered and returned
@@ -157,18 +195,8 @@ func (r *Resolver) parseLocked() *UnresolvedError {
 	r.parsed = true
 	r.parses++
 	l, why, reason := r.trees.get(r.ctx, request{path: r.path, lang: r.lang, text: r.text, keep: true, backstop: r.timeout})
-	switch why {
-	case refused:
-		r.fileErr = decline(ErrUnsafe, 0, "block ops are declined for this file: %s; %s", reason, plainOps)
-		return r.fileErr
-	case spent:
-		r.fileErr = decline(ErrParseTime, 0,
-			"this edit call has already spent its parse time, so the file was not parsed as %s and block ops are declined; %s",
-			r.lang.name, plainOps)
-		return r.fileErr
-	case timeout:
-		r.fileErr = decline(ErrParseTime, 0, "the file (%d bytes) could not be parsed as %s within %s, so block ops are declined; %s",
-			len(r.text), r.lang.name, reason, plainOps)
+	if why != parsed {
+		r.fileErr = failureDecline(r.lang, len(r.text), why, reason)
 		return r.fileErr
 	}
 	root := l.tree.RootNode()

@@ -86,8 +86,20 @@ func (s *Syntax) Language() string {
 // in each case nothing is known about the text, and the caller must not
 // act on clean. A nil *Syntax has no grammar.
 func (s *Syntax) Check(text string) (supported, clean bool) {
-	if s == nil || s.lang == nil || int64(len(text)) > s.maxBytes {
+	if s == nil {
 		return false, false
+	}
+	supported, clean, _ = s.check(s.ctx, text)
+	return supported, clean
+}
+
+// check is Check with the parse bounded by ctx, and why a text was not
+// judged: a parse worker keeps one Syntax across requests, each with its
+// own parse time. why is parsed when the text was judged or was not
+// parsed at all (no grammar, over the limit).
+func (s *Syntax) check(ctx context.Context, text string) (supported, clean bool, why failure) {
+	if s.lang == nil || int64(len(text)) > s.maxBytes {
+		return false, false, parsed
 	}
 	rq := request{path: s.path, lang: s.lang, text: text, keep: text == s.base, backstop: parseTimeout}
 	if int64(len(s.base)) <= s.maxBytes {
@@ -96,13 +108,13 @@ func (s *Syntax) Check(text string) (supported, clean bool) {
 	if s.trees != nil {
 		rq.near = s.swapLast(nil)
 	}
-	l, why, _ := s.trees.get(s.ctx, rq)
+	l, why, _ := s.trees.get(ctx, rq)
 	if why == spent || why == timeout {
 		s.spent.Store(true)
 	}
 	if l == nil {
 		s.keepLast(rq.near)
-		return false, false
+		return false, false, why
 	}
 	clean = !l.tree.RootNode().HasError()
 	if s.trees != nil && l.e == nil && text != s.base {
@@ -112,7 +124,7 @@ func (s *Syntax) Check(text string) (supported, clean bool) {
 		l.release()
 		s.keepLast(rq.near)
 	}
-	return true, clean
+	return true, clean, parsed
 }
 
 // swapLast makes l the tree kept between checks and returns the one it

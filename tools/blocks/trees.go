@@ -60,9 +60,10 @@ func treeTokens(text string) int {
 	return n
 }
 
-// Trees keeps the parse trees of recent file versions for the whole
-// daemon, so a version is parsed once however many calls and block ops
-// ask about it, and a new version of a file is parsed incrementally from
+// Trees keeps the parse trees of recent file versions for one parse
+// worker (the daemon's pool gives each worker its share of the bound and
+// routes a path to the worker that parsed it), so a version is parsed
+// once however many calls and block ops ask about it, and a new version of a file is parsed incrementally from
 // the tree of the one before: tree-sitter reparses only the region the
 // edit changed (editsBetween) and reuses the rest.
 //

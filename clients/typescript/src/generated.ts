@@ -200,6 +200,8 @@ export interface HostInfoResult {
     maxOpsPerCall: number;
     maxParseMs: number;
     maxParseTreeBytes: number;
+    maxParseWorkerBytes: number;
+    maxParseWorkers: number;
     maxPathsPerSession: number;
     maxReadLimit: number;
     maxRegisterBytes: number;

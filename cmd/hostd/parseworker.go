@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+
+	"go.uber.org/zap"
+
+	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/tools"
+	"github.com/hostd-dev/hostd/tools/blocks"
+)
+
+// parseWorkerCommand is the first argument that makes hostd a parse
+// worker: the daemon starts itself again with it for each of its parse
+// workers (blocks.Workers), which speak to it over stdin and stdout. It
+// is not for people, and not in --help.
+const parseWorkerCommand = "parse-worker"
+
+// runParseWorker is the worker mode: tree-sitter parses for the daemon
+// that started this process, until the daemon closes stdin. A signal
+// (ctx) ends it at once: it holds nothing that needs an orderly end.
+func runParseWorker(ctx context.Context, std stdio) error {
+	go func() {
+		<-ctx.Done()
+		os.Exit(1)
+	}()
+	if err := blocks.ServeWorker(std.in, std.out); err != nil {
+		return fmt.Errorf("parse worker: %w", err)
+	}
+	return nil
+}
+
+// newParseWorkers is the daemon's pool of parse workers: this program in
+// its worker mode, as many as limits.maxParseWorkers at once, each with
+// its share of limits.maxParseTreeBytes and at most
+// limits.maxParseWorkerBytes of memory, one parse of a session at a time.
+// One worker starts now, so the first parse does not wait for it.
+func newParseWorkers(lim config.Limits, log *zap.Logger) (*blocks.Workers, error) {
+	w, err := blocks.NewWorkers(blocks.WorkersConfig{
+		Command:        func() (*exec.Cmd, error) { return blocks.SelfCommand(parseWorkerCommand) },
+		Count:          lim.MaxParseWorkers,
+		MaxTreeBytes:   lim.MaxParseTreeBytes,
+		MaxMemoryBytes: lim.MaxParseWorkerBytes,
+		Owner:          tools.CallSession,
+		OnEvent: func(ev blocks.WorkerEvent) {
+			switch {
+			case ev.Started:
+				log.Debug("parse worker started", zap.Int("workerPid", ev.PID), zap.Duration("took", ev.Took), zap.String("memoryLimit", ev.Limit))
+			case ev.PID == 0:
+				log.Warn("a parse worker could not start", zap.String("why", ev.Why))
+			default:
+				log.Warn("parse worker ended", zap.Int("workerPid", ev.PID), zap.String("path", ev.Path), zap.String("why", ev.Why))
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	w.Start()
+	return w, nil
+}
