@@ -30,14 +30,7 @@ func (ed *editor) gate() (*plan, *Error) {
 	}
 	known, digestMatch := store.Minted(path, tag, ed.dig, ed.text.Len())
 	if !known {
-		if why, ok := store.Forgotten(path, tag); ok {
-			e := Errorf(CodeTagUnknown, "the version of %s your tag %s names %s since this session read it, so the tag no longer applies; read the file again and use the tag it shows (it is %s now)", ed.path.Display, tag, why, ed.dig.Tag())
-			e.Details = map[string]any{"liveTag": ed.dig.Tag()}
-			return nil, e
-		}
-		e := Errorf(CodeTagUnknown, "this session never read %s with tag %s (a tag from another session, another file, or a guess); read the file and use the tag it shows (it is %s now)", ed.path.Display, tag, ed.dig.Tag())
-		e.Details = map[string]any{"liveTag": ed.dig.Tag()}
-		return nil, e
+		return nil, ed.unknownTag()
 	}
 	if digestMatch {
 		// edit-contract §4.5: the text aged out of the store but the ledger
@@ -46,6 +39,29 @@ func (ed *editor) gate() (*plan, *Error) {
 		return ed.direct(nil)
 	}
 	return ed.stale()
+}
+
+// unknownTag is EDIT_TAG_UNKNOWN: this session has no such tag for the
+// path (edit-contract §4.5). A tag that names the live file all the same
+// was shown to another session (or never shown at all): telling the model
+// to use the tag the file has would send it back with the very tag it
+// sent, so the message says that this session must read the file first.
+func (ed *editor) unknownTag() *Error {
+	tag, live, display := ed.args.Tag, ed.dig.Tag(), ed.path.Display
+	var e *Error
+	why, forgotten := ed.c.State.Store.Forgotten(ed.path.Abs, tag)
+	switch {
+	case forgotten && tag == live:
+		e = Errorf(CodeTagUnknown, "the version of %s your tag %s names %s since this session read it, so this session no longer vouches for the tag, although the file has that content again; read %s in this session before editing it, then use the tag that read shows", display, tag, why, display)
+	case forgotten:
+		e = Errorf(CodeTagUnknown, "the version of %s your tag %s names %s since this session read it, so the tag no longer applies; read the file again and use the tag it shows (it is %s now)", display, tag, why, live)
+	case tag == live:
+		e = Errorf(CodeTagUnknown, "tag %s is the current tag of %s, but this session was never shown it: it comes from another session (each session, and each MCP connection, keeps its own tags) or was not shown here. This session must read %s before editing it; then send the edit with the tag that read shows", tag, display, display)
+	default:
+		e = Errorf(CodeTagUnknown, "this session never read %s with tag %s (a tag from another session, another file, or a guess); read the file and use the tag it shows (it is %s now)", display, tag, live)
+	}
+	e.Details = map[string]any{"liveTag": live}
+	return e
 }
 
 // direct is branch A: the tag names the live text. v is the snapshot whose
