@@ -118,10 +118,17 @@ func (s *search) run() (IR, []action, []string, error) {
 		return ir, nil, nil, nil
 	}
 	var drops []action
-	nb := neighboursOf(ir, s.text.Len())
+	var nb *neighbours // built once some row reads like its neighbour
 	for i := range reps {
 		r := &reps[i]
-		r.drops = echoes(s.text, ir, r, nb)
+		if !mayEcho(s.text, ir, r) {
+			continue
+		}
+		if nb == nil {
+			n := neighboursOf(ir, s.text.Len())
+			nb = &n
+		}
+		r.drops = echoes(s.text, ir, r, *nb)
 		drops = append(drops, r.drops...)
 	}
 	s.reps = reps
@@ -275,6 +282,14 @@ func replacements(ir IR) []replacement {
 // inScope reports whether an op's header is a PUT with body rows.
 func inScope(s Source) bool {
 	return strings.HasPrefix(s.Header, "PUT ") && strings.HasSuffix(s.Header, ":")
+}
+
+// mayEcho reports whether r's first or last row has the text of the line
+// just outside its range: the two line reads that let an edit with no
+// restatement skip the rest of the search (echoes checks the rest).
+func mayEcho(lines Text, ir IR, r *replacement) bool {
+	first, last := ir.Edits[r.ins[0]].Text, ir.Edits[r.ins[len(r.ins)-1]].Text
+	return r.start > 1 && first == lines.Line(r.start-1) || r.end < lines.Len() && last == lines.Line(r.end+1)
 }
 
 // echoes finds the body rows of r that exactly restate the line just

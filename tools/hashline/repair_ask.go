@@ -114,7 +114,7 @@ func (s *search) whys(acts []action, num func(int) int) []string {
 			for _, d := range r.drops {
 				what = append(what, fmt.Sprintf("row %d %s is line %d", d.row+1, quote(d.text), num(d.line)))
 			}
-			out = append(out, fmt.Sprintf("%q: every body row is the same text as a line just outside the range (%s): as sent, %s becomes copies of its neighbours, which then appear twice; repaired, the op deletes %s",
+			out = append(out, fmt.Sprintf("%q: every body row is the same text as a line just outside the range (%s): as sent, %s is replaced by rows that repeat the lines beside it, which then appear twice; repaired, the op deletes %s",
 				head, strings.Join(what, "; "), span(num(r.start), num(r.end)), span(num(r.start), num(r.end))))
 			continue
 		}
