@@ -281,6 +281,15 @@ func TestEditSuggestedOpsUseTheTagHandedBack(t *testing.T) {
 		wantOK(t, e.edit("m.ts", tag, suggested(t, r.Error.Message, "PUT ")+"\n+  z();"))
 		wantFile(t, e, "m.ts", "const a = 1;\nfunction f(x: number) {\n  z();\n  return x;\n}\n")
 	})
+	t.Run("a parse error's corrected header, in the numbers of the tag sent", func(t *testing.T) {
+		e := newEditEnv(t)
+		e.write("m.ts", ts)
+		tag := e.showAll("m.ts")
+		r := e.edit("m.ts", tag, "PUT 4.=4\n+    fresh();")
+		wantCode(t, r, CodeParseFailed)
+		wantOK(t, e.edit("m.ts", tag, suggested(t, r.Error.Message, "PUT ")+"\n+    fresh();"))
+		wantFile(t, e, "m.ts", strings.Replace(ts, "old()", "fresh()", 1))
+	})
 	t.Run("a mismatch's context, in the numbers of the live tag it hands back", func(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("m.ts", ts)
