@@ -1,6 +1,7 @@
 // Package session owns the daemon's agent sessions and each session's
 // in-memory state: its workspace, its snapshot store (edit-contract §4),
-// its named registers (§7.5) and its repeat guard (§9.3), and the one
+// its named registers (§7.5), the boundary-repair questions it asked
+// (§8.4) and its repeat guard (§9.3), and the one
 // daemon-wide bound on the snapshot text all sessions retain together
 // (config.Limits.MaxRetainedBytes). Sessions belong to the daemon, not to
 // a connection. Nothing here is persisted and nothing here touches files;
@@ -58,10 +59,13 @@ type State struct {
 	Workspace *workspace.Workspace
 	Store     *Store
 	Registers *Registers
+	// Asked is what boundary repair asked about; its questions name tags
+	// of this store, so it goes with it.
+	Asked *Asked
 }
 
 func newState(ws *workspace.Workspace, lim config.Limits, pool *retention) *State {
-	return &State{Workspace: ws, Store: newStore(lim, pool), Registers: NewRegisters(lim.MaxNamedRegisters)}
+	return &State{Workspace: ws, Store: newStore(lim, pool), Registers: NewRegisters(lim.MaxNamedRegisters), Asked: NewAsked()}
 }
 
 // State returns the session's current state.

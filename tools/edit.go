@@ -78,13 +78,14 @@ type editor struct {
 	args editArgs
 	form session.ResultForm // how a success is rendered
 
-	// authored is the IR as the ops said it, before boundary repair
-	// changed it; nil when repair changed nothing. A compact result
-	// re-displays the rows where the two differ.
-	authored *hashline.IR
-
 	patch *hashline.Patch
-	path  workspace.Path // the file edited, after path recovery
+	// canon is the patch in canonical form, which with the path and the
+	// tag names the request for boundary repair's questions; asSent says
+	// repair asked about this very request before, so its rows now apply
+	// exactly as sent (edit-contract §8.4).
+	canon  string
+	asSent bool
+	path   workspace.Path // the file edited, after path recovery
 	// link is the symbolic link the path names, when REM or MV acts on
 	// the link itself rather than the file it leads to.
 	link *workspace.Path
@@ -140,6 +141,8 @@ func (ed *editor) run(ctx context.Context) *EditResult {
 	if e := ed.checkHeader(); e != nil {
 		return ed.fail(e)
 	}
+	ed.canon = patch.Format()
+	ed.asSent = ed.c.State.Asked.Was(ed.path.Abs, a.Tag, ed.canon)
 	if info, err := ed.path.Stat(); err == nil {
 		release, e := ed.c.holdPayload(ctx, info.Size(), fmt.Sprintf("an edit of %s (%d bytes)", ed.path.Display, info.Size()))
 		if e != nil {
@@ -175,7 +178,11 @@ func (ed *editor) run(ctx context.Context) *EditResult {
 	if e != nil {
 		return ed.fail(e)
 	}
-	return ed.commit(plan)
+	res := ed.commit(plan)
+	if res.Error == nil && ed.asSent {
+		ed.c.State.Asked.Answered(ed.path.Abs, a.Tag, ed.canon)
+	}
+	return res
 }
 
 // lines returns every line of the live file, splitting it on first use.
@@ -371,7 +378,7 @@ func recoveryHint(code string) string {
 	case CodeBlockUnresolved:
 		return "Use a plain line range (PUT N.=M: or CUT N.=M) instead of a block locator."
 	case CodeRepairAmbiguous:
-		return "Make the range cover exactly the lines that change and the body their complete final content, with no line restated from outside the range."
+		return "Boundary repair asked which edit you meant: send the same edit again, unchanged and with the same tag, to apply it exactly as sent, or send the repaired form the refusal shows."
 	}
 	return "Read the file again, then make one smaller edit."
 }

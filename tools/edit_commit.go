@@ -1,8 +1,10 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,6 +40,11 @@ func (ed *editor) commit(p *plan) *EditResult {
 		// Lines left as they were are a change still when EOF changes
 		// the final newline; the no-op check below decides.
 		te, err = EditText(ed.file.Text, ed.text, p.ir, ed.patch)
+	}
+	if errors.Is(err, hashline.ErrNoChange) {
+		if e := ed.endingOnly(p.ir); e != nil {
+			return ed.fail(e)
+		}
 	}
 	if err != nil {
 		return ed.fail(languageError(err))
@@ -102,6 +109,40 @@ func (ed *editor) commit(p *plan) *EditResult {
 	}
 	res.Warnings = ed.warnings
 	return res
+}
+
+// endingOnly is EDIT_NO_CHANGE for an edit that rewrote, with the text
+// they have, lines whose ending is not the file's dominant one: what it
+// could have meant to change is their ending, which no body can say (a row
+// is text; an edit keeps each line's own ending, edit-contract §3.1). The
+// way that can is write, which gives every line the dominant ending. nil
+// when the edit touched no such line.
+func (ed *editor) endingOnly(ir hashline.IR) *Error {
+	var hit []int
+	for _, e := range ir.Edits {
+		if _, found := slices.BinarySearch(ed.file.Text.Other, e.Line); found && e.Kind == hashline.KindDelete {
+			hit = append(hit, e.Line)
+		}
+	}
+	if len(hit) == 0 {
+		return nil
+	}
+	slices.Sort(hit)
+	hit = slices.Compact(hit)
+	dominant, other := "LF", "CRLF"
+	if ed.file.Text.CRLF {
+		dominant, other = other, dominant
+	}
+	what := "the ops"
+	if len(ed.patch.Ops) == 1 {
+		what = fmt.Sprintf("%q", ed.patch.Ops[0].Header)
+	}
+	verb := "ends"
+	if len(hit) > 1 {
+		verb = "end"
+	}
+	return Errorf(CodeNoChange, "%s would leave the text of every line as it is, so nothing was written. In %s, %s %s with %s where the other lines end with %s, and an edit cannot change a line ending: it keeps each line's own, and a body row holds text, not an ending. To give every line the %s ending, replace the whole file with write (its complete content); otherwise no edit is needed",
+		what, ed.path.Display, spansOf(hit), verb, other, dominant, dominant)
 }
 
 // copiesOf converts the edit language's record of unchanged lines.

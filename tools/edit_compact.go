@@ -16,8 +16,8 @@ import (
 // edit tool's result argument): instead of re-displaying every changed
 // line, the content is the new tag and, per changed region, its old and
 // new span and the shift of the lines below it. A row is re-displayed only
-// when it landed differently from what the ops said: a boundary repair
-// dropped or kept a row, or the file changed as it was saved. Everything
+// when it landed differently from what the ops said: the file changed as
+// it was saved. Everything
 // else is exactly what the model sent, so showing it again only costs
 // tokens.
 
@@ -36,32 +36,12 @@ type RegionSpan struct {
 }
 
 // renderCompact fills a compact result: the regions, and the content
-// with the rows that landed differently from what the ops said. intended
-// is the text the edit meant to write (repairs included), landed what is
-// on disk.
+// with the lines that landed differently from what the ops said. intended
+// is the text the edit meant to write (the ops as sent: boundary repair
+// never changes them, edit-contract §8.4), landed what is on disk.
 func (ed *editor) renderCompact(res *EditResult, target workspace.Path, tag string, intended, landed []string, changed []hashline.Region) {
 	res.Regions = regionSpans(changed)
-	authored := intended
-	if ed.authored != nil {
-		out, err := hashline.Apply(ed.lines(), *ed.authored)
-		if err != nil {
-			// The ops as sent do not apply alone (only the repair made
-			// them apply): every changed line is shown.
-			authored = nil
-		} else {
-			authored = out.Lines
-		}
-	}
-	var differ []int
-	if authored == nil {
-		for _, r := range res.Regions {
-			for n := r.NewStart; n <= r.NewEnd && n <= len(landed); n++ {
-				differ = append(differ, n)
-			}
-		}
-	} else {
-		differ = landedDifferently(authored, landed, res.Regions)
-	}
+	differ := landedDifferently(intended, landed, res.Regions)
 	res.Content = renderCompact(target.Display, tag, res.MovedTo != "", res.Regions, landed, differ, ed.c.Limits.MaxResultBytes)
 }
 

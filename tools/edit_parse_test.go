@@ -81,14 +81,18 @@ func TestEditParseTimeIsBounded(t *testing.T) {
 			if d := time.Since(start); d > parseTimeBound {
 				t.Errorf("a range edit with a restated row took %v, over %v", d, parseTimeBound)
 			}
-			wantOK(t, r)
-			// The restatement's warning, and the parse time's unless every
-			// check finished in time (a much faster machine).
-			if n := len(r.Warnings); n < 1 || n > 2 || n == 2 && !strings.Contains(r.Warnings[1], "within the edit call's parse time") {
-				t.Errorf("warnings %q, want the restatement's and the parse time's", r.Warnings)
+			// The check could not run within the parse time: the rows are
+			// written as sent, and the warning says so (issue 28). On a
+			// machine fast enough to finish every check, repair asks.
+			if r.Error != nil && r.Error.Code == CodeRepairAmbiguous {
+				return
 			}
-			if !strings.HasPrefix(e.file(tc.path), lines[0]+"\nx = 1\n"+lines[2]+"\n"+lines[3]+"\n") {
-				t.Errorf("the restated row was not dropped")
+			wantOK(t, r)
+			if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "could not run its syntax check (the edit call's parse time ran out)") {
+				t.Errorf("warnings %q, want the one saying the parse time ran out", r.Warnings)
+			}
+			if !strings.HasPrefix(e.file(tc.path), lines[0]+"\nx = 1\n"+lines[2]+"\n"+lines[2]+"\n"+lines[3]+"\n") {
+				t.Errorf("the rows were not written as sent")
 			}
 		})
 	}
@@ -97,7 +101,8 @@ func TestEditParseTimeIsBounded(t *testing.T) {
 // The file of the report: 518 bytes of nested block quotes, which aborted
 // the Markdown grammar and the daemon with it, on a block op and on a
 // range edit whose last row restates the next line (repair parses). Now
-// the block op is declined and the range edit applies.
+// the block op is declined, and the range edit applies as sent, since the
+// grammar cannot judge the text (issue 28: no row is dropped on a guess).
 func TestEditDeeplyNestedMarkdown(t *testing.T) {
 	e := newEditEnv(t)
 	withGrammars(e)
@@ -110,8 +115,8 @@ func TestEditDeeplyNestedMarkdown(t *testing.T) {
 	}
 	r = e.edit("deep.md", tag, "PUT 1.=1:\n+# Other\n+"+deep)
 	wantOK(t, r)
-	wantFile(t, e, "deep.md", "# Other\n"+deep+"\n")
-	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "an exact restatement of line 2") {
-		t.Errorf("warnings %q, want the restatement's", r.Warnings)
+	wantFile(t, e, "deep.md", "# Other\n"+deep+"\n"+deep+"\n")
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "could not run its syntax check") || !strings.Contains(r.Warnings[0], "remove it with CUT 2") {
+		t.Errorf("warnings %q, want the one saying the check could not run, naming CUT 2", r.Warnings)
 	}
 }

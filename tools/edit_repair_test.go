@@ -19,29 +19,60 @@ func withRepair(e *editEnv) {
 	}})
 }
 
+// repairedForm is the first repaired form a repair question offers.
+func repairedForm(t *testing.T, r *EditResult) string {
+	t.Helper()
+	wantCode(t, r, hashline.CodeRepairAmbiguous)
+	d, _ := r.Error.Details.(map[string]any)
+	forms, _ := d["repaired"].([]string)
+	if len(forms) == 0 {
+		t.Fatalf("the question offers no repaired form: %#v", r.Error.Details)
+	}
+	return forms[0]
+}
+
 func TestEditBoundaryRepair(t *testing.T) {
-	t.Run("a restated line just outside the range is dropped with a warning", func(t *testing.T) {
+	t.Run("a restated line just outside the range is asked about, and either answer lands", func(t *testing.T) {
 		e := newEditEnv(t)
 		withRepair(e)
 		e.write("notes.txt", "a\nb\nc\n")
-		r := e.edit("notes.txt", e.showAll("notes.txt"), "PUT 2.=2:\n+a\n+B")
-		wantOK(t, r)
+		tag := e.showAll("notes.txt")
+		r := e.edit("notes.txt", tag, "PUT 2.=2:\n+a\n+B")
+		if got := repairedForm(t, r); got != "PUT 2.=2:\n+B\n" {
+			t.Fatalf("repaired form %q", got)
+		}
+		wantFile(t, e, "notes.txt", "a\nb\nc\n")
+		want := "[notes.txt#" + tag + "] nothing written: send one of these with tag " + tag + "\n" +
+			"as sent (this same edit again applies exactly so):\nPUT 2.=2:\n+a\n+B\nas repaired:\nPUT 2.=2:\n+B"
+		if !strings.HasSuffix(r.Content, want) || !strings.Contains(r.Error.Message, `body row 1 "a" is the same text as line 1 just above the range`) {
+			t.Fatalf("content:\n%s\nwant it to end:\n%s", r.Content, want)
+		}
+		wantOK(t, e.edit("notes.txt", tag, repairedForm(t, r)))
 		wantFile(t, e, "notes.txt", "a\nB\nc\n")
-		if len(r.Warnings) != 1 || !strings.Contains(r.Content, "Warning: ") {
-			t.Fatalf("repair not warned: %v", r.Warnings)
+
+		e.write("other.txt", "a\nb\nc\n")
+		tag = e.showAll("other.txt")
+		wantCode(t, e.edit("other.txt", tag, "PUT 2.=2:\n+a\n+B"), hashline.CodeRepairAmbiguous)
+		r = e.edit("other.txt", tag, "PUT 2.=2:\n+a\n+B")
+		wantOK(t, r)
+		wantFile(t, e, "other.txt", "a\na\nB\nc\n")
+		if len(r.Warnings) != 0 {
+			t.Fatalf("the answered question warns again: %v", r.Warnings)
 		}
 	})
-	t.Run("a swallowed closing brace is kept when syntax proves it", func(t *testing.T) {
+	t.Run("a swallowed closing brace is asked about; the repaired form keeps it", func(t *testing.T) {
 		e := newEditEnv(t)
 		withRepair(e)
 		src := "function f(x: boolean) {\n  if (x) {\n    old();\n  }\n}\n"
 		e.write("m.ts", src)
-		r := e.edit("m.ts", e.showAll("m.ts"), "PUT 3.=4:\n+    fresh();")
-		wantOK(t, r)
-		wantFile(t, e, "m.ts", "function f(x: boolean) {\n  if (x) {\n    fresh();\n  }\n}\n")
-		if len(r.Warnings) != 1 {
-			t.Fatalf("want one repair warning, got %v", r.Warnings)
+		tag := e.showAll("m.ts")
+		r := e.edit("m.ts", tag, "PUT 3.=4:\n+    fresh();")
+		if got := repairedForm(t, r); got != "PUT 3.=3:\n+    fresh();\n" {
+			t.Fatalf("repaired form %q", got)
 		}
+		wantFile(t, e, "m.ts", src)
+		wantOK(t, e.edit("m.ts", tag, repairedForm(t, r)))
+		wantFile(t, e, "m.ts", "function f(x: boolean) {\n  if (x) {\n    fresh();\n  }\n}\n")
 	})
 	t.Run("without a grammar a swallowed row is never kept", func(t *testing.T) {
 		e := newEditEnv(t)
@@ -70,20 +101,19 @@ func TestEditDiffIsBounded(t *testing.T) {
 	}
 }
 
-// A replacement whose only row repeats its neighbour is refused as
-// ambiguous, and the refusal names a form that is never repaired; that
-// form lands.
-func TestEditRepairAmbiguityHasAWayOut(t *testing.T) {
+// A replacement whose only row repeats its neighbour is asked about: the
+// repaired form is the deletion it would be without the row, and the same
+// edit sent again lands as sent.
+func TestEditRepairQuestionHasBothWaysOut(t *testing.T) {
 	e := newEditEnv(t)
 	withRepair(e)
 	e.write("notes.txt", "a\nold\n}\n")
 	tag := e.showAll("notes.txt")
 	r := e.edit("notes.txt", tag, "PUT 2.=2:\n+}")
-	wantCode(t, r, hashline.CodeRepairAmbiguous)
-	if !strings.Contains(r.Error.Message, "CUT 2.=2 and then PUT <3:") {
-		t.Fatalf("no way out named: %s", r.Error.Message)
+	if got := repairedForm(t, r); got != "CUT 2.=2\n" {
+		t.Fatalf("repaired form %q, want the deletion", got)
 	}
-	wantOK(t, e.edit("notes.txt", tag, "CUT 2.=2\nPUT <3:\n+}"))
+	wantOK(t, e.edit("notes.txt", tag, "PUT 2.=2:\n+}"))
 	wantFile(t, e, "notes.txt", "a\n}\n}\n")
 }
 

@@ -70,13 +70,13 @@ func trailingNewline(body string) bool {
 }
 
 // EditPath is the edit tool's text path without its gates, for
-// benchmarks: the language's steps as the tool calls them on the line
-// index of raw (a file with no grammar, so no blocks, registers or syntax
-// check), then EditText; it returns the bytes the tool would write. The
-// tool runs the same steps with the version and provenance gates between
-// them; cmd/hostbench section 2 and BenchmarkTextPath time this.
-func EditPath(raw []byte, ops string, lim hashline.Limits) ([]byte, error) {
-	p, err := hashline.Parse(ops, lim)
+// benchmarks: the file decoded and indexed as the tool loads it, the edit
+// language's pipeline (hashline.Plan, with the checker and resolver env
+// carries), then EditText; it returns the bytes the tool would write. The
+// tool runs the same pipeline with the version and provenance gates in
+// env.Gate; cmd/hostbench section 2 and BenchmarkTextPath time this.
+func EditPath(raw []byte, ops string, env hashline.Env) ([]byte, error) {
+	p, err := hashline.Parse(ops, env.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -88,20 +88,8 @@ func EditPath(raw []byte, ops string, lim hashline.Limits) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ir, err := hashline.Lower(p, x.Len(), lim)
+	ir, _, err := hashline.Plan(x, p, env)
 	if err != nil {
-		return nil, err
-	}
-	if ir, err = hashline.ResolveBlocks(ir, nil); err != nil {
-		return nil, err
-	}
-	if ir, err = hashline.ExpandText(ir, x, nil); err != nil {
-		return nil, err
-	}
-	if err := hashline.Validate(ir); err != nil {
-		return nil, err
-	}
-	if ir, _, err = hashline.RepairText(x, ir, nil); err != nil {
 		return nil, err
 	}
 	te, err := EditText(t, x, ir, p)

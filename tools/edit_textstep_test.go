@@ -37,8 +37,8 @@ func splitEdit(raw []byte, ir hashline.IR, p *hashline.Patch) ([]byte, error) {
 	return t.EncodeEdit(raw, old, res.Lines, copiesOf(res.Copies), final), nil
 }
 
-// lowerFor parses and lowers ops for a text of n lines, and repairs them
-// as the tool does (no grammar).
+// lowerFor parses ops and plans them for x through the edit language's
+// pipeline, as the tool does (no checker).
 func lowerFor(t *testing.T, ops string, x hashline.Text) (*hashline.Patch, hashline.IR, error) {
 	t.Helper()
 	lim := hashline.DefaultLimits()
@@ -46,16 +46,7 @@ func lowerFor(t *testing.T, ops string, x hashline.Text) (*hashline.Patch, hashl
 	if err != nil {
 		t.Fatalf("%q: %v", ops, err)
 	}
-	ir, err := hashline.Lower(p, x.Len(), lim)
-	if err == nil {
-		ir, err = hashline.ExpandText(ir, x, nil)
-	}
-	if err == nil {
-		err = hashline.Validate(ir)
-	}
-	if err == nil {
-		ir, _, err = hashline.RepairText(x, ir, nil)
-	}
+	ir, _, err := hashline.Plan(x, p, hashline.Env{Limits: lim})
 	return p, ir, err
 }
 

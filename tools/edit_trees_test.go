@@ -39,7 +39,7 @@ func TestEditsThroughTheTreeCache(t *testing.T) {
 	}
 	steps := []string{
 		"PUT 7*:\n+function f1(x: number) {\n+  return x * 2;\n+}", // a block op
-		"PUT 3.=4:\n+    return x + 100;",                          // repair keeps the swallowed closer
+		"PUT 3.=4:\n+    return x + 100;",                          // repair asks about the swallowed closer
 		"CUT 16*\nPUT >1*",                                         // move a function
 		"PUT >6:\n+function extra() {\n+  return 1;\n+}",           // a gap op
 		"PUT 16*:\n+function moved() {}",                           // a block op on the new version
@@ -55,7 +55,14 @@ func TestEditsThroughTheTreeCache(t *testing.T) {
 		e.write("m.ts", src.String())
 		var warnings []string
 		for i, ops := range steps {
-			r := e.edit("m.ts", e.showAll("m.ts"), ops)
+			tag := e.showAll("m.ts")
+			r := e.edit("m.ts", tag, ops)
+			if r.Error != nil && r.Error.Code == CodeRepairAmbiguous {
+				// The question joins the warnings compared, and the
+				// repaired form is sent.
+				warnings = append(warnings, r.Error.Message)
+				r = e.edit("m.ts", tag, repairedForm(t, r))
+			}
 			if !r.OK {
 				t.Fatalf("step %d (%q): %+v", i, ops, r.Error)
 			}

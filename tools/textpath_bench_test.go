@@ -12,11 +12,11 @@ import (
 )
 
 // The text path is what an edit does between the bytes it read and the
-// bytes it writes: decode (validate, BOM, line endings), split, run the
-// edit language, and encode the new lines with each untouched line's own
-// bytes. cmd/hostbench times the same steps beside the reference
-// implementation; these benchmarks let a change to one step be measured
-// alone:
+// bytes it writes: decode (validate, BOM, line endings), index the lines,
+// run the edit language's pipeline, and encode the new lines with each
+// untouched line's own bytes: EditPath, the functions the edit tool runs.
+// cmd/hostbench times it beside the reference implementation; these
+// benchmarks let a change to one step be measured alone:
 //
 //	go test ./tools -run '^$' -bench 'TextPath|WholeBodyPath' -benchmem
 
@@ -26,24 +26,6 @@ func textPathFile(n int, eol string) []byte {
 		fmt.Fprintf(&b, "\tvalue%d := compute(%d, \"line\") // %d%s", i, i*7, i, eol)
 	}
 	return []byte(b.String())
-}
-
-// textPath is one edit, bytes in and bytes out, as cmd/hostbench times
-// it: the lines indexed in the bytes, no line built.
-func textPath(raw []byte, ops string, env hashline.Env) ([]byte, error) {
-	t, err := workspace.DecodeOwned(raw)
-	if err != nil {
-		return nil, err
-	}
-	old, err := t.Index(raw)
-	if err != nil {
-		return nil, err
-	}
-	res, err := hashline.RunText(old, ops, env)
-	if err != nil {
-		return nil, err
-	}
-	return t.EncodeRows(old, res.Rows, copiesOf(res.Copies), true), nil
 }
 
 // splitPath is the text path with the lines split into strings and the
@@ -61,8 +43,9 @@ func splitPath(raw []byte, ops string, env hashline.Env) ([]byte, error) {
 	return t.EncodeEdit(raw, old, res.Lines, copiesOf(res.Copies), true), nil
 }
 
-// TestTextPathsAgree: the indexed path writes the bytes the split path
-// and the whole-body path write, on LF, CRLF and mixed files with a BOM.
+// TestTextPathsAgree: the edit tool's text path (EditPath, on the line
+// index) writes the bytes the split path writes, on LF, CRLF and mixed
+// files with a BOM.
 func TestTextPathsAgree(t *testing.T) {
 	env := hashline.Env{Limits: hashline.DefaultLimits()}
 	mixed := append([]byte("\xEF\xBB\xBF"), textPathFile(40, "\r\n")...)
@@ -73,7 +56,7 @@ func TestTextPathsAgree(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%q: %v", ops, err)
 			}
-			got, err := textPath(raw, ops, hashline.Env{Limits: env.Limits, Registers: regs{session.NewRegisters(4)}})
+			got, err := EditPath(raw, ops, hashline.Env{Limits: env.Limits, Registers: regs{session.NewRegisters(4)}})
 			if err != nil {
 				t.Fatalf("%q: %v", ops, err)
 			}
@@ -88,13 +71,13 @@ const singleOp100 = "PUT 50.=51:\n+\tvalue := replaced()\n+\tuse(value)\n"
 
 func benchTextPath(b *testing.B, raw []byte, ops string) {
 	env := hashline.Env{Limits: hashline.DefaultLimits()}
-	if _, err := textPath(raw, ops, env); err != nil {
+	if _, err := EditPath(raw, ops, env); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
-		textPath(raw, ops, env)
+		EditPath(raw, ops, env)
 	}
 }
 
@@ -212,24 +195,4 @@ func BenchmarkTextPathSteps(b *testing.B) {
 			t.Encode(workspace.Join(res.Lines, true))
 		}
 	})
-}
-
-func benchToolPath(b *testing.B, raw []byte, ops string) {
-	lim := hashline.DefaultLimits()
-	if _, err := EditPath(raw, ops, lim); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.SetBytes(int64(len(raw)))
-	for b.Loop() {
-		EditPath(raw, ops, lim)
-	}
-}
-
-func BenchmarkToolPathSingleOp5kLines(b *testing.B) {
-	benchToolPath(b, textPathFile(5000, "\n"), singleOp)
-}
-
-func BenchmarkToolPath50Ops5kLines(b *testing.B) {
-	benchToolPath(b, textPathFile(5000, "\n"), benchkit.SpreadOps(50, 5000))
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/hostd-dev/hostd/internal/benchkit"
 	"github.com/hostd-dev/hostd/internal/memgov"
 	"github.com/hostd-dev/hostd/tools"
+	"github.com/hostd-dev/hostd/tools/blocks"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -28,19 +29,20 @@ import (
 // 5,000-line file and the same edits, both timed in process in this run.
 func referenceSection(ctx context.Context, o options) *Section {
 	s := &Section{Title: "2. Edit language: hostd vs the reference implementation (@oh-my-pi/hashline under Bun)"}
-	s.Intro = "Both sides apply the same edits to the same 5,000-line file. hostd's pure apply is `hashline.Run` " +
-		"(parse, lower, resolve, expand, validate, apply) on the file's lines, timed in this process; the goal is held to it. " +
+	s.Intro = "Both sides apply the same edits to the same 5,000-line file. hostd's pure apply is `hashline.Run`, the edit " +
+		"language's one composed pipeline (parse, then `hashline.Plan`: lower, resolve blocks, expand, validate, boundary repair; " +
+		"then apply), lines in and lines out, with the syntax checker the daemon gives a file of this name (`bench.txt`: no grammar, " +
+		"so repair finds nothing to check), timed in this process; the goal is held to it. " +
 		"hostd's side runs under the daemon's own collector policy (memgov.Start, as hostd runs it: with the few MiB live here, " +
 		"one collection per 48 MiB allocated, where the runtime's default target collects every 4 MiB); Run is also timed " +
 		"under the default target (GOGC=100), as `go test -bench` runs it, and shown beside. " +
-		"Because the reference's applier takes and returns text, hostd is also timed on the whole text path an edit takes, " +
-		"bytes in and bytes out: decode (UTF-8 and NUL check, BOM, line endings; edit-contract §3.1), index the lines " +
-		"(offsets into the bytes, no string per line), run the language, and encode the new file from the runs of untouched " +
-		"lines, each copied with its own bytes, and the new rows (workspace.DecodeOwned, Text.Index, hashline.RunText, Text.EncodeRows). " +
-		"The text-path goal is held to the edit tool's own path: the language's steps as the tool calls them on the line index " +
-		"(Parse, DecodeOwned, Text.Index, Lower, ResolveBlocks, ExpandText, Validate, RepairText) and then tools.EditText, the " +
-		"tool's text step itself (ApplyText, the final newline, EncodeRows), together tools.EditPath; the library's RunText path is shown beside it; " +
-		"the tag's digest is the version gate, not the text path, and the reference's loop computes none either. " +
+		"Because the reference's applier takes and returns text, hostd is also timed on the text path the edit tool takes, " +
+		"bytes in and bytes out: `tools.EditPath`, which decodes the file (UTF-8 and NUL check, BOM, line endings; edit-contract §3.1), " +
+		"indexes its lines (offsets into the bytes, no string per line), runs the same pipeline (`hashline.Plan`) and then " +
+		"`tools.EditText`, the edit tool's own text step (apply, the final newline, the new file encoded from the runs of untouched " +
+		"lines, each copied with its own bytes, and the new rows). The tool runs exactly these functions, with its version and " +
+		"provenance gates between the pipeline's steps; the tag's digest is the version gate, not the text path, and the " +
+		"reference's loop computes none either. " +
 		"Goals: Run at least 5x and the text path at least 2x. The reference runs `Patch.parseSingle` + `applyEdits` " +
 		"inside one Bun process (bench/omp-apply.ts), " +
 		"timed there with `Bun.nanoseconds`, so process start and module loading are excluded. Each side's patch is in " +
@@ -83,7 +85,6 @@ func referenceSection(ctx context.Context, o options) *Section {
 	host := make([]hostTiming, len(job.Patches))
 	ratios := make([][]float64, len(job.Patches))     // reference / Run alone
 	defRatios := make([][]float64, len(job.Patches))  // reference / Run alone at GOGC=100
-	textRatios := make([][]float64, len(job.Patches)) // reference / the library text path
 	toolRatios := make([][]float64, len(job.Patches)) // reference / the edit tool's text path
 	for r := 0; r < rounds; r++ {
 		for i, p := range job.Patches {
@@ -112,29 +113,27 @@ func referenceSection(ctx context.Context, o options) *Section {
 			}
 			ratios[i] = append(ratios[i], ns/float64(host[i].runOnly[r]))
 			defRatios[i] = append(defRatios[i], ns/float64(host[i].runDefault[r]))
-			textRatios[i] = append(textRatios[i], ns/float64(host[i].rounds[r]))
 			toolRatios[i] = append(toolRatios[i], ns/float64(host[i].toolPath[r]))
 		}
 		ref.Bun, ref.Hashline = out.Bun, out.Hashline
 	}
 	job.Rounds = rounds
-	t := Table{Header: []string{"patch", "hostd hashline.Run", "hostd text path, the edit tool's (decode, index, its language steps, tools.EditText)",
-		"hostd text path, library (decode, index, RunText, EncodeRows)", "reference parse + apply",
-		"ratio reference / Run", "ratio reference / tool's text path", "ratio reference / library text path", "same output",
+	t := Table{Header: []string{"patch", "hostd hashline.Run", "hostd text path, the edit tool's (tools.EditPath: decode, index, hashline.Plan, tools.EditText)",
+		"reference parse + apply", "ratio reference / Run", "ratio reference / tool's text path", "same output",
 		"hostd hashline.Run at GOGC=100", "ratio reference / Run at GOGC=100"}}
 	var textGoals []Goal
 	for i, p := range job.Patches {
 		r := ref.Results[i]
 		per := time.Duration(job.Iterations)
-		hostPer, refPer := median(host[i].rounds)/per, median(toDurations(r.RoundsNs))/per
+		refPer := median(toDurations(r.RoundsNs)) / per
 		ratio := medianFloat(ratios[i])
 		same := "yes"
 		if host[i].sha256 != r.SHA256 {
 			same = "NO: the outputs differ"
 		}
-		textRatio, toolRatio := medianFloat(textRatios[i]), medianFloat(toolRatios[i])
-		t.Add(p.Name, fmtDur(median(host[i].runOnly)/per), fmtDur(median(host[i].toolPath)/per), fmtDur(hostPer), fmtDur(refPer),
-			fmtRatio(ratio), fmtRatio(toolRatio), fmtRatio(textRatio), same,
+		toolRatio := medianFloat(toolRatios[i])
+		t.Add(p.Name, fmtDur(median(host[i].runOnly)/per), fmtDur(median(host[i].toolPath)/per), fmtDur(refPer),
+			fmtRatio(ratio), fmtRatio(toolRatio), same,
 			fmtDur(median(host[i].runDefault)/per), fmtRatio(medianFloat(defRatios[i])))
 		s.Goals = append(s.Goals, atLeast(goalNames[i], ratio, 5, "x"))
 		textGoals = append(textGoals, atLeast(goalNames[len(job.Patches)+i], toolRatio, 2, "x"))
@@ -245,9 +244,8 @@ func runReference(ctx context.Context, o options, bun string, job refJob) (refOu
 
 // hostTiming is hostd's side of one patch, accumulated over rounds.
 type hostTiming struct {
-	rounds   []time.Duration // decode, index, RunText, encode: bytes in, bytes out
-	toolPath []time.Duration // the edit tool's path: decode, index, its language steps, tools.EditText
-	runOnly  []time.Duration // Run alone on lines split beforehand
+	toolPath []time.Duration // the edit tool's text path, tools.EditPath: bytes in, bytes out
+	runOnly  []time.Duration // hashline.Run alone on lines split beforehand
 	// runDefault is Run alone under the runtime's default collection
 	// target (GOGC=100), as `go test -bench` times it; the others run
 	// under the daemon's collector policy (memgov).
@@ -255,57 +253,43 @@ type hostTiming struct {
 	sha256     string
 }
 
-// timeHostd times one round of ops on the job's text from the bytes read
-// to the bytes written: decode (UTF-8 and NUL check, BOM, line endings:
-// edit-contract §3.1), index the lines, run the language, and encode the
-// untouched runs with their own bytes and the new rows. It also times
-// Run alone, lines in and lines out, for scale. Run is timed first under
-// the runtime's default collection target, then everything under the
-// daemon's collector policy (memgov.Start), which it stops on return. The tag's digest is not
-// in the path: it is the version gate, and the reference's loop computes
-// no tag either.
+// timeHostd times one round of ops on the job's text: hashline.Run,
+// lines in and lines out, and the edit tool's text path (tools.EditPath),
+// bytes in and bytes out. Both run the edit language's one pipeline, with
+// the syntax checker the daemon builds for the job's path on every call,
+// as the tool does. Run is timed first under the runtime's default
+// collection target, then everything under the daemon's collector policy
+// (memgov.Start), which it stops on return. The tag's digest is not in the
+// path: it is the version gate, and the reference's loop computes no tag
+// either.
 func timeHostd(ctx context.Context, job refJob, ops string, h *hostTiming) error {
-	env := hashline.Env{Limits: hashline.DefaultLimits()}
-	raw := []byte(job.Text)
-	apply := func() ([]byte, error) {
-		t, err := workspace.DecodeOwned(raw)
-		if err != nil {
-			return nil, err
-		}
-		old, err := t.Index(raw)
-		if err != nil {
-			return nil, err
-		}
-		res, err := hashline.RunText(old, ops, env)
-		if err != nil {
-			return nil, err
-		}
-		copies := make([]workspace.Copy, len(res.Copies))
-		for i, c := range res.Copies {
-			copies[i] = workspace.Copy{New: c.New, Old: c.Old, N: c.N}
-		}
-		return t.EncodeRows(old, res.Rows, copies, strings.HasSuffix(t.Body, "\n")), nil
-	}
-	// The edit tool's path: the language's steps as the tool calls them
-	// on the file's line index, then tools.EditText, the tool's own text
-	// step (tools.EditPath).
 	lim := hashline.DefaultLimits()
-	tool := func() ([]byte, error) { return tools.EditPath(raw, ops, lim) }
-	first, err := apply()
+	maxParse := config.DefaultLimits().MaxBlockParseBytes
+	env := func() hashline.Env {
+		env := hashline.Env{Limits: lim}
+		if syn, err := blocks.NewSyntax(job.Path, job.Text, maxParse); err == nil {
+			env.Syntax = syn
+		}
+		return env
+	}
+	raw := []byte(job.Text)
+	tool := func() ([]byte, error) { return tools.EditPath(raw, ops, env()) }
+	out, err := tool()
 	if err != nil {
 		return err
 	}
-	second, err := tool()
+	lines := workspace.Lines(job.Text)
+	res, err := hashline.Run(lines, ops, env())
 	if err != nil {
 		return err
 	}
-	if !bytes.Equal(first, second) {
-		return fmt.Errorf("the library's text path and the edit tool's path wrote different bytes")
+	if !bytes.Equal(out, []byte(workspace.Join(res.Lines, true))) {
+		return fmt.Errorf("hashline.Run and the edit tool's text path gave different texts")
 	}
-	sum := sha256.Sum256(first)
+	sum := sha256.Sum256(out)
 	h.sha256 = hex.EncodeToString(sum[:])
 	for range job.Warmup {
-		apply()
+		tool()
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -313,11 +297,10 @@ func timeHostd(ctx context.Context, job refJob, ops string, h *hostTiming) error
 	// Each timed loop starts from a collected heap, as testing.B does, so
 	// it does not pay for the garbage of the loop before it; the Bun
 	// driver does the same with Bun.gc.
-	lines := workspace.Lines(job.Text)
 	runtime.GC()
 	t0 := time.Now()
 	for range job.Iterations {
-		hashline.Run(lines, ops, env)
+		hashline.Run(lines, ops, env())
 	}
 	h.runDefault = append(h.runDefault, time.Since(t0))
 	// The rest runs under the daemon's collector policy, as hostd runs
@@ -327,15 +310,9 @@ func timeHostd(ctx context.Context, job refJob, ops string, h *hostTiming) error
 	runtime.GC()
 	t0 = time.Now()
 	for range job.Iterations {
-		hashline.Run(lines, ops, env)
+		hashline.Run(lines, ops, env())
 	}
 	h.runOnly = append(h.runOnly, time.Since(t0))
-	runtime.GC()
-	t0 = time.Now()
-	for range job.Iterations {
-		apply()
-	}
-	h.rounds = append(h.rounds, time.Since(t0))
 	runtime.GC()
 	t0 = time.Now()
 	for range job.Iterations {

@@ -14,10 +14,19 @@
 //	ResolveBlocks block locators -> spans, through a BlockResolver (§8.2)
 //	Expand        the clipboard pre-pass: cuts capture, pastes read (§8.3)
 //	Validate      bounds, overlaps, duplicate anchors, expansion cap (§7.3)
-//	Repair        replacement-boundary repair through a Syntax (§8.4)
+//	Repair        replacement-boundary repair through a Syntax (§8.4): it
+//	              never changes the edit; it asks, or warns
 //	Apply         lines + IR -> new lines, the changed regions, and where
 //	              each new line came from (kept, moved, or written)
 //	Commit        named-register captures, after the write has landed
+//
+// Each step is tested alone; they are chained in one place, pipeline.go,
+// which every caller runs: Plan (Anchor: Lower and ResolveBlocks, with a
+// gate the tool puts its version and provenance checks in; then Settle:
+// Expand, Validate, Repair) and Run (Parse, Plan, Apply, Commit). The edit
+// tool, its text path for benchmarks (tools.EditPath), cmd/hostbench and
+// the tests all run these functions, so a benchmark times what an edit
+// call runs.
 //
 // The steps that read line content (Expand, Apply) also take any Text, a
 // line count and a line by number: ExpandText, ApplyText and RunText then
@@ -31,71 +40,74 @@
 //
 // # Boundary repair (§8.4)
 //
-// Repair runs between Validate and Apply and returns the IR to apply with
-// one warning per change. It only looks at replacement ops whose body the
-// model wrote (PUT N.=M: and a resolved PUT N*:); gap inserts name no
-// range, and a span paste's rows are captured content, not a slip.
+// Repair runs between Validate and Apply. It only looks at replacement
+// ops whose body the model wrote (PUT N.=M: and a resolved PUT N*:); gap
+// inserts name no range, and a span paste's rows are captured content,
+// not a slip. It searches for the repairs below exactly as a repair that
+// answered did, but it never applies one: real edits pass through states
+// that do not parse and real files repeat lines, so neither a parse nor
+// equality proves a slip (issue 28 replayed four honest edits that such
+// repairs changed). When the search finds a repair, the edit is refused
+// with EDIT_REPAIR_AMBIGUOUS and a Question: the edit as sent and as
+// repaired, ready to send, numbered as the model's tag numbers them
+// (Env.Shown for an edit moved by drift recovery). The same request sent
+// again, which the tool remembers (Env.AsSent), applies as sent.
 //
-// An exact restatement is dropped on line equality alone, grammar or not:
-// a body whose first row equals line N-1, or whose last row equals line
-// M+1, where that line survives and nothing else is inserted between it
-// and the body. Only the one line immediately outside counts, and only a
-// non-blank row restates it: an empty or whitespace-only row carries
-// nothing a model could have copied by mistake. A row equal
-// to the range's own boundary row is not an echo: it is that row's final
-// text, which the body is meant to carry (§7.4). Two outcomes are
-// refused with EDIT_REPAIR_AMBIGUOUS instead of guessed: a body made only
-// of restatements (dropping them leaves an empty PUT, which is not a
-// deletion, §7.2; keeping them duplicates lines), and an edit whose only
-// change is a restated row (no edit is sent to change nothing).
+// A restatement is a candidate on line equality alone, grammar or not: a
+// body whose first row equals line N-1, or whose last row equals line M+1,
+// where that line survives and nothing else is inserted between it and the
+// body. Only the one line immediately outside counts, and only a non-blank
+// row restates it: an empty or whitespace-only row carries nothing a model
+// could have copied by mistake. A row equal to the range's own boundary
+// row is not an echo: it is that row's final text, which the body is meant
+// to carry (§7.4). A body made only of restatements (its repaired form is
+// the deletion) and an edit whose only change is a restated row (its
+// repaired form is no edit) are asked about the same way.
 //
-// "Equality alone" has one guard, decided against the contract's own
-// premise that repair fixes slips which break files: where a grammar
-// exists, the result as written parses and the result without the
-// restated rows does not, the body applies as written. A body may end in
-// "}" before a line that is also "}"; dropping that row would be the
-// repair corrupting a file, the failure peers shipped. So repair never
-// turns a result that parses into one that does not.
+// Where a grammar exists, the result as written parses and the result
+// without the restated rows does not, the body applies as written and
+// nothing is asked: a body may end in "}" before a line that is also "}".
 //
-// Retention happens only where the file has a grammar and the result
-// (restatements dropped) does not parse. A candidate keeps the range's
-// first row before the body or its effective-last row (the last non-blank
-// one) after it, at most one per op, on top of the dropped restatements
-// (a candidate never undoes a drop, since drops go on equality alone).
-// A kept row must pass every rule: the original text parsed; deleting
-// that row alone from it breaks the parse; the row is only structure
-// (brackets, comment fences, bare tags, fi/done/esac, with ; and ,); its
-// indentation fits the body (a row kept after the body that starts by
-// closing sits shallower than the body's last non-blank row, or at its
+// Retention candidates exist only where the file has a grammar and the
+// result (restatements dropped) does not parse. A candidate keeps the
+// range's first row before the body or its effective-last row (the last
+// non-blank one) after it, at most one per op, on top of the dropped
+// restatements. A kept row must pass every rule: the original text parsed;
+// deleting that row alone from it breaks the parse; the row is only
+// structure (brackets, comment fences, bare tags, fi/done/esac, with ; and
+// ,); its indentation fits the body (a row kept after the body that starts
+// by closing sits shallower than the body's last non-blank row, or at its
 // depth for a comment's "*/", whose rows align with it; a row kept before
 // the body that ends by opening sits shallower than its first; a pure
-// closer kept before the body, or a pure opener kept after it, has
-// exactly that row's indentation); a kept closer lines up with the line
-// that opens what it closes (the nearest line above not indented deeper
-// has its indentation and ends by opening; for "*/" the comment's "/*"
-// has its indentation or one space less); a kept closer is missing from
-// the body: the line that opens what it closes, when that line is in the
-// range, does not appear in the body (same text apart from indentation)
-// with the body closing that bracket itself, as when a body wraps the
-// range's block in a new "try {" that a later call closes; it does not
-// duplicate the body row beside it; the candidate passes Validate and its
-// whole text parses. Each dropped restatement and each kept row costs 1; every
-// candidate carries the same drops, so the kept rows rank them. The
-// cheapest admissible candidates win, and if they give different texts
-// the edit is EDIT_REPAIR_AMBIGUOUS.
-// With no admissible candidate the edit applies with only the drops: an
-// unparseable intermediate state is the model's right. A closer withheld
-// because the body re-authored its construct is named in a warning when
-// the result does not parse, with the insert that puts it back.
+// closer kept before the body, or a pure opener kept after it, has exactly
+// that row's indentation); a kept closer lines up with the line that opens
+// what it closes (the nearest line above not indented deeper has its
+// indentation and ends by opening; for "*/" the comment's "/*" has its
+// indentation or one space less); a kept closer is missing from the body:
+// the line that opens what it closes, when that line is in the range, does
+// not appear in the body (same text apart from indentation) with the body
+// closing that bracket itself, as when a body wraps the range's block in a
+// new "try {" that a later call closes; it does not duplicate the body row
+// beside it; the candidate passes Validate and its whole text parses. Each
+// dropped restatement and each kept row costs 1; the cheapest admissible
+// candidates are the repair asked about, and when they give different
+// texts, each is offered. A closer withheld because the body re-authored
+// its construct is named in a warning when the result does not parse, with
+// the insert that puts it back, numbered in the result.
+//
+// A check that cannot run never leads to a guess: with no checker (a nil
+// Syntax), a checker that cannot judge a text of a file that has a grammar
+// (over the parse limit, declined), the call's parse time spent, or the
+// search's bounds reached, the rows apply exactly as sent with one warning
+// that says so and names each row or line repair would have asked about,
+// with the edit that changes it, numbered in the result. A file type with
+// no grammar (Language() == "") has nothing to check: restatements are
+// asked about on equality, and nothing is ever kept.
 //
 // A call spends at most 32 syntax checks, parses at most 24 MiB of text
 // in all (a few checks of a file at the 4 MiB parse limit) and builds at
 // most 128 candidates, within the parse time the tool gives the call's
-// checks (config.Limits.MaxParseMs, shared with block resolution); a
-// search cut short keeps nothing and says so in a warning. A check that
-// cannot judge its text after another one could (the parse time ran out,
-// a candidate outgrew the parse limit) cuts the search short: candidates
-// are ranked only when all of them were judged.
+// checks (config.Limits.MaxParseMs, shared with block resolution).
 //
 // Failures are *Error values whose Code is an edit-contract §11 name (or
 // INVALID_ARGUMENT) and whose Message names one concrete next step. They

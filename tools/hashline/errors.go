@@ -62,6 +62,9 @@ type Error struct {
 	// Reason is the block resolver's own explanation on
 	// EDIT_BLOCK_UNRESOLVED (the tool reports it as details.reason).
 	Reason string
+	// Question is set on boundary repair's refusals (EDIT_REPAIR_AMBIGUOUS,
+	// §8.4): the edit as sent and as repaired, ready to send.
+	Question *Question
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

@@ -1,54 +1,67 @@
 package hashline
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 )
 
 // Boundary repair (edit-contract §8.4); the rules and the decisions
-// behind them are in the package doc. Repair applies candidates (through
-// Apply) only to look at them: the caller still applies the IR it returns.
+// behind them are in the package doc. The search applies candidates
+// (through Apply) only to look at them; Repair never returns one to apply:
+// it asks about the one it found (repair_ask.go).
 
 // Syntax reports whether a whole text parses without errors in the
 // grammar of the file being edited. supported is false when the file type
 // has no grammar, or the text could not be judged (too large, a parse cut
-// short); clean means nothing then. The tool supplies it (a tree-sitter
-// checker); this package never parses source code. A Syntax whose checks
-// share the edit call's parse time may also have a method Spent() bool,
-// true once a check answered unsupported because that time ran out:
-// repair then stops its search and says so in a warning. One that keeps
-// something between checks (a parse tree to parse the next candidate
-// from) may have a method Release(), which repair calls once its search
-// is done.
+// short, a parse the checker declined); clean means nothing then. The
+// tool supplies it (a tree-sitter checker); this package never parses
+// source code.
+//
+// A Syntax may have four more methods. Language() string: "" says the
+// file type has no grammar, so there is nothing to check; without it, or
+// when it names a grammar, an unsupported answer means the check could
+// not run, and repair then writes the rows as sent and says so (§8.4).
+// Spent() bool: true once a check answered unsupported because the edit
+// call's parse time ran out, which the warning names. Unavailable()
+// string: why the last check could not be made (its parse worker ended,
+// say), which the warning names; "" when none failed. Release(): frees
+// what the Syntax keeps between checks (a parse tree to parse the next
+// candidate from); repair calls it once its search is done.
 type Syntax interface {
 	Check(text string) (supported, clean bool)
 }
 
-// Repair applies edit-contract §8.4 to an expanded, validated IR of lines:
-// it returns the IR to apply, one warning per repair, or an
-// EDIT_REPAIR_AMBIGUOUS *Error. A nil syn means no grammar: only exact
-// restatements are dropped. The returned IR still satisfies Validate.
-func Repair(lines []string, ir IR, syn Syntax) (IR, []string, error) {
-	return RepairText(Lines(lines), ir, syn)
-}
-
-// RepairText is Repair on any Text. It reads the lines around each
-// replaced range, and every line only when a restatement or a kept row
-// needs the whole result or a syntax check (an edit with neither costs
-// no pass over the text).
-func RepairText(text Text, ir IR, syn Syntax) (IR, []string, error) {
-	s := &search{text: text, ir: ir, syn: syn}
-	out, acts, notes, err := s.run()
-	release(syn)
-	if err != nil {
-		return IR{}, nil, wholeCall(len(ir.Sources), err)
+// Repair is boundary repair (edit-contract §8.4) on an expanded, validated
+// IR of text, p being the patch it was lowered from. It never changes the
+// edit. When a repair would drop a row the model sent or keep a line its
+// range deletes, it refuses with an EDIT_REPAIR_AMBIGUOUS *Error whose
+// Question holds the edit as sent and as repaired, ready to send; with
+// env.AsSent (the model sent the same request again after that question)
+// it asks nothing. When the syntax check that would judge a candidate
+// cannot run (no checker, out of time, over a bound, declined), the edit
+// applies as sent and the warnings returned say so, naming what to check
+// in the numbers of the new version.
+func Repair(text Text, p *Patch, ir IR, env Env) ([]string, error) {
+	if env.AsSent {
+		return nil, nil
 	}
-	warns := make([]string, 0, len(acts)+len(notes))
-	for _, a := range acts {
-		warns = append(warns, a.warning(ir))
+	s := &search{text: text, ir: ir, syn: env.Syntax}
+	cand, acts, notes, err := s.run()
+	release(env.Syntax)
+	var q *question
+	switch {
+	case errors.As(err, &q):
+		// a refusal that is a question: below
+	case err != nil:
+		return nil, wholeCall(len(ir.Sources), err)
+	case len(acts) > 0:
+		q = s.propose(cand, acts)
+	default:
+		return notes, nil
 	}
-	return out, append(warns, notes...), nil
+	return nil, q.ask(s, p, env.Shown)
 }
 
 // actKind is one kind of repair.
@@ -82,16 +95,20 @@ type replacement struct {
 	withheld   []action // closers the body re-authored: no candidates (reauthored)
 }
 
-// repair is Repair with the repairs as data, so tests can check a result
-// against exactly what was reported.
+// repair is the search as data, for tests: the IR a repair would apply,
+// its actions, the warnings of an edit applied as sent, or a refusal (a
+// *question for the cases repair asks about).
 func repair(lines []string, ir IR, syn Syntax) (IR, []action, []string, error) {
 	s := &search{text: Lines(lines), ir: ir, syn: syn}
 	defer release(syn)
 	return s.run()
 }
 
-// run is one call's repair; the search keeps what it spent, for tests of
-// the bounds.
+// run is one call's search. It returns the edit as sent and no actions
+// when there is nothing to ask (with warnings when a check that was
+// needed could not run, or a closer was left out); the candidate and its
+// actions when a repair would change the edit; a *question for the
+// refusals that need no candidate search; another error for misuse.
 func (s *search) run() (IR, []action, []string, error) {
 	ir := s.ir
 	if n := s.text.Len(); n != ir.NumLines {
@@ -103,13 +120,17 @@ func (s *search) run() (IR, []action, []string, error) {
 		return ir, nil, nil, nil
 	}
 	var drops []action
-	nb := neighboursOf(ir, s.text.Len())
+	var nb *neighbours // built once some row reads like its neighbour
 	for i := range reps {
 		r := &reps[i]
-		r.drops = echoes(s.text, ir, r, nb)
-		if len(r.drops) > 0 && len(r.drops) >= len(r.ins) {
-			return IR{}, nil, nil, onlyEchoes(ir, r)
+		if !mayEcho(s.text, ir, r) {
+			continue
 		}
+		if nb == nil {
+			n := neighboursOf(ir, s.text.Len())
+			nb = &n
+		}
+		r.drops = echoes(s.text, ir, r, *nb)
 		drops = append(drops, r.drops...)
 	}
 	s.reps = reps
@@ -118,8 +139,13 @@ func (s *search) run() (IR, []action, []string, error) {
 	var normal IR
 	if len(drops) > 0 {
 		normal = s.build(nil)
+		for i := range reps {
+			if r := &reps[i]; len(r.drops) > 0 && len(r.drops) >= len(r.ins) {
+				return IR{}, nil, nil, &question{kind: askRepair, acts: drops, cand: normal}
+			}
+		}
 		if slices.Equal(s.render(normal), s.lines()) && !slices.Equal(s.render(ir), s.lines()) {
-			return IR{}, nil, nil, echoesOnlyChange(ir, drops)
+			return IR{}, nil, nil, &question{kind: askNoChange, acts: drops, cand: normal}
 		}
 	}
 	for i := range reps {
@@ -133,37 +159,55 @@ func (s *search) run() (IR, []action, []string, error) {
 	if len(drops) == 0 {
 		normal = s.build(nil)
 	}
-	// Without a grammar a check answers unsupported: the result is not
-	// built for it.
-	sup, clean := false, false
-	if s.syn != nil {
-		sup, clean = s.check(wholeText(s.render(normal)))
+	if !hasGrammar(s.syn) {
+		// Nothing to check: a restatement is asked about on equality
+		// alone, and nothing is ever kept.
+		return normal, drops, nil, nil
 	}
-	if !sup || clean {
-		// No grammar (restatements go on equality alone), the normal form
-		// could not be checked in time (the same, and a note says so), or
-		// it parses: nothing for retention to do.
-		return normal, drops, s.notes(), nil
+	sup, clean := s.check(wholeText(s.render(normal)))
+	switch {
+	case !sup:
+		return ir, nil, s.unavailable(), nil
+	case clean:
+		// The result without the restated rows parses: parsing is no
+		// proof the rows were slips, so they are asked about.
+		return normal, drops, nil, nil
 	}
 	if len(drops) > 0 {
-		if sup, clean := s.check(wholeText(s.render(ir))); sup && clean {
+		sup, clean := s.check(wholeText(s.render(ir)))
+		switch {
+		case !sup:
+			return ir, nil, s.unavailable(), nil
+		case clean:
 			// The removal is what would break the file: apply as written.
 			return ir, nil, nil, nil
 		}
 	}
 	if !hasKeeps {
-		return normal, drops, append(s.notes(), s.withheldNotes(normal)...), nil
+		return normal, drops, s.withheldNotes(ir), nil
 	}
 	best, acts, err := s.retain()
 	switch {
 	case err != nil:
 		return IR{}, nil, nil, err
 	case s.exhausted:
-		return normal, drops, s.notes(), nil
+		return ir, nil, s.unavailable(), nil
 	case acts == nil:
-		return normal, drops, s.withheldNotes(normal), nil
+		return normal, drops, s.withheldNotes(ir), nil
 	}
 	return best, append(drops, acts...), nil, nil
+}
+
+// hasGrammar reports whether syn can judge texts of the file at all: a
+// checker that names no grammar (Language() == "") has nothing to check.
+// A nil syn is no checker, which is not the same: the file may have a
+// grammar the check could not use.
+func hasGrammar(syn Syntax) bool {
+	if syn == nil {
+		return true
+	}
+	l, ok := syn.(interface{ Language() string })
+	return !ok || l.Language() != ""
 }
 
 // replacements finds the ops in scope. A span paste lowers to the same
@@ -242,6 +286,14 @@ func inScope(s Source) bool {
 	return strings.HasPrefix(s.Header, "PUT ") && strings.HasSuffix(s.Header, ":")
 }
 
+// mayEcho reports whether r's first or last row has the text of the line
+// just outside its range: the two line reads that let an edit with no
+// restatement skip the rest of the search (echoes checks the rest).
+func mayEcho(lines Text, ir IR, r *replacement) bool {
+	first, last := ir.Edits[r.ins[0]].Text, ir.Edits[r.ins[len(r.ins)-1]].Text
+	return r.start > 1 && first == lines.Line(r.start-1) || r.end < lines.Len() && last == lines.Line(r.end+1)
+}
+
 // echoes finds the body rows of r that exactly restate the line just
 // outside its range; only a non-blank row can restate a line. The outside line must survive (no op consumes it)
 // and sit right next to the body in the result (nothing else is inserted
@@ -299,110 +351,6 @@ func neighboursOf(ir IR, n int) neighbours {
 		}
 	}
 	return nb
-}
-
-// onlyEchoes refuses a body with nothing left once its restatements go.
-func onlyEchoes(ir IR, r *replacement) error {
-	src := ir.source(r.src)
-	var what []string
-	for _, d := range r.drops {
-		what = append(what, fmt.Sprintf("row %d %s is line %d", d.row+1, quote(d.text), d.line))
-	}
-	return &Error{
-		Code: CodeRepairAmbiguous, OpsLine: src.OpsLine, Line: r.start,
-		Message: fmt.Sprintf("ops line %d: %q: every body row restates a line just outside the range (%s), so the intent is unclear: without those rows the op would delete %s, with them a line would appear twice. Nothing was written. To delete, use CUT %d.=%d; if %s really should read exactly like its neighbour, write CUT %d.=%d and then %s with the rows: an insertion is never repaired",
-			src.OpsLine, src.Header, strings.Join(what, "; "), span(r.start, r.end), r.start, r.end, span(r.start, r.end), r.start, r.end, insertAfterCut(r.end, ir.NumLines)),
-	}
-}
-
-// insertAfterCut is the gap that takes the place of lines cut up to end.
-func insertAfterCut(end, numLines int) string {
-	if end >= numLines {
-		return "PUT >$:"
-	}
-	return fmt.Sprintf("PUT <%d:", end+1)
-}
-
-// echoesOnlyChange refuses an edit whose only change is a restated row:
-// dropping it leaves nothing to write, and keeping it duplicates a line.
-// No edit is sent to change nothing, so neither reading is safe.
-func echoesOnlyChange(ir IR, drops []action) error {
-	d := drops[0]
-	src := ir.source(d.src)
-	return &Error{
-		Code: CodeRepairAmbiguous, OpsLine: src.OpsLine, Line: d.line,
-		Message: fmt.Sprintf("ops line %d: %q: body row %d %s restates line %d just outside the range, and without it the edit changes nothing, so the intent is unclear: a second copy of line %d, or no edit at all. Nothing was written. To add a copy, insert it with PUT <%d: or PUT >%d: and that row; if the file already reads as intended, no edit is needed",
-			src.OpsLine, src.Header, d.row+1, quote(d.text), d.line, d.line, d.line, d.line),
-	}
-}
-
-func span(start, end int) string {
-	if start == end {
-		return fmt.Sprintf("line %d", start)
-	}
-	return fmt.Sprintf("lines %d-%d", start, end)
-}
-
-// withheldNotes names, for a result that does not parse, each closer the
-// range covers that was not kept because the body re-authored what it
-// closes, and the one edit that puts it back if it was meant to stay.
-// Line numbers are those of the result, which the next call's tag names.
-func (s *search) withheldNotes(result IR) []string {
-	var out []string
-	for _, r := range s.reps {
-		for _, k := range r.withheld {
-			src := s.ir.source(k.src)
-			open, _ := partner(s.text, r.start, k.line)
-			put := "PUT >$:"
-			if r.end < s.ir.NumLines {
-				put = fmt.Sprintf("PUT <%d:", resultIndex(result, r.end+1)+1)
-			}
-			out = append(out, fmt.Sprintf("boundary repair on %q (ops line %d): the result does not parse, and line %d %s, which the range covers, was not kept: the body carries line %d %s again with its own closer, so what is left open is something the body opened, which a later edit may close. If line %d was meant to stay, insert it after the body with %s and the row %s, using the new tag",
-				src.Header, src.OpsLine, k.line, quote(k.text), open, quote(strings.TrimSpace(s.text.Line(open))), k.line, put, quote(k.text)))
-		}
-	}
-	return out
-}
-
-// notes is the warning of a search cut short, none otherwise.
-func (s *search) notes() []string {
-	switch {
-	case s.outOfTime:
-		return []string{timeNote()}
-	case s.unjudged:
-		return []string{unjudgedNote()}
-	case s.exhausted:
-		return []string{budgetNote()}
-	}
-	return nil
-}
-
-func timeNote() string {
-	return "boundary repair could not finish its syntax checks within the edit call's parse time, so no row the ranges replaced was kept: the edit was applied as written (apart from any restated rows reported above). Check the changed lines below; if a closing or opening line went missing, put it back with one more edit"
-}
-
-func unjudgedNote() string {
-	return "boundary repair could not check the syntax of one of its candidate results (over the parse limit, or a shape the grammar cannot parse safely), so no row the ranges replaced was kept: the edit was applied as written (apart from any restated rows reported above). Check the changed lines below; if a closing or opening line went missing, put it back with one more edit"
-}
-
-func budgetNote() string {
-	return fmt.Sprintf("boundary repair stopped at its bound (%d syntax checks, %d MiB parsed, %d candidates) without finishing its search, so no row the ranges replaced was kept: the edit was applied as written (apart from any restated rows reported above). Check the changed lines below; if a closing or opening line went missing, put it back with one more edit", maxRepairChecks, maxRepairParseBytes>>20, maxRepairCandidates)
-}
-
-// warning names what an action changed.
-func (a action) warning(ir IR) string {
-	src := ir.source(a.src)
-	head := fmt.Sprintf("boundary repair on %q (ops line %d): ", src.Header, src.OpsLine)
-	const next = "Next time name only the lines that change and give their final text as the body"
-	switch a.kind {
-	case dropLead:
-		return head + fmt.Sprintf("dropped body row %d %s, an exact restatement of line %d just above the range, which stays as it is. %s", a.row+1, quote(a.text), a.line, next)
-	case dropTrail:
-		return head + fmt.Sprintf("dropped body row %d %s, an exact restatement of line %d just below the range, which stays as it is. %s", a.row+1, quote(a.text), a.line, next)
-	case keepFirst:
-		return head + fmt.Sprintf("kept line %d %s before the body although the range covers it: the result does not parse without it, deleting that line alone breaks the file, and its indentation fits the body. If it was meant to go, remove it with CUT %d.=%d", a.line, quote(a.text), a.line, a.line)
-	}
-	return head + fmt.Sprintf("kept line %d %s after the body although the range covers it: the result does not parse without it, deleting that line alone breaks the file, and its indentation fits the body. If it was meant to go, remove it with CUT %d.=%d", a.line, quote(a.text), a.line, a.line)
 }
 
 // quote shows a row in a message, clipped so one huge line cannot make a

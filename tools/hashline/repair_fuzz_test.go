@@ -99,28 +99,28 @@ func spliceOracle(lines []string, p *Patch, acts []action) []string {
 	return append(out, lines[l-1:]...)
 }
 
-// validIR is ops parsed, then lowered, expanded and validated for lines,
-// as repair receives an edit; ok is false for ops the language refuses.
+// validIR is ops parsed, then planned for lines as repair receives an
+// edit (the pipeline's steps before it: Plan with AsSent asks nothing);
+// ok is false for ops the language refuses.
 func validIR(lines []string, ops string) (p *Patch, ir IR, ok bool) {
 	p, err := Parse(ops, Limits{})
 	if err != nil {
 		return nil, IR{}, false
 	}
-	if ir, err = Lower(p, len(lines), Limits{}); err == nil {
-		ir, err = Expand(ir, lines, nil)
-	}
-	if err == nil {
-		err = Validate(ir)
-	}
+	ir, _, err = Plan(Lines(lines), p, Env{AsSent: true})
 	return p, ir, err == nil
 }
 
-// checkRepair runs one edit of range PUTs through repair and checks the
-// contract of §8.4 against the oracle: the result is the edit as written,
-// or the edit with exactly the reported rows dropped or kept, each
-// reported in a warning; a refusal is EDIT_REPAIR_AMBIGUOUS; nothing is
-// kept without a grammar; a result that parsed as written still parses.
-// It returns the actions and the error for callers that expect more.
+// checkRepair runs one edit of range PUTs through the repair search and
+// the public step, and checks the contract of §8.4 against the oracle:
+// the search proposes the edit as written, or the edit with exactly the
+// reported rows dropped or kept; nothing is kept without a grammar; a
+// result that parsed as written is never proposed broken. The step itself
+// never changes the edit: it asks exactly when the search proposes a
+// change (or refuses without one), naming each row and op, and the
+// repaired form it offers, sent, gives exactly the proposed text. It
+// returns the actions and the search's refusal for callers that expect
+// more.
 func checkRepair(t *testing.T, lines []string, ops string, syn Syntax) ([]action, error) {
 	t.Helper()
 	p, ir, ok := validIR(lines, ops)
@@ -136,37 +136,36 @@ func checkRepair(t *testing.T, lines []string, ops string, syn Syntax) ([]action
 	if counted.n > maxRepairChecks {
 		t.Fatalf("%d syntax checks, over the bound %d", counted.n, maxRepairChecks)
 	}
-	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) || e.Code != CodeRepairAmbiguous || e.Message == "" {
-			t.Fatalf("repair failed with %v; only EDIT_REPAIR_AMBIGUOUS is a refusal", err)
-		}
-		return nil, err
-	}
-	if err := Validate(out); err != nil {
-		t.Fatalf("repaired IR fails Validate: %v", err)
-	}
-	got := applied(lines, out)
-	if want := spliceOracle(lines, p, acts); !slices.Equal(got, want) {
-		t.Fatalf("result differs from the edit with the reported repairs %+v:\ngot  %q\nwant %q", acts, got, want)
+	var q *question
+	if err != nil && !errors.As(err, &q) {
+		t.Fatalf("repair failed with %v; only a question is a refusal", err)
 	}
 	authored := applied(lines, ir)
 	if !slices.Equal(authored, spliceOracle(lines, p, nil)) {
 		t.Fatalf("the oracle disagrees with Apply on the edit as written")
 	}
-	if len(acts) == 0 && !slices.Equal(got, authored) {
-		t.Fatalf("the result changed without a reported repair")
+	var got []string
+	if err == nil {
+		if err := Validate(out); err != nil {
+			t.Fatalf("repaired IR fails Validate: %v", err)
+		}
+		got = applied(lines, out)
+		if want := spliceOracle(lines, p, acts); !slices.Equal(got, want) {
+			t.Fatalf("result differs from the edit with the reported repairs %+v:\ngot  %q\nwant %q", acts, got, want)
+		}
+		if len(acts) == 0 && !slices.Equal(got, authored) {
+			t.Fatalf("the result changed without a reported repair")
+		}
+		if len(acts) > 0 && len(notes) > 0 {
+			t.Fatalf("notes %q beside a proposed repair", notes)
+		}
 	}
 	for _, a := range acts {
-		w := a.warning(ir)
-		if !strings.Contains(w, quote(a.text)) || !strings.Contains(w, p.Ops[a.src].Header) {
-			t.Fatalf("warning %q does not name the row and the op", w)
-		}
 		if (a.kind == dropLead || a.kind == dropTrail) && blank(a.text) {
 			t.Fatalf("dropped blank row %d as a restatement of line %d", a.row+1, a.line)
 		}
 		if a.kind == keepFirst || a.kind == keepLast {
-			if syn == nil {
+			if !hasGrammar(syn) || syn == nil {
 				t.Fatalf("kept line %d without a grammar", a.line)
 			}
 			if sup, clean := syn.Check(wholeText(lines)); !sup || !clean {
@@ -174,17 +173,55 @@ func checkRepair(t *testing.T, lines []string, ops string, syn Syntax) ([]action
 			}
 		}
 	}
-	if len(notes) > 0 && !strings.Contains(notes[0], "stopped") && !strings.Contains(notes[0], "was not kept") {
-		t.Fatalf("unexpected note %q", notes)
+	for _, n := range notes {
+		if !strings.HasPrefix(n, "boundary repair could not run its syntax check") && !strings.Contains(n, "was not kept") {
+			t.Fatalf("unexpected note %q", n)
+		}
 	}
-	if syn != nil {
+	if syn != nil && got != nil {
 		if sup, clean := syn.Check(wholeText(authored)); sup && clean {
 			if sup, clean := syn.Check(wholeText(got)); !sup || !clean {
-				t.Fatalf("repair broke a result that parsed as written:\n%q\n%q", authored, got)
+				t.Fatalf("repair proposed breaking a result that parsed as written:\n%q\n%q", authored, got)
 			}
 		}
 	}
-	return acts, nil
+	// The public step, with the same checker.
+	warns, perr := Repair(Lines(lines), p, ir, Env{Syntax: syn})
+	var e *Error
+	switch {
+	case err == nil && len(acts) == 0:
+		if perr != nil || !slices.Equal(warns, notes) {
+			t.Fatalf("Repair gave %q, %v; the search proposed nothing and noted %q", warns, perr, notes)
+		}
+		return acts, nil
+	case !errors.As(perr, &e) || e.Code != CodeRepairAmbiguous || e.Question == nil || len(warns) > 0:
+		t.Fatalf("Repair gave %q, %v; want a question", warns, perr)
+	}
+	for _, a := range acts {
+		if !strings.Contains(e.Message, quote(a.text)) || !strings.Contains(e.Message, p.Ops[a.src].Header) {
+			t.Fatalf("question %q does not name row %s of %q", e.Message, quote(a.text), p.Ops[a.src].Header)
+		}
+	}
+	if e.Question.AsSent != p.Format() {
+		t.Fatalf("the edit as sent is shown as %q, want %q", e.Question.AsSent, p.Format())
+	}
+	for i, r := range e.Question.Repaired {
+		rp, err := Parse(r, Limits{})
+		if r == "" {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("the repaired form %q does not parse: %v", r, err)
+		}
+		rir, _, err := Plan(Lines(lines), rp, Env{AsSent: true})
+		if err != nil {
+			t.Fatalf("the repaired form %q does not apply: %v", r, err)
+		}
+		if i == 0 && got != nil && !slices.Equal(applied(lines, rir), got) {
+			t.Fatalf("the repaired form %q gives %q; the search proposed %q", r, applied(lines, rir), got)
+		}
+	}
+	return acts, err
 }
 
 func applied(lines []string, ir IR) []string {
@@ -225,8 +262,9 @@ var repairRows = []string{
 
 // FuzzRepair: random files and random range PUTs, whose bodies often
 // restate the rows around the range or leave out its boundary rows, never
-// give a result that differs from the edit as written except by the
-// warned repairs (checkRepair), with a grammar, a bracket grammar, or none.
+// propose a result that differs from the edit as written except by the
+// repairs they ask about (checkRepair), with a grammar, a bracket grammar,
+// none, or no checker.
 func FuzzRepair(f *testing.F) {
 	f.Add([]byte{8, 0, 4, 1, 6, 2, 1, 3, 2, 0, 0, 1, 1, 2})
 	f.Add([]byte{12, 4, 0, 6, 4, 1, 6, 6, 1, 1, 2, 3, 4, 5, 6, 7})
@@ -240,8 +278,12 @@ func fuzzRepairCase(t *testing.T, data []byte) ([]action, error) {
 	if len(lines) == 0 {
 		return nil, nil
 	}
-	var syn Syntax
+	var syn Syntax = noGrammar{}
 	switch grammar {
+	case 0:
+		// No checker at all: nothing can be judged, nothing is asked
+		// but what needs no check.
+		checkRepair(t, lines, ops, nil)
 	case 1:
 		syn = balanceSyntax{}
 	case 2:

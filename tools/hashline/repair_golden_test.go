@@ -3,6 +3,7 @@ package hashline
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,11 +18,15 @@ import (
 //	ops       the ops text
 //	output    the new file, and
 //	warnings  the warnings, one per line (absent: none), or
-//	error     the code on the first line and the message on the second
+//	error     the code on the first line and the message on the second;
+//	          when repair asks, also
+//	forms     the forms its question offers, as sent and as repaired, and
+//	resent    the new file when the same edit is sent again
 //
 // With -update the output, warnings and error sections are rewritten from
 // what the code does now; review the diff before committing it.
 func TestRepairGolden(t *testing.T) {
+	sections := []string{"output", "warnings", "error", "forms", "resent"}
 	eachGolden(t, "testdata/repair/*.txtar", func(t *testing.T, file string, ar *txtar.Archive, sec map[string]string) {
 		path := strings.TrimSpace(sec["path"])
 		input, ops := sec["input"], sec["ops"]
@@ -37,17 +42,28 @@ func TestRepairGolden(t *testing.T) {
 			}
 		case errors.As(runErr, &e):
 			got["error"] = e.Code + "\n" + e.Message + "\n"
+			if q := e.Question; q != nil {
+				got["forms"] = "as sent:\n" + q.AsSent
+				for _, r := range q.Repaired {
+					got["forms"] += "repaired:\n" + r
+				}
+				again, _, err := runRepaired(lines, ops, Env{AsSent: true}, treeSitter(t, path, input))
+				if err != nil {
+					t.Fatalf("sent again: %v", err)
+				}
+				got["resent"] = joinText(again.Lines, trailing)
+			}
 		default:
 			t.Fatalf("unexpected error: %v", runErr)
 		}
 		if *update {
 			var kept []txtar.File
 			for _, f := range ar.Files {
-				if f.Name != "output" && f.Name != "warnings" && f.Name != "error" {
+				if !slices.Contains(sections, f.Name) {
 					kept = append(kept, f)
 				}
 			}
-			for _, name := range []string{"output", "warnings", "error"} {
+			for _, name := range sections {
 				if v, ok := got[name]; ok {
 					kept = append(kept, txtar.File{Name: name, Data: []byte(v)})
 				}
@@ -58,7 +74,7 @@ func TestRepairGolden(t *testing.T) {
 			}
 			return
 		}
-		for _, name := range []string{"output", "warnings", "error"} {
+		for _, name := range sections {
 			if got[name] != sec[name] {
 				t.Errorf("%s:\n%s\nwant:\n%s", name, got[name], sec[name])
 			}

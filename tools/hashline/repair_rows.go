@@ -123,6 +123,20 @@ func blank(row string) bool { return strings.TrimSpace(row) == "" }
 // kept after it. A closer that passes them but whose construct the body
 // re-authored (reauthored) is no candidate: it is returned as withheld.
 func keepCandidates(lines Text, ir IR, r *replacement) (keeps, withheld []action) {
+	last := r.end
+	for last >= r.start && blank(lines.Line(last)) {
+		last--
+	}
+	if last < r.start {
+		return nil, nil
+	}
+	// Only a row that is structure can be kept: most ranges start and end
+	// on code, and cost no more than these two reads.
+	_, firstOK := boundaryRow(lines.Line(r.start))
+	_, lastOK := boundaryRow(lines.Line(last))
+	if !firstOK && !lastOK {
+		return nil, nil
+	}
 	dropped := map[int]bool{}
 	for _, d := range r.drops {
 		dropped[d.row] = true
@@ -143,13 +157,6 @@ func keepCandidates(lines Text, ir IR, r *replacement) (keeps, withheld []action
 			(sh.opensLast && deeper(head, row) || sh.onlyClosers && indent(head) == indent(row)) {
 			out = append(out, action{kind: keepFirst, src: r.src, line: r.start, text: row})
 		}
-	}
-	last := r.end
-	for last >= r.start && blank(lines.Line(last)) {
-		last--
-	}
-	if last < r.start {
-		return out, nil
 	}
 	if row := lines.Line(last); row != tail {
 		if sh, ok := boundaryRow(row); ok &&

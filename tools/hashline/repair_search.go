@@ -2,7 +2,6 @@ package hashline
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 )
 
@@ -282,25 +281,8 @@ func deleteLine(lines []string, line int) []string {
 	return append(out, lines[line:]...)
 }
 
-// ambiguous is the refusal of a tie: it names every cheapest repair.
+// ambiguous is the question of a tie: every cheapest repair is named,
+// and the host picks none of them.
 func (s *search) ambiguous(found []candidate) error {
-	var opts []string
-	for _, c := range found {
-		var parts []string
-		for _, k := range c.keeps {
-			side := "after"
-			if k.kind == keepFirst {
-				side = "before"
-			}
-			parts = append(parts, fmt.Sprintf("keeping line %d %s %s the body of %q", k.line, quote(k.text), side, s.ir.source(k.src).Header))
-		}
-		opts = append(opts, strings.Join(parts, " and "))
-	}
-	k := found[0].keeps[0]
-	src := s.ir.source(k.src)
-	return &Error{
-		Code: CodeRepairAmbiguous, OpsLine: src.OpsLine, Line: k.line,
-		Message: fmt.Sprintf("ops line %d: the edit does not parse as written, and %d repairs of equal cost would make it parse (%s). The host does not choose between them, so nothing was written. Re-issue with each range covering exactly the lines that change and the body as their complete final content",
-			src.OpsLine, len(found), strings.Join(opts, "; or ")),
-	}
+	return &question{kind: askTie, ties: found}
 }

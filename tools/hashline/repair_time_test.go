@@ -44,22 +44,26 @@ func TestRepairOutOfTimeDoesNotGuess(t *testing.T) {
 	if o.err != nil || o.got != authored {
 		t.Fatalf("got %q, %v; want the edit as written, %q", o.got, o.err, authored)
 	}
-	if len(o.warns) != 1 || !strings.Contains(o.warns[0], "within the edit call's parse time") {
+	if len(o.warns) != 1 || !strings.Contains(o.warns[0], "could not run its syntax check (the edit call's parse time ran out)") {
 		t.Errorf("warnings %q, want the one saying the parse time ran out", o.warns)
 	}
 }
 
 // The first check, of the result itself, is cut short: nothing is known,
-// restated rows go on equality alone as for a file without a grammar, and
-// the warning says the syntax was not checked.
+// so the restated row is neither dropped nor asked about on a guess: the
+// rows are written as sent (issue 28), and the warning says the check
+// could not run and names the row at its line in the result, with the
+// edit that removes it.
 func TestRepairOutOfTimeAtOnce(t *testing.T) {
 	input := "if (a) {\n  x();\n}\n"
 	o := runRepair(t, input, "PUT 2.=2:\n+if (a) {\n+  z();", Env{}, &timedSyntax{grammar: setSyntax{}})
-	if o.err != nil || o.got != "if (a) {\n  z();\n}\n" {
-		t.Fatalf("got %q, %v; want the restated row dropped", o.got, o.err)
+	if o.err != nil || o.got != "if (a) {\nif (a) {\n  z();\n}\n" {
+		t.Fatalf("got %q, %v; want the rows as sent", o.got, o.err)
 	}
-	if len(o.warns) != 2 || !strings.Contains(o.warns[1], "within the edit call's parse time") {
-		t.Errorf("warnings %q, want the restatement's and the parse time's", o.warns)
+	const want = `could not run its syntax check (the edit call's parse time ran out), so it judged nothing and the rows were written exactly as sent. ` +
+		`Check what it would have asked about, numbered in the new version: body row 1 "if (a) {" of "PUT 2.=2:", now line 2, is the same text as the line just above it: if it was copied from there by mistake, remove it with CUT 2`
+	if len(o.warns) != 1 || !strings.Contains(o.warns[0], want) {
+		t.Errorf("warnings %q, want %q", o.warns, want)
 	}
 }
 
@@ -93,7 +97,29 @@ func TestRepairUnjudgedCandidateDoesNotGuess(t *testing.T) {
 	if o.err != nil || o.got != authored {
 		t.Fatalf("got %q, %v; want the edit as written, %q", o.got, o.err, authored)
 	}
-	if len(o.warns) != 1 || !strings.Contains(o.warns[0], "could not check the syntax of one of its candidate results") {
+	if len(o.warns) != 1 || !strings.Contains(o.warns[0], "could not run its syntax check (the checker could not judge a text") {
 		t.Errorf("warnings %q, want the one saying a candidate could not be judged", o.warns)
+	}
+}
+
+// endedSyntax is a checker whose parse worker ended during its first
+// check: unsupported, and Unavailable says why.
+type endedSyntax struct{ why string }
+
+func (s *endedSyntax) Check(string) (bool, bool) { return false, false }
+func (s *endedSyntax) Unavailable() string       { return s.why }
+
+// A check whose worker ended is no judgement: the rows are written as
+// sent, and the warning names the checker's own reason rather than a
+// generic one, so the model (and a person) learns what happened.
+func TestRepairNamesWhyTheCheckWasUnavailable(t *testing.T) {
+	input := "if (a) {\n  x();\n}\n"
+	why := "the parse worker checking a.js ended (it aborted)"
+	o := runRepair(t, input, "PUT 2.=2:\n+if (a) {\n+  z();", Env{}, &endedSyntax{why: why})
+	if o.err != nil || o.got != "if (a) {\nif (a) {\n  z();\n}\n" {
+		t.Fatalf("got %q, %v; want the rows as sent", o.got, o.err)
+	}
+	if len(o.warns) != 1 || !strings.Contains(o.warns[0], "could not run its syntax check ("+why+")") {
+		t.Errorf("warnings %q, want the checker's reason %q", o.warns, why)
 	}
 }

@@ -40,6 +40,12 @@ func BenchmarkRunSteps(b *testing.B) {
 			Validate(expanded)
 		}
 	})
+	b.Run("repair (no grammar, nothing to ask)", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			Repair(Lines(lines), p, expanded, Env{Syntax: noGrammar{}})
+		}
+	})
 	b.Run("apply text", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

@@ -45,7 +45,7 @@ func TestStepsAllocatePerCallNotPerOp(t *testing.T) {
 		{"Validate (one list of what the ops take)", 1, func() { Validate(expanded) }},
 		{"ApplyText (inserts, deletes, rows, copies, pieces, regions)", 6, func() { ApplyText(text, expanded) }},
 		{"NewLines (the lines)", 1, func() { res.NewLines(text) }},
-		{"RepairText without a grammar (one body list per replaced range)", 30, func() { RepairText(text, expanded, nil) }},
+		{"Repair with nothing to ask (the ops in scope, found once)", 8, func() { Repair(text, p, expanded, Env{Syntax: noGrammar{}}) }},
 	} {
 		if got := testing.AllocsPerRun(20, tt.run); got > tt.max {
 			t.Errorf("%s: %v allocations for 50 ops, want at most %v", tt.step, got, tt.max)
