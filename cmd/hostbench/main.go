@@ -98,7 +98,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	var (
 		only    = fs.String("sections", "", "comma-separated `list` of sections to run (default all): "+keys)
 		quick   = fs.Bool("quick", false, "run every section with few iterations (a smoke run; the page says so)")
-		out     = fs.String("out", "docs/benchmarks.md", "the page to write, relative to the module root, with its record (.json) beside it; empty writes none. A run of some -sections writes only when -out is given")
+		out     = fs.String("out", "docs/benchmarks.md", "the page `file` to write, relative to the module root, with its record (.json) beside it; empty writes none. A run of some -sections writes only when -out is given")
 		repo    = fs.String("repo", "", "module root `directory` (default: found from the working directory)")
 		corpus  = fs.String("corpus", "", "shared corpus `directory` (default: <repo>/../shared/corpus)")
 		base    = fs.String("base", defaultBase, "git `ref` of the base build: the parse section compares its workers with its daemon, and -compare runs its hostbench")
