@@ -12,25 +12,49 @@ import (
 	"time"
 )
 
-// machineSection states where the figures come from: they mean nothing
-// without the CPU, the core count and the versions of every reference.
-func machineSection(ctx context.Context, o options) *Section {
-	s := &Section{Key: "machine", Title: "Machine", Quick: o.quick}
-	t := Table{Header: []string{"what", "value"}}
+// startMachine records where the figures come from, at the start of a
+// run: they mean nothing without the CPU, the core count, the load and
+// the versions of every reference. The function it returns completes the
+// block at the end of the run, with the run's time and the load then.
+func startMachine(ctx context.Context, o options) func() Table {
+	start := time.Now()
+	load := loadAverage()
 	model, cores := cpuInfo()
-	t.Add("date", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	t.Add("CPU", model)
-	t.Add("cores (logical, as Go sees them)", strconv.Itoa(runtime.NumCPU())+" ("+strconv.Itoa(cores)+" in /proc/cpuinfo)")
-	t.Add("memory", memTotal())
-	t.Add("OS", runtime.GOOS+"/"+runtime.GOARCH+" "+firstLine(commandOutput(ctx, "", "uname", "-r")))
-	t.Add("Go", runtime.Version())
-	t.Add("hostd commit", firstLine(commandOutput(ctx, o.repo, "git", "rev-parse", "--short", "HEAD")))
+	commit := firstLine(commandOutput(ctx, o.repo, "git", "rev-parse", "--short", "HEAD"))
+	if commit != "" && commandOutput(ctx, o.repo, "git", "status", "--porcelain", "--untracked-files=no") != "" {
+		commit += " with uncommitted changes"
+	}
 	bun := filepath.Join(o.benchDir, "node_modules", ".bin", "bun")
-	t.Add("Bun (bench/node_modules)", orAbsent(firstLine(commandOutput(ctx, "", bun, "--version"))))
-	t.Add("ripgrep", orAbsent(firstLine(commandOutput(ctx, "", "rg", "--version"))))
-	t.Add("openssl", orAbsent(firstLine(commandOutput(ctx, "", "openssl", "version"))))
-	s.Tables = append(s.Tables, t)
-	return s
+	rows := [][]string{
+		{"CPU, cores (as Go sees them), memory", model + ", " + strconv.Itoa(runtime.NumCPU()) + " (" + strconv.Itoa(cores) + " in /proc/cpuinfo), " + memTotal()},
+		{"OS, Go", runtime.GOOS + "/" + runtime.GOARCH + " " + firstLine(commandOutput(ctx, "", "uname", "-r")) + ", " + runtime.Version()},
+		{"hostd commit", orAbsent(commit)},
+		{"base build (the parse section; -compare)", o.base.describe(ctx)},
+	}
+	return func() Table {
+		t := Table{Header: []string{"what", "value"}}
+		t.Add("date", start.UTC().Format("2006-01-02 15:04 UTC"))
+		t.Add("run time", fmtElapsed(time.Since(start)))
+		t.Add("load average (1, 5, 15 min) at the start; at the end", load+"; "+loadAverage())
+		for _, r := range rows {
+			t.Add(r...)
+		}
+		// Read at the end: the reference section installs Bun when it is
+		// absent.
+		t.Add("Bun (bench/node_modules), ripgrep, openssl", orAbsent(firstLine(commandOutput(ctx, "", bun, "--version")))+", "+
+			orAbsent(firstLine(commandOutput(ctx, "", "rg", "--version")))+", "+
+			orAbsent(firstLine(commandOutput(ctx, "", "openssl", "version"))))
+		return t
+	}
+}
+
+// loadAverage is /proc/loadavg's three averages, or "unknown".
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(data)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 // cpuInfo reads the CPU model and the number of processors listed in

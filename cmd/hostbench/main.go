@@ -5,9 +5,11 @@
 // Bun), how the daemon performs end to end over its socket beside a bare
 // JSON-RPC echo server, whether the daemon stays inside its memory bounds,
 // the figures the packages' own Go benchmarks produce, and what parsing in
-// worker processes costs beside the daemon that parsed in its own (built
-// from a git ref). It prints a
-// table per section and writes docs/benchmarks.md.
+// worker processes costs beside a daemon that parsed in its own (built
+// from a base commit). It prints a table per section and writes
+// docs/benchmarks.md whole, from that run alone, with the run's record
+// beside it (docs/benchmarks.json). With -compare it also runs the base
+// build's own hostbench, section by section, for a before/after table.
 //
 // Absolute times on shared machines are noisy, so every timing is reported
 // as a ratio against a reference measured in the same run, beside the
@@ -15,7 +17,9 @@
 // measured ratio; nothing here is tuned to pass.
 //
 // hostbench is a program, not a test: `go test ./...` runs only its unit
-// tests (token counting and table rendering).
+// tests (token counting, table rendering, and that the committed page is
+// what its record renders to). It writes nothing but the page, its record
+// and temporary directories it removes.
 package main
 
 import (
@@ -48,34 +52,63 @@ func main() {
 
 // options are the command line.
 type options struct {
-	sections []string // keys of the sections to run, in order
-	quick    bool     // fewer iterations: a smoke run, not figures to publish
-	out      string   // the markdown file to update; "" writes none
-	repo     string   // the module root
-	corpus   string   // the shared corpus directory
-	benchDir string   // the Node/Bun side (package.json, node_modules)
-	base     string   // the git ref the parse section builds the daemon before the workers from
+	sections []string   // keys of the sections to run, in order
+	quick    bool       // fewer iterations: a smoke run, not figures to publish
+	out      string     // the page to write, with its record beside it; "" writes none
+	repo     string     // the module root
+	corpus   string     // the shared corpus directory
+	benchDir string     // the Node/Bun side (package.json, node_modules)
+	base     *baseBuild // the build the parse section and -compare measure beside this one
+	compare  bool       // run each section with the base's hostbench too
+	render   bool       // rewrite the page from its record, measuring nothing
 	log      io.Writer
 }
 
-// sectionKeys are the sections in the order they run and print.
-var sectionKeys = []string{"tokens", "reference", "host", "memory", "gobench", "parse"}
+// sectionDef registers one section of the dashboard. Adding a section is
+// one entry here: its key (what -sections takes), its title, and the
+// function that measures it and returns its goals, tables and notes.
+type sectionDef struct {
+	key   string
+	title string
+	run   func(context.Context, options) *Section
+}
+
+// sectionDefs are the sections in the order they run and print.
+var sectionDefs = []sectionDef{
+	{"tokens", "Tokens: what an edit costs the model (cl100k_base)", tokenSection},
+	{"reference", "Edit language: hostd vs the reference implementation (@oh-my-pi/hashline under Bun)", referenceSection},
+	{"host", "The host end to end over its socket", hostSection},
+	{"memory", "Memory: sessions under the daemon-wide retained-text bound, and edits with a full review index", memorySection},
+	{"gobench", "The packages' own benchmarks: the 1 GiB read, grep vs ripgrep, review overhead, blocks, the edit language", goBenchSection},
+	{"parse", "Parsing in worker processes", parseSection},
+}
+
+func sectionKeys() []string {
+	keys := make([]string, len(sectionDefs))
+	for i, d := range sectionDefs {
+		keys[i] = d.key
+	}
+	return keys
+}
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("hostbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	keys := strings.Join(sectionKeys(), ", ")
 	var (
-		only   = fs.String("sections", strings.Join(sectionKeys, ","), "comma-separated `list` of sections to run: "+strings.Join(sectionKeys, ", "))
-		quick  = fs.Bool("quick", false, "run every section with few iterations (a smoke run; figures are marked quick)")
-		out    = fs.String("out", "docs/benchmarks.md", "markdown `file` to update, relative to the module root; empty writes none")
-		repo   = fs.String("repo", "", "module root `directory` (default: found from the working directory)")
-		corpus = fs.String("corpus", "", "shared corpus `directory` (default: <repo>/../shared/corpus)")
-		base   = fs.String("base", "main", "git `ref` whose hostd the parse section compares with (the daemon before the parse workers)")
+		only    = fs.String("sections", "", "comma-separated `list` of sections to run (default all): "+keys)
+		quick   = fs.Bool("quick", false, "run every section with few iterations (a smoke run; the page says so)")
+		out     = fs.String("out", "docs/benchmarks.md", "the page `file` to write, relative to the module root, with its record (.json) beside it; empty writes none. A run of some -sections writes only when -out is given")
+		repo    = fs.String("repo", "", "module root `directory` (default: found from the working directory)")
+		corpus  = fs.String("corpus", "", "shared corpus `directory` (default: <repo>/../shared/corpus)")
+		base    = fs.String("base", defaultBase, "git `ref` of the base build: the parse section compares its workers with its daemon, and -compare runs its hostbench")
+		compare = fs.Bool("compare", false, "after each section, run the same section with the base build's own hostbench, and add a before/after table of every goal")
+		render  = fs.Bool("render", false, "rewrite the page from its record (.json beside it) without measuring anything")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: go run ./cmd/hostbench [flags]\n\n"+
-			"Runs hostd's benchmarks beside their references and updates docs/benchmarks.md.\n"+
-			"Sections: tokens, reference (needs `npm ci` in bench/), host, memory, gobench, parse.\n\nFlags:\n")
+			"Runs hostd's benchmarks beside their references and writes docs/benchmarks.md and\n"+
+			"docs/benchmarks.json from that one run. Sections: %s.\n\nFlags:\n", keys)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -84,21 +117,33 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q (see -h)", fs.Arg(0))
 	}
-	o := options{quick: *quick, out: *out, log: stderr, base: *base}
+	outGiven := false
+	fs.Visit(func(f *flag.Flag) { outGiven = outGiven || f.Name == "out" })
+	o := options{quick: *quick, out: *out, log: stderr, compare: *compare, render: *render}
 	for _, s := range strings.Split(*only, ",") {
 		s = strings.TrimSpace(s)
 		if s == "" {
 			continue
 		}
-		if !slices.Contains(sectionKeys, s) {
-			return options{}, fmt.Errorf("unknown section %q: want some of %s", s, strings.Join(sectionKeys, ", "))
+		if !slices.Contains(sectionKeys(), s) {
+			return options{}, fmt.Errorf("unknown section %q: want some of %s", s, keys)
 		}
 		if !slices.Contains(o.sections, s) {
 			o.sections = append(o.sections, s)
 		}
 	}
-	if len(o.sections) == 0 {
+	switch {
+	case *only == "":
+		o.sections = sectionKeys()
+	case len(o.sections) == 0:
 		return options{}, errors.New("no section selected")
+	case len(o.sections) < len(sectionDefs) && !outGiven:
+		// The page holds one whole run: a run of some sections does not
+		// overwrite it unless asked to write somewhere.
+		o.out = ""
+	}
+	if o.render && o.out == "" {
+		return options{}, errors.New("-render needs the page to write (-out)")
 	}
 	var err error
 	if o.repo = *repo; o.repo == "" {
@@ -112,7 +157,11 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if o.corpus = *corpus; o.corpus == "" {
 		o.corpus = filepath.Join(filepath.Dir(o.repo), "shared", "corpus")
 	}
+	if o.corpus, err = filepath.Abs(o.corpus); err != nil {
+		return options{}, err
+	}
 	o.benchDir = filepath.Join(o.repo, "bench")
+	o.base = newBaseBuild(*base, o.repo, o.corpus)
 	return o, nil
 }
 
@@ -137,7 +186,7 @@ func findModuleRoot() (string, error) {
 }
 
 // run measures the selected sections, prints each as it finishes, and
-// updates the markdown file with them.
+// writes the page and its record from them.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 3 && args[0] == echoCommand {
 		return serveEcho(ctx, args[1], args[2])
@@ -146,44 +195,51 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	runners := map[string]func(context.Context, options) *Section{
-		"tokens":    tokenSection,
-		"reference": referenceSection,
-		"host":      hostSection,
-		"memory":    memorySection,
-		"gobench":   goBenchSection,
-		"parse":     parseSection,
+	path := o.out
+	if path != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(o.repo, path)
 	}
+	if o.render {
+		return renderOnly(path, sectionDefs)
+	}
+	defer o.base.close()
 	start := time.Now()
-	machine := machineSection(ctx, o)
-	fmt.Fprint(stdout, machine.Text())
-	done := []*Section{machine}
-	for _, key := range o.sections {
-		if ctx.Err() != nil {
-			break
+	machine := startMachine(ctx, o)
+	report := &Report{Quick: o.quick}
+	var baseRuns []baseRun
+	for _, def := range sectionDefs {
+		if !slices.Contains(o.sections, def.key) || ctx.Err() != nil {
+			continue
 		}
-		fmt.Fprintf(stderr, "hostbench: %s ...\n", key)
+		fmt.Fprintf(stderr, "hostbench: %s ...\n", def.key)
 		t0 := time.Now()
-		s := runners[key](ctx, o)
-		s.Key, s.Quick, s.Elapsed = key, o.quick, time.Since(t0)
+		s := def.run(ctx, o)
+		s.Key, s.Title, s.Elapsed = def.key, def.title, time.Since(t0)
 		fmt.Fprint(stdout, s.Text())
-		done = append(done, s)
+		report.Sections = append(report.Sections, s)
+		if o.compare && def.key != "parse" && ctx.Err() == nil {
+			fmt.Fprintf(stderr, "hostbench: %s with the base's hostbench (%s) ...\n", def.key, o.base.ref)
+			goals, err := runBaseSection(ctx, o, def.key)
+			baseRuns = append(baseRuns, baseRun{key: def.key, goals: goals, err: err})
+		}
 	}
-	fmt.Fprintf(stdout, "\n%s\n", goalSummary(done))
-	fmt.Fprintf(stderr, "hostbench: finished in %s\n", time.Since(start).Round(time.Second))
+	if o.compare {
+		report.Compare = compareSection(o.base.ref, report.Sections, baseRuns)
+		fmt.Fprint(stdout, report.Compare.Text())
+	}
+	report.Machine = machine()
+	report.Elapsed = time.Since(start)
+	fmt.Fprintf(stdout, "\n%s\n", goalSummary(report.Sections))
+	fmt.Fprintf(stderr, "hostbench: finished in %s\n", fmtElapsed(report.Elapsed))
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if o.out == "" {
+	if path == "" {
 		return nil
 	}
-	path := o.out
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(o.repo, path)
-	}
-	if err := updateMarkdown(path, done); err != nil {
+	if err := writeReport(path, report, sectionDefs); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "hostbench: wrote %s\n", o.out)
+	fmt.Fprintf(stderr, "hostbench: wrote %s and %s\n", o.out, jsonPath(o.out))
 	return nil
 }

@@ -1,48 +1,44 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
 )
 
-// Section is one part of the report: its tables, the goals it checks, and
-// notes that say how it was measured.
+// Section is one part of the report: its goals, its tables, and notes
+// that say how it was measured. It is what a run records in
+// docs/benchmarks.json, and what the dashboard is rendered from.
 type Section struct {
-	Key     string
-	Title   string
-	Intro   string // how the figures were measured, one paragraph
-	Tables  []Table
-	Goals   []Goal
-	Notes   []string // caveats and things not measured, each said plainly
-	Quick   bool
-	Elapsed time.Duration
+	Key     string        `json:"key"`
+	Title   string        `json:"title"`
+	Intro   string        `json:"intro,omitempty"` // how the figures were measured, one paragraph
+	Goals   []Goal        `json:"goals,omitempty"`
+	Tables  []Table       `json:"tables,omitempty"`
+	Notes   []string      `json:"notes,omitempty"` // caveats and things not measured, each said plainly
+	Elapsed time.Duration `json:"elapsedNs,omitempty"`
 }
 
 // Table is a titled grid of cells.
 type Table struct {
-	Title  string
-	Header []string
-	Rows   [][]string
+	Title  string     `json:"title,omitempty"`
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows,omitempty"`
 }
 
 // Add appends a row.
 func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
 
-// Goal is one target of the benchmark issue and what this run measured.
-// A goal that could not be measured is neither met nor failed: Skipped
-// says why.
+// Goal is one target hostd is held to and what this run measured. A goal
+// that could not be measured is neither met nor failed: Skipped says why.
 type Goal struct {
-	Name     string // what is compared, e.g. "round trip vs str_replace"
-	Target   string // e.g. "<= 0.75x"
-	Measured string // e.g. "0.62x"
-	Met      bool
-	Skipped  string
+	Name     string `json:"name"`              // what is measured, e.g. "round trip vs str_replace"
+	Against  string `json:"against,omitempty"` // the reference it is compared with
+	Target   string `json:"target"`            // e.g. "<= 0.75x"
+	Measured string `json:"measured,omitempty"`
+	Met      bool   `json:"met,omitempty"`
+	Skipped  string `json:"skipped,omitempty"`
 }
 
 // Verdict is how a goal reads in a table: plain words, never a symbol
@@ -52,9 +48,15 @@ func (g Goal) Verdict() string {
 	case g.Skipped != "":
 		return "not measured: " + g.Skipped
 	case g.Met:
-		return "met (" + g.Measured + ")"
+		return "met"
 	}
-	return "NOT MET (measured " + g.Measured + ")"
+	return "NOT MET"
+}
+
+// vs names the reference a goal is compared with.
+func (g Goal) vs(reference string) Goal {
+	g.Against = reference
+	return g
 }
 
 // atMost and atLeast build goals from a measured ratio.
@@ -108,22 +110,18 @@ func fmtBytes(n int64) string {
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
-// Markdown renders the section for docs/benchmarks.md.
-func (s *Section) Markdown() string {
+// Markdown renders the section's detail for docs/benchmarks.md: how it
+// was measured, its tables and its notes. Its goals are in the
+// dashboard's one table of goals (dashboard.go), so each appears once.
+func (s *Section) Markdown(number int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s\n\n", s.Title)
-	if s.Quick {
-		b.WriteString("_Quick run (`-quick`): few iterations, not figures to quote._\n\n")
+	fmt.Fprintf(&b, "## %d. %s\n\n", number, s.Title)
+	intro := s.Intro
+	if s.Elapsed > 0 {
+		intro = strings.TrimSpace(intro + " This section took " + fmtElapsed(s.Elapsed) + ".")
 	}
-	if s.Intro != "" {
-		b.WriteString(s.Intro + "\n\n")
-	}
-	if len(s.Goals) > 0 {
-		gt := Table{Header: []string{"goal", "target", "verdict"}}
-		for _, g := range s.Goals {
-			gt.Add(g.Name, g.Target, g.Verdict())
-		}
-		b.WriteString(gt.markdown())
+	if intro != "" {
+		b.WriteString(intro + "\n\n")
 	}
 	for _, t := range s.Tables {
 		b.WriteString(t.markdown())
@@ -135,6 +133,15 @@ func (s *Section) Markdown() string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// fmtElapsed is a run's wall time for people: "42 s", "3 min 12 s".
+func fmtElapsed(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d < time.Minute {
+		return fmt.Sprintf("%d s", int(d.Seconds()))
+	}
+	return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
 }
 
 func (t Table) markdown() string {
@@ -175,9 +182,9 @@ func (s *Section) Text() string {
 	}
 	fmt.Fprintf(&b, "\n== %s\n", title)
 	if len(s.Goals) > 0 {
-		gt := Table{Header: []string{"goal", "target", "verdict"}}
+		gt := Table{Header: []string{"goal", "compared with", "target", "measured", "verdict"}}
 		for _, g := range s.Goals {
-			gt.Add(g.Name, g.Target, g.Verdict())
+			gt.Add(g.Name, g.Against, g.Target, g.Measured, g.Verdict())
 		}
 		b.WriteString(gt.text())
 	}
@@ -233,109 +240,11 @@ func (t Table) text() string {
 // goalSummary is the last thing printed: every goal of the run and its
 // verdict, so a goal that failed cannot scroll out of sight.
 func goalSummary(sections []*Section) string {
-	t := Table{Title: "Goals", Header: []string{"section", "goal", "target", "verdict"}}
+	t := Table{Title: "Goals", Header: []string{"section", "goal", "target", "measured", "verdict"}}
 	for _, s := range sections {
 		for _, g := range s.Goals {
-			t.Add(s.Key, g.Name, g.Target, g.Verdict())
+			t.Add(s.Key, g.Name, g.Target, g.Measured, g.Verdict())
 		}
 	}
 	return t.text()
-}
-
-// The markdown file keeps a hand-written introduction above introEnd and
-// one block per section between markers, so a run of some sections
-// replaces those and keeps the others from an earlier run.
-const (
-	introEnd     = "<!-- hostbench: everything below is generated by `go run ./cmd/hostbench`; edit above this line -->"
-	sectionBegin = "<!-- hostbench:section %s -->"
-	sectionEnd   = "<!-- hostbench:end %s -->"
-)
-
-const defaultIntro = `# Benchmarks
-
-What an edit costs the model, how fast the host answers, and whether it
-stays inside its memory bounds, measured against the real alternatives on
-the same machine in the same run. Every timing is a ratio against a
-reference measured in that run, beside the absolute numbers: the machines
-these figures come from are shared, so absolute times move from run to run
-while ratios move less. A goal that is not met says so, with the
-measured ratio. Regenerate with:
-
-    go run ./cmd/hostbench                 # every section, a few minutes on 2 cores
-    go run ./cmd/hostbench -quick          # a smoke run of every section
-    go run ./cmd/hostbench -sections host  # some sections; the others' blocks stay
-
-The reference implementation runs under Bun from bench/: the command runs
-` + "`(cd bench && npm install)`" + ` itself when bench/node_modules is absent,
-installing the versions the committed lockfile pins (Bun 1.4.4 and
-@oh-my-pi/hashline 18.1.5). ` + "`npm ci`" + ` refuses that lockfile because
-@oh-my-pi/pi-natives lists platform packages the registry does not serve.
-The token section needs the shared corpus beside the checkout
-(../shared/corpus/token-bench).
-`
-
-// errNoMarkers reports a markdown file whose generated part cannot be
-// found; hostbench refuses to overwrite what it did not write.
-var errNoMarkers = errors.New("has no hostbench marker; move it aside or add the marker line")
-
-// updateMarkdown writes sections into the file at path, keeping its
-// introduction and the blocks of sections this run did not measure.
-func updateMarkdown(path string, sections []*Section) error {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	out, err := mergeMarkdown(string(old), sections)
-	if err != nil {
-		return fmt.Errorf("%s %w", path, err)
-	}
-	return os.WriteFile(path, []byte(out), 0o644)
-}
-
-// mergeMarkdown is updateMarkdown on text: the introduction (or the
-// default one for an empty file), then every section in sectionKeys order,
-// each from this run when it ran and from old otherwise.
-func mergeMarkdown(old string, sections []*Section) (string, error) {
-	intro := defaultIntro
-	rest := ""
-	if strings.TrimSpace(old) != "" {
-		i := strings.Index(old, introEnd)
-		if i < 0 {
-			return "", errNoMarkers
-		}
-		intro, rest = old[:i], old[i+len(introEnd):]
-	}
-	fresh := map[string]*Section{}
-	for _, s := range sections {
-		fresh[s.Key] = s
-	}
-	var b bytes.Buffer
-	b.WriteString(strings.TrimRight(intro, "\n") + "\n\n" + introEnd + "\n\n")
-	for _, key := range append([]string{"machine"}, sectionKeys...) {
-		block := ""
-		if s, ok := fresh[key]; ok {
-			block = s.Markdown()
-		} else if prev, ok := oldBlock(rest, key); ok {
-			block = prev
-		}
-		if strings.TrimSpace(block) == "" {
-			continue
-		}
-		fmt.Fprintf(&b, sectionBegin+"\n\n%s\n"+sectionEnd+"\n\n", key, strings.TrimSpace(block), key)
-	}
-	return strings.TrimRight(b.String(), "\n") + "\n", nil
-}
-
-// oldBlock returns the text of a section's block in a generated part.
-func oldBlock(text, key string) (string, bool) {
-	begin, end := fmt.Sprintf(sectionBegin, key), fmt.Sprintf(sectionEnd, key)
-	i := strings.Index(text, begin)
-	if i < 0 {
-		return "", false
-	}
-	j := strings.Index(text[i:], end)
-	if j < 0 {
-		return "", false
-	}
-	return text[i+len(begin) : i+j], true
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,22 +10,25 @@ import (
 
 func TestGoalVerdicts(t *testing.T) {
 	for _, tc := range []struct {
-		g    Goal
-		want string
+		g                 Goal
+		measured, verdict string
 	}{
-		{atMost("x", 0.62, 0.75, "x"), "met (0.62x)"},
-		{atMost("x", 0.81, 0.75, "x"), "NOT MET (measured 0.81x)"},
-		{atMost("x", 0.75, 0.75, "x"), "met (0.75x)"},
-		{atLeast("x", 4.99, 5, "x"), "NOT MET (measured 4.99x)"},
-		{atLeast("x", 5.2, 5, "x"), "met (5.20x)"},
-		{skippedGoal("x", ">= 5x", "Bun is not installed"), "not measured: Bun is not installed"},
+		{atMost("x", 0.62, 0.75, "x"), "0.62x", "met"},
+		{atMost("x", 0.81, 0.75, "x"), "0.81x", "NOT MET"},
+		{atMost("x", 0.75, 0.75, "x"), "0.75x", "met"},
+		{atLeast("x", 4.99, 5, "x"), "4.99x", "NOT MET"},
+		{atLeast("x", 5.2, 5, "x"), "5.20x", "met"},
+		{skippedGoal("x", ">= 5x", "Bun is not installed"), "", "not measured: Bun is not installed"},
 	} {
-		if got := tc.g.Verdict(); got != tc.want {
-			t.Errorf("%+v: verdict %q, want %q", tc.g, got, tc.want)
+		if got := tc.g.Verdict(); got != tc.verdict || tc.g.Measured != tc.measured {
+			t.Errorf("%+v: measured %q, verdict %q; want %q, %q", tc.g, tc.g.Measured, got, tc.measured, tc.verdict)
 		}
 	}
 	if g := atLeast("x", 0.7, 0.7, "x"); g.Target != ">= 0.70x" || !g.Met {
 		t.Errorf("atLeast at the limit: %+v", g)
+	}
+	if g := atMost("x", 1, 2, "x").vs("ref"); g.Against != "ref" {
+		t.Errorf("vs: %+v", g)
 	}
 }
 
@@ -76,55 +78,19 @@ func TestTableTextAligns(t *testing.T) {
 	}
 }
 
-func TestSectionMarkdownPutsGoalsFirst(t *testing.T) {
-	s := &Section{Key: "tokens", Title: "1. T", Intro: "How.", Quick: true,
-		Goals: []Goal{atMost("g", 0.9, 0.75, "x")}, Notes: []string{"a note"}}
-	md := s.Markdown()
-	for _, want := range []string{"## 1. T", "_Quick run", "How.", "| g | <= 0.75x | NOT MET (measured 0.90x) |", "- a note"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
+func TestSectionMarkdownIsItsDetail(t *testing.T) {
+	s := &Section{Key: "tokens", Title: "T", Intro: "How.", Elapsed: 192 * time.Second,
+		Goals:  []Goal{atMost("g", 0.9, 0.75, "x")},
+		Tables: []Table{{Title: "Tab", Header: []string{"a"}, Rows: [][]string{{"1"}}}},
+		Notes:  []string{"a note"}}
+	md := s.Markdown(3)
+	want := "## 3. T\n\nHow. This section took 3 min 12 s.\n\n**Tab**\n\n| a |\n| --- |\n| 1 |\n\n- a note\n\n"
+	if md != want {
+		t.Errorf("markdown:\n%s\nwant:\n%s", md, want)
 	}
-	if strings.Index(md, "NOT MET") > strings.Index(md, "a note") {
-		t.Errorf("goals must come before the notes:\n%s", md)
-	}
-}
-
-func TestMergeMarkdown(t *testing.T) {
-	first, err := mergeMarkdown("", []*Section{
-		{Key: "machine", Title: "Machine"},
-		{Key: "tokens", Title: "Tokens v1"},
-		{Key: "host", Title: "Host v1"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(first, "# Benchmarks") || !strings.Contains(first, introEnd) {
-		t.Fatalf("a new file starts with the default introduction and the marker:\n%s", first)
-	}
-	// A person edits the introduction; a later run of one section keeps
-	// that edit and the other section's block.
-	edited := strings.Replace(first, "# Benchmarks", "# Benchmarks\n\nHand-written note.", 1)
-	second, err := mergeMarkdown(edited, []*Section{{Key: "machine", Title: "Machine"}, {Key: "tokens", Title: "Tokens v2"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"Hand-written note.", "## Tokens v2", "## Host v1"} {
-		if !strings.Contains(second, want) {
-			t.Errorf("merged file lacks %q:\n%s", want, second)
-		}
-	}
-	if strings.Contains(second, "Tokens v1") {
-		t.Errorf("the re-run section's old block survived:\n%s", second)
-	}
-	if strings.Index(second, "## Tokens") > strings.Index(second, "## Host") {
-		t.Errorf("sections out of order:\n%s", second)
-	}
-	if strings.Count(second, introEnd) != 1 {
-		t.Errorf("the marker is repeated:\n%s", second)
-	}
-	if _, err := mergeMarkdown("# Someone else's file\n", nil); !errors.Is(err, errNoMarkers) {
-		t.Errorf("a file without the marker: %v, want errNoMarkers", err)
+	// The goals are the dashboard's, not the section's: each appears once.
+	if strings.Contains(md, "NOT MET") {
+		t.Errorf("a section repeats its goals:\n%s", md)
 	}
 }
 
@@ -165,8 +131,24 @@ func TestParseOptions(t *testing.T) {
 	if strings.Join(o.sections, ",") != "host,tokens" || !o.quick {
 		t.Errorf("options: %+v", o)
 	}
+	// The page holds one whole run: some sections write it only when
+	// asked to write somewhere.
+	if o.out != "" {
+		t.Errorf("a run of some sections writes %q", o.out)
+	}
+	o, err = parseOptions([]string{"-sections", "host", "-out", "x.md", "-repo", "."}, &sink)
+	if err != nil || o.out != "x.md" {
+		t.Errorf("-out with -sections: %q, %v", o.out, err)
+	}
+	o, err = parseOptions([]string{"-repo", "."}, &sink)
+	if err != nil || len(o.sections) != len(sectionDefs) || o.out != "docs/benchmarks.md" || o.base.ref != defaultBase {
+		t.Errorf("defaults: %+v, %v", o, err)
+	}
 	if _, err := parseOptions([]string{"-sections", "speed", "-repo", "."}, &sink); err == nil || !strings.Contains(err.Error(), "unknown section") {
 		t.Errorf("unknown section: %v", err)
+	}
+	if _, err := parseOptions([]string{"-render", "-out", "", "-repo", "."}, &sink); err == nil {
+		t.Error("-render without a page was accepted")
 	}
 }
 

@@ -128,5 +128,5 @@ func resultFormTable(a armCounts, comp compactEdits, enc cl100k) (Table, Goal, s
 		"and the results average %.1f tokens. The requests name the file as PATH#TAG and a one-line range as `PUT N:` (edit-contract §6, §7.1); with a separate tag argument and `PUT N.=N:` they cost %d. "+
 		"The session form adds nothing to the requests; a result argument in every call adds %d tokens in all.",
 		len(a.per), hq, fmtRatio(float64(hq)/float64(ok)), ok, room, len(a.per), room/float64(len(a.per)), bare, len(a.per), float64(cr)/float64(len(a.per)), long, cq-hq)
-	return t, atMost("compact round trip vs str_replace \"ok\", one call per edit", float64(hq+cr)/float64(ok), 0.75, "x"), note
+	return t, atMost(goalCompact, float64(hq+cr)/float64(ok), 0.75, "x").vs(againstOK), note
 }

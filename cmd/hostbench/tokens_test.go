@@ -192,3 +192,16 @@ func TestRealEditsAgree(t *testing.T) {
 		t.Errorf("final texts differ or lack edit 1")
 	}
 }
+
+// The section's introduction describes the benchmark from the corpus
+// itself, as its publishers describe it.
+func TestDescribeCorpus(t *testing.T) {
+	c, err := loadTokenCorpus(corpusDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "The 103-line TypeScript file and the 12 replacements (8 single-line, 4 of 3/6/10/15 lines)"
+	if got := describeCorpus(c); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,228 @@
+package docs
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestArchitecturePackageTable holds the package table of
+// docs/architecture.md to the code: every Go package of the module is a
+// row, every row is a package, and, as the page says, no package imports
+// one listed above it (its non-test files, on every platform).
+func TestArchitecturePackageTable(t *testing.T) {
+	root := mustRoot(t)
+	rows := tableNames(mustRead(t, root, "docs/architecture.md"), "## Packages")
+	pkgs := goPackages(t, root)
+	at := map[string]int{}
+	for i, r := range rows {
+		if _, ok := pkgs[r]; !ok {
+			t.Errorf("docs/architecture.md lists %s, which is not a package of the module", r)
+		}
+		at[r] = i
+	}
+	for dir, p := range pkgs {
+		i, listed := at[dir]
+		if !listed {
+			t.Errorf("package %s is not in docs/architecture.md's package table", dir)
+			continue
+		}
+		for _, imp := range p.imports {
+			if j, ok := at[imp]; ok && j < i {
+				t.Errorf("%s imports %s, which docs/architecture.md lists above it: imports must point down the table", dir, imp)
+			}
+		}
+	}
+	if len(rows) < 20 {
+		t.Errorf("found %d rows in the package table; the scan is not seeing it", len(rows))
+	}
+}
+
+// TestArchitectureLockTable holds the locking table to the code: every
+// lock it names (pkg.Type.field, or pkg.Type for all of a type's) is a
+// field or type that exists, and every mutex field of the daemon's
+// packages is named there, so a new lock comes with its row.
+func TestArchitectureLockTable(t *testing.T) {
+	root := mustRoot(t)
+	names := tableNames(mustRead(t, root, "docs/architecture.md"), "## Locking")
+	pkgs := goPackages(t, root)
+	byName := map[string][]*goPackage{} // by a package's last path element
+	for dir, p := range pkgs {
+		byName[filepath.Base(dir)] = append(byName[filepath.Base(dir)], p)
+	}
+	named := map[string]bool{}
+	for _, n := range names {
+		if strings.Contains(n, "/") {
+			continue // the package a lock is in, named beside it
+		}
+		parts := strings.Split(n, ".")
+		if len(parts) < 2 || len(parts) > 3 {
+			t.Errorf("docs/architecture.md's lock table names %q: want pkg.Type.field or pkg.Type", n)
+			continue
+		}
+		named[n] = true
+		found := false
+		for _, p := range byName[parts[0]] {
+			fields, ok := p.types[parts[1]]
+			found = found || ok && (len(parts) == 2 || slices.Contains(fields, parts[2]))
+		}
+		if !found {
+			t.Errorf("docs/architecture.md's lock table names %s, which no package of the module has", n)
+		}
+	}
+	checked := 0
+	for dir, p := range pkgs {
+		if dir == "cmd/hostbench" || strings.HasPrefix(dir, "internal/test") || dir == "internal/exfattest" {
+			continue // programs and helpers outside the daemon
+		}
+		for _, m := range p.mutexes {
+			checked++
+			typ := filepath.Base(dir) + "." + m[0]
+			if !named[typ+"."+m[1]] && !named[typ] {
+				t.Errorf("%s has the lock %s.%s, which docs/architecture.md's lock table does not name: add its row (what it guards, its order)", dir, typ, m[1])
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("found %d mutex fields; the scan is not seeing the code", checked)
+	}
+}
+
+// goPackage is what the architecture tests read of one package's non-test
+// files.
+type goPackage struct {
+	imports []string            // module packages, relative to the module root
+	types   map[string][]string // struct types and their field names
+	mutexes [][2]string         // {type, field} of every sync.Mutex or sync.RWMutex field
+}
+
+// goPackages parses every package of the module (files of every platform,
+// tests left out), keyed by its directory relative to the root.
+func goPackages(t *testing.T, root string) map[string]*goPackage {
+	t.Helper()
+	mod := modulePath(t, root)
+	pkgs := map[string]*goPackage{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		rel = filepath.ToSlash(rel)
+		p := pkgs[rel]
+		if p == nil {
+			p = &goPackage{types: map[string][]string{}}
+			pkgs[rel] = p
+		}
+		for _, imp := range f.Imports {
+			v, _ := strconv.Unquote(imp.Path.Value)
+			if r, ok := strings.CutPrefix(v, mod+"/"); ok && !slices.Contains(p.imports, r) {
+				p.imports = append(p.imports, r)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			p.types[ts.Name.Name] = append(p.types[ts.Name.Name], []string{}...)
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				return true
+			}
+			for _, fld := range st.Fields.List {
+				for _, id := range fld.Names {
+					p.types[ts.Name.Name] = append(p.types[ts.Name.Name], id.Name)
+					if isMutex(fld.Type) {
+						p.mutexes = append(p.mutexes, [2]string{ts.Name.Name, id.Name})
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+func isMutex(e ast.Expr) bool {
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	return ok && x.Name == "sync" && (sel.Sel.Name == "Mutex" || sel.Sel.Name == "RWMutex")
+}
+
+func modulePath(t *testing.T, root string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(l), "module "); ok {
+			return strings.TrimSpace(m)
+		}
+	}
+	t.Fatal("go.mod names no module")
+	return ""
+}
+
+// cellSpanRE is a code span in a table's first cell.
+var cellSpanRE = regexp.MustCompile("`([^`]+)`")
+
+// tableNames returns the code spans of the first cells of the first table
+// under heading: the package paths of the package table, the lock names
+// of the locking table.
+func tableNames(doc, heading string) []string {
+	_, after, ok := strings.Cut(doc, "\n"+heading+"\n")
+	if !ok {
+		return nil
+	}
+	var names []string
+	inTable := false
+	for _, line := range strings.Split(after, "\n") {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			return names
+		case strings.HasPrefix(line, "|"):
+			cells := strings.Split(line, "|")
+			if !inTable || strings.HasPrefix(strings.TrimSpace(cells[1]), "---") {
+				inTable = true // the header row, then the delimiter row
+				continue
+			}
+			for _, m := range cellSpanRE.FindAllStringSubmatch(cells[1], -1) {
+				names = append(names, m[1])
+			}
+		case inTable:
+			return names
+		}
+	}
+	return names
+}
