@@ -10,5 +10,8 @@
 //     to a file that exists;
 //   - every default the edit contract's limit tables state is the one
 //     config.DefaultLimits holds, and every config key the contracts name
-//     exists.
+//     exists;
+//   - the wire contract's error tables are the codes of rpc/wire and the
+//     tools' error table, in order, with their retriable flags and the
+//     details members the tools set.
 package docs

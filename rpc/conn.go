@@ -89,7 +89,10 @@ func (c *conn) serve() {
 	for {
 		req, held, err := c.readRequest()
 		if err != nil {
+			var unframed *wire.UnframedError
 			switch {
+			case errors.As(err, &unframed):
+				c.answerUnframed(unframed)
 			case errors.Is(err, ErrFrame):
 				c.log.Warn("closing connection", zap.Error(err))
 			case !errors.Is(err, io.EOF) && c.ctx.Err() == nil:

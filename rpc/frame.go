@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 
 	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // The daemon reads frames with package wire's reader (the one LSP frame
@@ -23,6 +26,27 @@ import (
 // A frame over smallFrameBytes takes its Content-Length from the daemon's
 // budget before its body is read (conn.readRequest), and holds it until
 // its call is answered.
+
+// answerUnframed answers a message sent without a header (newline-
+// delimited JSON) with PARSE_ERROR, in the peer's own framing: one line of
+// JSON, which a client reading lines can parse, carrying the request's id
+// when its first bytes hold one, so the client's pending call gets the
+// answer instead of a silent hang-up. The message names the framing hostd
+// reads, with an example. serve then closes the connection: where such a
+// peer's next message starts cannot be known.
+func (c *conn) answerUnframed(e *wire.UnframedError) {
+	c.log.Warn("closing connection", zap.Error(e))
+	var id json.RawMessage
+	if found, ok := idPrefix(e.Head); ok {
+		id = found
+	}
+	body, err := json.Marshal(rejection(id, CodeParseError, "parse error: this message has no Content-Length header. "+wire.FramingHelp+". This connection is closed; reconnect and frame every message"))
+	if err != nil {
+		return
+	}
+	c.trace("out", body)
+	c.out.replyBare(append(body, '\n'))
+}
 
 // parseRequest turns a frame body into the request it holds. It returns
 // the answer to a body that is not a request hostd can take, and neither

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -134,5 +135,46 @@ func TestHeaderNamesAreCaseInsensitiveAndContentTypeIsAccepted(t *testing.T) {
 	c.write(fmt.Sprintf("content-length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n%s", len(body), body))
 	if r := c.recv(); r.Error != nil {
 		t.Fatal(r.Error)
+	}
+}
+
+// A request sent as newline-delimited JSON (no Content-Length header) is
+// answered, in the peer's framing, with one line of JSON: PARSE_ERROR
+// with the request's id, naming LSP framing with an example; then the
+// connection is closed. Other connections carry on.
+func TestUnframedJSONIsAnsweredWithAParseErrorThenClosed(t *testing.T) {
+	h := newHarness(t)
+	other := h.client()
+	for _, tt := range []struct{ name, send, id string }{
+		{"a line", `{"jsonrpc":"2.0","id":7,"method":"host.info"}` + "\n", "7"},
+		{"a value with no newline", `{"jsonrpc":"2.0","method":"initialize","id":"init-1","params":{}}`, `"init-1"`},
+		{"a batch", `[{"jsonrpc":"2.0","id":1,"method":"host.info"}]` + "\n", "null"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := h.raw()
+			c.t = t
+			c.write(tt.send)
+			c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+			line, err := c.r.ReadString('\n')
+			if err != nil {
+				t.Fatalf("no answer line: %q, %v", line, err)
+			}
+			var r rawResponse
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatalf("the answer is not one line of JSON: %q", line)
+			}
+			if r.JSONRPC != "2.0" || r.Error == nil || r.Error.Code != -32700 || r.Error.Data.Code != "PARSE_ERROR" || string(r.ID) != tt.id {
+				t.Fatalf("answer %s, want PARSE_ERROR with id %s", line, tt.id)
+			}
+			for _, want := range []string{"Content-Length", "Language Server Protocol", `\r\n\r\n{\"jsonrpc\":\"2.0\"`, "newline-delimited JSON is not read", "connection is closed"} {
+				if !strings.Contains(r.Error.Message, want) {
+					t.Errorf("the message lacks %q: %s", want, r.Error.Message)
+				}
+			}
+			if !c.closed() {
+				t.Fatal("the connection stayed open")
+			}
+			mustCall(t, other, "host.info", nil, nil)
+		})
 	}
 }

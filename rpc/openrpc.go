@@ -15,17 +15,22 @@ const OpenRPCVersion = "1.2.6"
 
 // OpenRPC is the rpc.discover document, and docs/openrpc.json: the same
 // document, byte for byte (a test regenerates the file and compares).
-// Besides the methods it carries, as specification extensions, what a
+// Besides the methods and every JSON-RPC error (components.errors,
+// openrpc_errors.go) it carries, as specification extensions, what a
 // client generator needs that OpenRPC has no place for: the notifications
-// each side sends (x-notifications) and each tool's arguments and result
-// (x-tools, pointing into components.schemas).
+// each side sends (x-notifications), each tool's arguments and result
+// (x-tools, pointing into components.schemas), every tool error code with
+// the shape of its details (x-tool-errors) and what the repeat guard adds
+// to them (x-repeat-guard-details).
 type OpenRPC struct {
-	OpenRPC       string                `json:"openrpc"`
-	Info          OpenRPCInfo           `json:"info"`
-	Methods       []OpenRPCMethod       `json:"methods"`
-	Notifications []OpenRPCNotification `json:"x-notifications"`
-	Tools         []OpenRPCTool         `json:"x-tools"`
-	Components    OpenRPCComponents     `json:"components"`
+	OpenRPC            string                `json:"openrpc"`
+	Info               OpenRPCInfo           `json:"info"`
+	Methods            []OpenRPCMethod       `json:"methods"`
+	Notifications      []OpenRPCNotification `json:"x-notifications"`
+	Tools              []OpenRPCTool         `json:"x-tools"`
+	ToolErrors         []OpenRPCToolError    `json:"x-tool-errors"`
+	RepeatGuardDetails schema                `json:"x-repeat-guard-details"`
+	Components         OpenRPCComponents     `json:"components"`
 }
 
 // OpenRPCNotification is a message without an id: no answer comes.
@@ -47,9 +52,11 @@ type OpenRPCTool struct {
 	Result      schema `json:"result"`
 }
 
-// OpenRPCComponents holds the schemas x-tools refers to.
+// OpenRPCComponents holds the schemas x-tools and x-tool-errors refer
+// to, and every JSON-RPC error by name (the methods' errors are these).
 type OpenRPCComponents struct {
 	Schemas map[string]schema `json:"schemas"`
+	Errors  OpenRPCErrors     `json:"errors"`
 }
 
 // OpenRPCInfo describes the service.
@@ -135,6 +142,9 @@ func (s *Server) Document() OpenRPC {
 	}
 	doc.Notifications = notifications()
 	doc.Tools, doc.Components = toolSchemas()
+	doc.Components.Errors = wireErrors()
+	doc.ToolErrors = toolErrors(doc.Components)
+	doc.RepeatGuardDetails = repeatGuardDetails()
 	return doc
 }
 

@@ -53,12 +53,20 @@ type outbox struct {
 
 	mu      sync.Mutex
 	cond    sync.Cond
-	queue   [][]byte // guarded by mu; encoded bodies, oldest first
-	bytes   int      // guarded by mu; the sum of len(queue[i])
-	writing bool     // guarded by mu; the writer is writing a frame it took off the queue
-	closed  bool     // guarded by mu
+	queue   []outFrame // guarded by mu; oldest first
+	bytes   int        // guarded by mu; the sum of len(queue[i].body)
+	writing bool       // guarded by mu; the writer is writing a frame it took off the queue
+	closed  bool       // guarded by mu
 
 	dropped atomic.Int64 // notifications dropped because the queue was full
+}
+
+// outFrame is one encoded message waiting to be written: framed with a
+// Content-Length header, or bare (written as it is: the answer to a peer
+// that sent newline-delimited JSON, in its own framing).
+type outFrame struct {
+	body []byte
+	bare bool
 }
 
 func newOutbox(w io.Writer, timeout time.Duration, onFail func(error)) *outbox {
@@ -78,15 +86,24 @@ func (o *outbox) fitsLocked(n int) bool {
 // reply queues a response, waiting for room while the writer works the
 // queue down. It fails only once the connection has closed.
 func (o *outbox) reply(body []byte) error {
+	return o.replyFrame(outFrame{body: body})
+}
+
+// replyBare queues a message written without a header, as reply does.
+func (o *outbox) replyBare(msg []byte) error {
+	return o.replyFrame(outFrame{body: msg, bare: true})
+}
+
+func (o *outbox) replyFrame(f outFrame) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for !o.closed && !o.fitsLocked(len(body)) {
+	for !o.closed && !o.fitsLocked(len(f.body)) {
 		o.cond.Wait()
 	}
 	if o.closed {
 		return errOutboxClosed
 	}
-	o.pushLocked(body)
+	o.pushLocked(f)
 	return nil
 }
 
@@ -102,13 +119,13 @@ func (o *outbox) notify(body []byte) bool {
 		o.dropped.Add(1)
 		return false
 	}
-	o.pushLocked(body)
+	o.pushLocked(outFrame{body: body})
 	return true
 }
 
-func (o *outbox) pushLocked(body []byte) {
-	o.queue = append(o.queue, body)
-	o.bytes += len(body)
+func (o *outbox) pushLocked(f outFrame) {
+	o.queue = append(o.queue, f)
+	o.bytes += len(f.body)
 	o.cond.Broadcast()
 }
 
@@ -126,18 +143,21 @@ func (o *outbox) run() {
 			o.mu.Unlock()
 			return
 		}
-		body := o.queue[0]
-		o.queue[0] = nil
+		f := o.queue[0]
+		o.queue[0] = outFrame{}
 		o.queue = o.queue[1:]
-		o.bytes -= len(body)
+		o.bytes -= len(f.body)
 		o.writing = true
 		o.mu.Unlock()
 
-		header = wire.AppendHeader(header[:0], len(body))
+		header = header[:0]
+		if !f.bare {
+			header = wire.AppendHeader(header, len(f.body))
+		}
 		if dl != nil && o.timeout > 0 {
 			dl.SetWriteDeadline(time.Now().Add(o.timeout))
 		}
-		bufs := net.Buffers{header, body}
+		bufs := net.Buffers{header, f.body}
 		_, err := bufs.WriteTo(o.w)
 
 		o.mu.Lock()

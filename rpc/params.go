@@ -196,6 +196,7 @@ type field struct {
 	typ      reflect.Type
 	required bool
 	doc      string
+	enum     []string // the tag enum:"a,b": the only values the field takes
 }
 
 // structFields lists t's JSON fields in declaration order. Embedded
@@ -221,9 +222,17 @@ func structFields(t reflect.Type) []field {
 			typ:      sf.Type,
 			required: !slices.Contains(strings.Split(opts, ","), "omitempty"),
 			doc:      sf.Tag.Get("doc"),
+			enum:     enumTag(sf.Tag.Get("enum")),
 		})
 	}
 	return out
+}
+
+func enumTag(tag string) []string {
+	if tag == "" {
+		return nil
+	}
+	return strings.Split(tag, ",")
 }
 
 func fieldList(fs []field) string {

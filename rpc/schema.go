@@ -32,6 +32,12 @@ func override(t reflect.Type) (schema, bool) {
 		s := schemaOf(reflect.TypeFor[tools.Result]())
 		s["additionalProperties"] = true
 		return s, true
+	case reflect.TypeFor[tools.LineText]():
+		// Named in components.schemas (toolErrors), as the client's
+		// types name it.
+		return schema{"$ref": "#/components/schemas/LineText"}, true
+	case reflect.TypeFor[OpenRPCErrors]():
+		return schema{"type": "object", "additionalProperties": schemaOf(reflect.TypeFor[OpenRPCErrorDef]())}, true
 	case rawMessageType:
 		return schema{}, true
 	case timeType:
@@ -52,6 +58,13 @@ func schemaOf(t reflect.Type) schema {
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
+		if t.Elem().Kind() == reflect.Slice {
+			// A pointer to a slice tells three states apart: absent (nil,
+			// with omitempty), null (a nil slice) and a list.
+			s := schemaOf(t.Elem())
+			s["type"] = []any{"array", "null"}
+			return s
+		}
 		return schemaOf(t.Elem())
 	case reflect.String:
 		return schema{"type": "string"}
@@ -67,21 +80,29 @@ func schemaOf(t reflect.Type) schema {
 	case reflect.Map:
 		return schema{"type": "object", "additionalProperties": schemaOf(t.Elem())}
 	case reflect.Struct:
-		props := schema{}
-		required := []string{}
-		for _, f := range jsonFields(t) {
-			fs := schemaOf(f.typ)
-			if f.doc != "" {
-				fs["description"] = f.doc
-			}
-			props[f.name] = fs
-			if f.required {
-				required = append(required, f.name)
-			}
-		}
-		return schema{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+		return objectSchema(t)
 	}
 	return schema{}
+}
+
+// objectSchema describes a struct's JSON object, field by field.
+func objectSchema(t reflect.Type) schema {
+	props := schema{}
+	required := []string{}
+	for _, f := range jsonFields(t) {
+		fs := schemaOf(f.typ)
+		if f.doc != "" {
+			fs["description"] = f.doc
+		}
+		if f.enum != nil {
+			fs["enum"] = f.enum
+		}
+		props[f.name] = fs
+		if f.required {
+			required = append(required, f.name)
+		}
+	}
+	return schema{"type": "object", "properties": props, "required": required, "additionalProperties": false}
 }
 
 // jsonFields is structFields with embedded structs flattened, as

@@ -67,7 +67,7 @@ func (Edit) Run(ctx context.Context, c *Call) Outcome {
 	}
 	if v := c.Session.Guard.Fail(c.PromptID, guardKey, res.Error.Code); v.Terminate {
 		res.Terminate = true
-		res.Error.Details = withRecovery(res.Error.Details, recoveryHint(res.Error.Code), v.Attempt)
+		res.Error.Details = withGuard(res.Error.Details, RepeatGuardDetails{Attempts: v.Attempt, Kind: "edit", Recovery: recoveryHint(res.Error.Code)})
 	}
 	return res
 }
@@ -346,7 +346,7 @@ func languageError(err error) *Error {
 	}
 	e := Errorf(he.Code, "%s", he.Message)
 	if he.Code == CodeBlockUnresolved {
-		e.Details = map[string]any{"line": he.Line, "reason": he.Reason}
+		e.Details = BlockUnresolvedDetails{Line: he.Line, Reason: he.Reason}
 	}
 	return e
 }
@@ -381,18 +381,4 @@ func recoveryHint(code string) string {
 		return "Boundary repair asked which edit you meant: send the same edit again, unchanged and with the same tag, to apply it exactly as sent, or send the repaired form the refusal shows."
 	}
 	return "Read the file again, then make one smaller edit."
-}
-
-// withRecovery adds the repeat guard's recovery hint to an error's details.
-func withRecovery(details any, hint string, attempt int) map[string]any {
-	out := map[string]any{}
-	if m, ok := details.(map[string]any); ok {
-		for k, v := range m {
-			out[k] = v
-		}
-	}
-	out["recovery"] = hint
-	out["attempts"] = attempt
-	out["kind"] = "edit"
-	return out
 }

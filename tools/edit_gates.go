@@ -60,7 +60,7 @@ func (ed *editor) unknownTag() *Error {
 	default:
 		e = Errorf(CodeTagUnknown, "this session never read %s with tag %s (a tag from another session, another file, or a guess); read the file and use the tag it shows (it is %s now)", display, tag, live)
 	}
-	e.Details = map[string]any{"liveTag": live}
+	e.Details = TagUnknownDetails{LiveTag: live}
 	return e
 }
 
@@ -114,11 +114,11 @@ func (ed *editor) provenance(v *session.Version, anchors []int) *Error {
 	}
 	maxLines, maxChars := ed.c.Limits.MaxRevealLines, ed.c.Limits.MaxRevealLineChars
 	complete := len(unseen) <= maxLines
-	var rows []lineText
+	var rows []LineText
 	for _, n := range unseen[:min(len(unseen), maxLines)] {
 		text, clipped := clipRunes(ed.text.Line(n), maxChars)
 		complete = complete && !clipped
-		rows = append(rows, lineText{Line: n, Text: text})
+		rows = append(rows, LineText{Line: n, Text: text})
 	}
 	spans := spansOf(unseen)
 	var msg string
@@ -154,7 +154,7 @@ func (ed *editor) provenance(v *session.Version, anchors []int) *Error {
 		}
 	}
 	e := Errorf(CodeLinesUnseen, "%s", msg)
-	e.Details = map[string]any{"lines": rows, "merged": complete}
+	e.Details = LinesUnseenDetails{Lines: rows, Merged: complete}
 	ed.errContent = renderRows(ed.path.Display, ed.args.Tag, rows)
 	return e
 }
@@ -181,12 +181,6 @@ func (ed *editor) writeOnly(long []int) string {
 		return fmt.Sprintf("%s is longer than the %d characters read shows of a line, so no read shows it whole and edit can never anchor on it or change it: only write, with the whole new content of %s, can change that line", spansOf(long), ed.c.Limits.MaxLineChars, ed.path.Display)
 	}
 	return fmt.Sprintf("%s are longer than the %d characters read shows of a line, so no read shows them whole and edit can never anchor on them or change them: only write, with the whole new content of %s, can change those lines", spansOf(long), ed.c.Limits.MaxLineChars, ed.path.Display)
-}
-
-// lineText is one line shown in an error.
-type lineText struct {
-	Line int    `json:"line"`
-	Text string `json:"text"`
 }
 
 // clipRunes clips s to n characters for an error's reveal, marking a cut
@@ -220,7 +214,7 @@ func spansOf(lines []int) string {
 }
 
 // renderRows renders lines under a [PATH#TAG] header, as read does.
-func renderRows(display, tag string, rows []lineText) string {
+func renderRows(display, tag string, rows []LineText) string {
 	if len(rows) == 0 {
 		return ""
 	}

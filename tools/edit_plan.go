@@ -94,7 +94,7 @@ func (ed *editor) planError(err error) *Error {
 	ed.c.State.Asked.Ask(ed.path.Abs, ed.args.Tag, ed.canon)
 	ed.errContent = renderQuestion(ed.path.Display, ed.args.Tag, he.Question)
 	e := languageError(err)
-	e.Details = map[string]any{"asSent": he.Question.AsSent, "repaired": he.Question.Repaired}
+	e.Details = RepairAmbiguousDetails{AsSent: he.Question.AsSent, Repaired: he.Question.Repaired}
 	return e
 }
 

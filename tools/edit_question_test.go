@@ -297,7 +297,7 @@ func TestEditSuggestedOpsUseTheTagHandedBack(t *testing.T) {
 		e.write("m.ts", moved+strings.Replace(ts, "    old();", "    older();", 1))
 		r := e.edit("m.ts", tag, "PUT 4.=4:\n+    new();")
 		wantCode(t, r, CodeTagMismatch)
-		live := r.Error.Details.(map[string]any)["liveTag"].(string)
+		live := r.Error.Details.(TagMismatchDetails).LiveTag
 		if !strings.Contains(r.Content, "6:    older();") {
 			t.Fatalf("context:\n%s\nwant line 6 at its live number", r.Content)
 		}

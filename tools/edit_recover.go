@@ -186,7 +186,7 @@ func (ed *editor) mismatch(why string) *Error {
 		fmt.Fprintf(&b, ". Read the file again and redo the edit with the tag that read shows")
 	}
 	e := Errorf(CodeTagMismatch, "%s", b.String())
-	e.Details = map[string]any{"liveTag": live, "context": rows}
+	e.Details = TagMismatchDetails{LiveTag: live, Context: &rows}
 	ed.errContent = renderRows(ed.path.Display, live, rows)
 	return e
 }
@@ -212,17 +212,17 @@ func patchAnchors(p *hashline.Patch) []int {
 // contextRows returns the live lines around each anchor (two either side),
 // ascending, at most maxLines, each clipped to maxChars, and the set of
 // those shown in full.
-func contextRows(live []string, anchors []int, maxLines, maxChars int) ([]lineText, session.LineSet) {
+func contextRows(live []string, anchors []int, maxLines, maxChars int) ([]LineText, session.LineSet) {
 	want := session.Empty()
 	for _, a := range anchors {
 		want = want.Add(max(a-2, 1), min(a+2, len(live)))
 	}
-	var rows []lineText
+	var rows []LineText
 	seen := session.Empty()
 	for _, r := range want.Ranges() {
 		for n := r.From; n <= r.To && len(rows) < maxLines; n++ {
 			text, clipped := clipRunes(live[n-1], maxChars)
-			rows = append(rows, lineText{Line: n, Text: text})
+			rows = append(rows, LineText{Line: n, Text: text})
 			if !clipped {
 				seen = seen.Add(n, n)
 			}

@@ -23,8 +23,8 @@ func withRepair(e *editEnv) {
 func repairedForm(t *testing.T, r *EditResult) string {
 	t.Helper()
 	wantCode(t, r, hashline.CodeRepairAmbiguous)
-	d, _ := r.Error.Details.(map[string]any)
-	forms, _ := d["repaired"].([]string)
+	d, _ := r.Error.Details.(RepairAmbiguousDetails)
+	forms := d.Repaired
 	if len(forms) == 0 {
 		t.Fatalf("the question offers no repaired form: %#v", r.Error.Details)
 	}

@@ -77,7 +77,7 @@ func TestEditTagRules(t *testing.T) {
 		e.write("f.txt", "a\n")
 		r := e.edit("f.txt", workspace.Sum("a\n").Tag(), "PUT 1.=1:\n+b")
 		wantCode(t, r, CodeTagUnknown)
-		if r.Error.Details.(map[string]any)["liveTag"] != workspace.Sum("a\n").Tag() {
+		if r.Error.Details.(TagUnknownDetails).LiveTag != workspace.Sum("a\n").Tag() {
 			t.Fatalf("details lack the live tag: %#v", r.Error.Details)
 		}
 		wantFile(t, e, "f.txt", "a\n")
@@ -129,8 +129,8 @@ func TestEditProvenance(t *testing.T) {
 		tag := e.show("f.txt", 1, 10)
 		r := e.edit("f.txt", tag, "PUT 20.=21:\n+x")
 		wantCode(t, r, CodeLinesUnseen)
-		d := r.Error.Details.(map[string]any)
-		if d["merged"] != true || len(d["lines"].([]lineText)) != 2 {
+		d := r.Error.Details.(LinesUnseenDetails)
+		if !d.Merged || len(d.Lines) != 2 {
 			t.Fatalf("details %#v", d)
 		}
 		if !strings.Contains(r.Content, "20:line 20\n21:line 21") {
@@ -146,7 +146,7 @@ func TestEditProvenance(t *testing.T) {
 		e.show("f.txt", 6, 10) // line 5 never shown
 		r := e.edit("f.txt", tag, "PUT 3.=7:\n+x")
 		wantCode(t, r, CodeLinesUnseen)
-		if rows := r.Error.Details.(map[string]any)["lines"].([]lineText); len(rows) != 1 || rows[0].Line != 5 {
+		if rows := r.Error.Details.(LinesUnseenDetails).Lines; len(rows) != 1 || rows[0].Line != 5 {
 			t.Fatalf("revealed %v, want line 5 only", rows)
 		}
 	})
@@ -156,8 +156,8 @@ func TestEditProvenance(t *testing.T) {
 		tag := e.show("f.txt", 1, 1)
 		r := e.edit("f.txt", tag, "CUT 10.=60")
 		wantCode(t, r, CodeLinesUnseen)
-		d := r.Error.Details.(map[string]any)
-		if d["merged"] != false || len(d["lines"].([]lineText)) != 40 {
+		d := r.Error.Details.(LinesUnseenDetails)
+		if d.Merged || len(d.Lines) != 40 {
 			t.Fatalf("details %#v", d)
 		}
 		wantCode(t, e.edit("f.txt", tag, "CUT 10.=60"), CodeLinesUnseen)
@@ -170,7 +170,7 @@ func TestEditProvenance(t *testing.T) {
 		tag := e.show("f.txt", 1, 1)
 		r := e.edit("f.txt", tag, "PUT 2.=2:\n+short")
 		wantCode(t, r, CodeLinesUnseen)
-		if r.Error.Details.(map[string]any)["merged"] != false {
+		if r.Error.Details.(LinesUnseenDetails).Merged {
 			t.Fatal("a clipped reveal was merged")
 		}
 		wantCode(t, e.edit("f.txt", tag, "PUT 2.=2:\n+short"), CodeLinesUnseen)
@@ -239,11 +239,11 @@ func TestEditStaleTag(t *testing.T) {
 		e.write("f.txt", changed)
 		r := e.edit("f.txt", tag, "PUT 5.=5:\n+x")
 		wantCode(t, r, CodeTagMismatch)
-		d := r.Error.Details.(map[string]any)
-		if d["liveTag"] != workspace.Sum(changed).Tag() {
-			t.Fatalf("liveTag %v", d["liveTag"])
+		d := r.Error.Details.(TagMismatchDetails)
+		if d.LiveTag != workspace.Sum(changed).Tag() {
+			t.Fatalf("liveTag %v", d.LiveTag)
 		}
-		rows := d["context"].([]lineText)
+		rows := *d.Context
 		if len(rows) != 5 || rows[2].Line != 5 || rows[2].Text != "line FIVE" {
 			t.Fatalf("context %v", rows)
 		}
@@ -252,7 +252,7 @@ func TestEditStaleTag(t *testing.T) {
 		}
 		wantFile(t, e, "f.txt", changed)
 		// The shown lines count as seen under the live tag; the rest do not.
-		live := d["liveTag"].(string)
+		live := d.LiveTag
 		wantCode(t, e.edit("f.txt", live, "PUT 9.=9:\n+x"), CodeLinesUnseen)
 		wantOK(t, e.edit("f.txt", live, "PUT 5.=5:\n+x"))
 	})

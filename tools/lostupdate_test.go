@@ -155,8 +155,8 @@ func TestEditRefusesAFileChangedRightBeforeTheRename(t *testing.T) {
 	if live != "one\nTWO by another program\n" {
 		t.Fatalf("the other program's bytes were replaced: %q", live)
 	}
-	d, _ := r.Error.Details.(map[string]any)
-	if d["liveTag"] != workspaceTag(live) {
+	d, _ := r.Error.Details.(TagMismatchDetails)
+	if d.LiveTag != workspaceTag(live) || d.Context != nil {
 		t.Fatalf("details %v, want liveTag %s", r.Error.Details, workspaceTag(live))
 	}
 	if es, _ := store.List(e.s.ID, ""); len(es) != 0 {

@@ -73,7 +73,7 @@ func (c *Call) writeError(e review.Edit, err error) *Error {
 		if c.ToolName == "edit" && e.Existed {
 			te := Errorf(CodeTagMismatch, "%s changed on disk while this edit was being written (%v; another program wrote it); nothing was written: read it again and redo the edit against what it holds now", e.Path.Display, err)
 			if l, le := loadText(e.Path, c.Limits.MaxWriteBytes); le == nil {
-				te.Details = map[string]any{"liveTag": workspace.Sum(l.Text.Body).Tag()}
+				te.Details = TagMismatchDetails{LiveTag: workspace.Sum(l.Text.Body).Tag()}
 			}
 			return te
 		}

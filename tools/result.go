@@ -39,16 +39,6 @@ const (
 	CodeHostBusy = "HOST_BUSY"
 )
 
-// retriable lists the codes a retry can fix without changing the request's
-// intent: the recoverable edit failures hand back what the retry needs.
-var retriable = map[string]bool{
-	CodeTagMismatch: true,
-	CodeTagUnknown:  true,
-	CodeLinesUnseen: true,
-	CodeHostBusy:    true,
-	CodeNotFound:    false,
-}
-
 // Error is a tool failure as the model and the runtime see it.
 type Error struct {
 	Code      string `json:"code"`
@@ -62,7 +52,7 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 // Errorf builds a tool Error; the message must name one concrete next step
 // (edit-contract §11).
 func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retriable: retriable[code]}
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retriable: retriable(code)}
 }
 
 // Result is the part of every tools.execute result that all tools share

@@ -113,7 +113,13 @@ func (f *Reader) SkipBody(n int64, keep int) ([]byte, error) {
 // ReadHeader reads header lines up to the empty line and returns the
 // Content-Length. A clean EOF before the first byte is io.EOF; one inside
 // the header is io.ErrUnexpectedEOF.
+//
+// A message that starts as JSON does, with no header before it, is an
+// *UnframedError.
 func (f *Reader) ReadHeader() (int64, error) {
+	if err := f.unframed(); err != nil {
+		return 0, err
+	}
 	length := int64(-1)
 	total := 0
 	for {

@@ -173,3 +173,51 @@ func oracleHeader(in string, limit int64) (int64, bool) {
 	}
 	return n, n >= 0
 }
+
+// A message without a header, as newline-delimited JSON-RPC peers send
+// one, is an UnframedError holding the message (to find its id in), read
+// to its end: its newline, the end of the JSON value when no newline
+// follows (the peer may be waiting for an answer), or the header cap.
+func TestAMessageWithoutAHeaderIsUnframed(t *testing.T) {
+	long := `{"jsonrpc":"2.0","id":3,"method":"tools.execute","params":{"content":"` + strings.Repeat("x", 2*MaxHeaderBytes) + `"}}`
+	tests := []struct {
+		name, in, head string
+	}{
+		{"a line", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"host.info\"}\n{\"next\":1}\n", `{"jsonrpc":"2.0","id":1,"method":"host.info"}`},
+		{"a value and no newline", `{"id":"a","s":"}\"\n{"}` + "{more", `{"id":"a","s":"}\"\n{"}`},
+		{"a batch", "[{\"id\":2},{\"id\":3}]\r\n", `[{"id":2},{"id":3}]`},
+		{"longer than a header", long, long[:MaxHeaderBytes]},
+		{"cut short", `{"id":4,`, `{"id":4,`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := NewReader(strings.NewReader(tt.in), 1<<20).ReadHeader()
+			var u *UnframedError
+			if !errors.As(err, &u) || !errors.Is(err, ErrFrame) {
+				t.Fatalf("err = %v, want an UnframedError that is an ErrFrame", err)
+			}
+			if string(u.Head) != tt.head {
+				t.Errorf("head = %q, want %q", u.Head, tt.head)
+			}
+		})
+	}
+	// A header is still a header.
+	if n, err := NewReader(strings.NewReader("Content-Length: 2\r\n\r\n{}"), 10).ReadHeader(); err != nil || n != 2 {
+		t.Errorf("a framed message: %d, %v", n, err)
+	}
+}
+
+// FramingHelp's example is a frame this reader reads, its Content-Length
+// the length of its body.
+func TestFramingHelpsExampleIsAFrame(t *testing.T) {
+	_, example, ok := strings.Cut(FramingHelp, `e.g. "`)
+	if !ok {
+		t.Fatalf("FramingHelp has no example: %s", FramingHelp)
+	}
+	example, _, _ = strings.Cut(example, `";`)
+	frame := strings.NewReplacer(`\r\n`, "\r\n", `\"`, `"`).Replace(example)
+	body, err := NewReader(strings.NewReader(frame), 1<<10).ReadFrame()
+	if err != nil || !strings.HasSuffix(frame, string(body)) || !strings.HasPrefix(string(body), "{") {
+		t.Fatalf("the example %q reads as %q, %v", frame, body, err)
+	}
+}

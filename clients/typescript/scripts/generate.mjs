@@ -4,8 +4,9 @@
 // method's params and result, the notifications' params, each built-in
 // tool's arguments and result, and the error codes: the JSON-RPC ones
 // (components.errors), the tool ones (x-tool-errors) with the shape of
-// each one's details. What the document does not carry yet of the errors
-// comes from scripts/openrpc-errors.json, merged in first (merge below).
+// each one's details, and what the repeat guard adds to them
+// (x-repeat-guard-details). The daemon generates all of it from its Go
+// definitions, so these types are the daemon's own account.
 //
 //	node scripts/generate.mjs          rewrite src/generated.ts
 //	node scripts/generate.mjs --check  fail when src/generated.ts differs
@@ -21,7 +22,6 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const documentPath = path.resolve(here, '../../../docs/openrpc.json');
-export const supplementPath = path.resolve(here, 'openrpc-errors.json');
 export const outputPath = path.resolve(here, '../src/generated.ts');
 
 // Annotations carry no type information; the generator reads only
@@ -302,59 +302,9 @@ function errorTypes(doc, methods) {
   return out;
 }
 
-// merge returns doc with what extra adds to it: components.errors and
-// components.schemas entries, x-tool-errors and x-repeat-guard-details.
-// An entry both have must be the same in both: the document is the
-// daemon's own account, and a supplement that disagrees with it is wrong.
-export function merge(doc, extra) {
-  const out = { ...doc, components: { ...doc.components } };
-  for (const part of ['errors', 'schemas']) {
-    const mine = { ...(doc.components?.[part] ?? {}) };
-    for (const [name, v] of Object.entries(extra.components?.[part] ?? {})) {
-      if (mine[name] !== undefined && !sameJSON(mine[name], v)) {
-        throw new Error(`components.${part}.${name} differs between docs/openrpc.json and scripts/openrpc-errors.json; the document is the daemon's: correct or drop the entry in openrpc-errors.json`);
-      }
-      mine[name] = mine[name] ?? v;
-    }
-    out.components[part] = mine;
-  }
-  const codes = new Map((doc['x-tool-errors'] ?? []).map((t) => [t.code, t]));
-  for (const t of extra['x-tool-errors'] ?? []) {
-    if (codes.has(t.code) && !sameJSON(codes.get(t.code), t)) {
-      throw new Error(`x-tool-errors ${t.code} differs between docs/openrpc.json and scripts/openrpc-errors.json; the document is the daemon's: correct or drop the entry in openrpc-errors.json`);
-    }
-    if (!codes.has(t.code)) {
-      codes.set(t.code, t);
-    }
-  }
-  out['x-tool-errors'] = [...codes.values()];
-  const guard = doc['x-repeat-guard-details'];
-  if (guard !== undefined && extra['x-repeat-guard-details'] !== undefined && !sameJSON(guard, extra['x-repeat-guard-details'])) {
-    throw new Error('x-repeat-guard-details differs between docs/openrpc.json and scripts/openrpc-errors.json; the document is the daemon\'s: correct or drop it in openrpc-errors.json');
-  }
-  out['x-repeat-guard-details'] = guard ?? extra['x-repeat-guard-details'];
-  return out;
-}
-
-function sameJSON(a, b) {
-  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
-}
-
-function sortKeys(v) {
-  if (Array.isArray(v)) {
-    return v.map(sortKeys);
-  }
-  if (typeof v === 'object' && v !== null) {
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
-  }
-  return v;
-}
-
-// readDocument is docs/openrpc.json with scripts/openrpc-errors.json merged in.
+// readDocument is docs/openrpc.json.
 export function readDocument() {
-  const doc = JSON.parse(fs.readFileSync(documentPath, 'utf8'));
-  const extra = JSON.parse(fs.readFileSync(supplementPath, 'utf8'));
-  return merge(doc, extra);
+  return JSON.parse(fs.readFileSync(documentPath, 'utf8'));
 }
 
 function main() {

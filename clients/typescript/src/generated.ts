@@ -92,6 +92,13 @@ export interface GrepResult {
   warnings: string[];
 }
 
+export interface LineText {
+  /** the line's number */
+  line: number;
+  /** the line's text, clipped to limits.maxRevealLineChars (a cut marked with …) */
+  text: string;
+}
+
 export interface ReadArgs {
   /** Number of lines to show. Default 2000. With mode "outline": how many lines to outline (default: to the end); a block's span outlines what is inside it. */
   limit?: number;
@@ -164,12 +171,6 @@ export interface WriteResult {
   terminate?: boolean;
   toolCallId: string;
   warnings: string[];
-}
-
-/** One line of the file as an error shows it: its number and its text (clipped to limits.maxRevealLineChars, marked with …). */
-export interface LineText {
-  line: number;
-  text: string;
 }
 
 /** Params of host.info. */
@@ -255,6 +256,18 @@ export type RpcDiscoverParams = Record<string, never>;
 /** Result of rpc.discover. */
 export interface RpcDiscoverResult {
   components: {
+    errors: {
+      [key: string]: {
+        code: number;
+        data: {
+          code: string;
+          field?: string;
+        };
+        message: string;
+        "x-description": string;
+        "x-retriable": boolean;
+      };
+    };
     schemas: {
       [key: string]: {
         [key: string]: unknown;
@@ -313,6 +326,17 @@ export interface RpcDiscoverResult {
       };
     }>;
     summary: string;
+  }>;
+  "x-repeat-guard-details": {
+    [key: string]: unknown;
+  };
+  "x-tool-errors": Array<{
+    code: string;
+    description: string;
+    details?: {
+      [key: string]: unknown;
+    };
+    retriable: boolean;
   }>;
   "x-tools": Array<{
     args: {
@@ -719,7 +743,7 @@ export const toolNames: readonly ToolName[] = ["read","grep","write","edit"];
  * succeed when sent again as it is.
  */
 export const wireErrors = {
-  /** The frame's body is not JSON: fix the encoder; the connection stays usable. */
+  /** The frame's body is not JSON (the connection stays usable), or a message came without a Content-Length header (answered with one line of JSON, then the connection is closed): fix the encoder. */
   PARSE_ERROR: { code: -32700, retriable: false },
   /** JSON, but not a request hostd takes (a batch, no jsonrpc "2.0", a bad method or id, an id already in flight): send one request per frame, with a fresh id. */
   INVALID_REQUEST: { code: -32600, retriable: false },
@@ -756,11 +780,12 @@ export type WireErrorName = keyof typeof wireErrors;
 
 /** What the repeat guard adds to error.details when it stops a turn (the result then carries terminate: true; edit-contract §9.3). */
 export interface RepeatGuardDetails {
-  /** a hint for that class of error */
-  recovery: string;
   /** the counted failures on the path in this prompt */
   attempts: number;
+  /** the kind of tool that failed */
   kind: "edit";
+  /** a hint for that class of error */
+  recovery: string;
 }
 
 /**
@@ -803,13 +828,13 @@ export const toolErrors = {
   EDIT_REGISTER_EMPTY: { retriable: false },
   /** Two pending anonymous cuts: name the registers. */
   EDIT_REGISTER_AMBIGUOUS: { retriable: false },
-  /** Boundary repair had tied candidates: restate the range exactly. */
+  /** Boundary repair asks which edit was meant; nothing was written: the model sends the form it means (the same request again applies exactly as sent). A client must not resend it on its own. */
   EDIT_REPAIR_AMBIGUOUS: { retriable: false },
   /** The edit would leave the file as it is: do not repeat it. */
   EDIT_NO_CHANGE: { retriable: false },
   /** The ops expand past limits.maxExpandedLines: split the edit. */
   EDIT_AMPLIFICATION_LIMIT: { retriable: false },
-  /** The daemon's memory budget had no room for this write or edit in time; nothing was changed: call again in a moment. */
+  /** The daemon's memory budget had no room for this write or edit in time, or (Windows) another program holds the file open without sharing it; nothing was changed: call again in a moment. */
   HOST_BUSY: { retriable: true },
 } as const;
 
@@ -818,10 +843,10 @@ export type ToolErrorCode = keyof typeof toolErrors;
 
 /** error.details of EDIT_TAG_MISMATCH. */
 export interface EditTagMismatchDetails {
-  /** the tag of the file as it is now */
-  liveTag: string;
   /** the live lines around the edit's anchors; absent when another program changed the file between the gates and the write (nothing was written), null when the edit named no lines */
   context?: LineText[] | null;
+  /** the tag of the file as it is now */
+  liveTag: string;
 }
 
 /** error.details of EDIT_TAG_UNKNOWN. */
@@ -844,6 +869,14 @@ export interface EditBlockUnresolvedDetails {
   line: number;
   /** why it did not resolve */
   reason: string;
+}
+
+/** error.details of EDIT_REPAIR_AMBIGUOUS. */
+export interface EditRepairAmbiguousDetails {
+  /** the ops as sent, in canonical form: sending the same request again applies them exactly as sent */
+  asSent: string;
+  /** one ops text per repair the refusal names; "" is a repair that is no edit at all */
+  repaired: string[];
 }
 
 /**
@@ -869,7 +902,7 @@ export type ToolError =
   | { code: "EDIT_BLOCK_UNRESOLVED"; message: string; retriable: false; details?: EditBlockUnresolvedDetails & Partial<RepeatGuardDetails> }
   | { code: "EDIT_REGISTER_EMPTY"; message: string; retriable: false; details?: RepeatGuardDetails }
   | { code: "EDIT_REGISTER_AMBIGUOUS"; message: string; retriable: false; details?: RepeatGuardDetails }
-  | { code: "EDIT_REPAIR_AMBIGUOUS"; message: string; retriable: false; details?: RepeatGuardDetails }
+  | { code: "EDIT_REPAIR_AMBIGUOUS"; message: string; retriable: false; details?: EditRepairAmbiguousDetails & Partial<RepeatGuardDetails> }
   | { code: "EDIT_NO_CHANGE"; message: string; retriable: false; details?: RepeatGuardDetails }
   | { code: "EDIT_AMPLIFICATION_LIMIT"; message: string; retriable: false; details?: RepeatGuardDetails }
   | { code: "HOST_BUSY"; message: string; retriable: true; details?: RepeatGuardDetails };

@@ -1,7 +1,7 @@
-// The error codes the types name: scripts/openrpc-errors.json (what
-// docs/openrpc.json lacks of them) held to docs/wire-contract.md's tables,
-// and the errors a real hostd answers held to the generated codes and to
-// the details schemas, code by code.
+// The error codes the types name: docs/openrpc.json's (which the daemon
+// generates from its Go definitions) held to docs/wire-contract.md's
+// tables, and the errors a real hostd answers held to the generated codes
+// and to the details schemas, code by code.
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

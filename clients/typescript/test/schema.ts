@@ -1,6 +1,6 @@
-// A JSON Schema check of the keywords the OpenRPC document and
-// scripts/openrpc-errors.json use, so that tests can hold what a real hostd
-// answers to the schemas the types are generated from.
+// A JSON Schema check of the keywords the OpenRPC document uses, so that
+// tests can hold what a real hostd answers to the schemas the types are
+// generated from.
 
 /** The schemas a $ref may name (#/components/schemas/NAME). */
 export type Schemas = Record<string, unknown>;

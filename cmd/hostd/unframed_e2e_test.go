@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A client that speaks newline-delimited JSON (an MCP client pointed at
+// hostd --stdio, or a person typing a request) gets an answer it can read
+// instead of a silent hang-up: one line of JSON, PARSE_ERROR with its
+// request's id, naming the framing hostd reads; then hostd --stdio ends.
+// Served in the process (--standalone) and forwarded to a shared daemon
+// on a socket alike.
+func TestE2EStdioAnswersNewlineDelimitedJSON(t *testing.T) {
+	shared := startDaemon(t, "")
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"standalone", []string{"--stdio", "--standalone"}},
+		{"forwarded", []string{"--stdio", "--socket", shared.socket}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(hostdBinary(t), tt.args...)
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			stderr := &lockedBuilder{}
+			cmd.Stderr = stderr
+			// Parse workers inherit stderr; Wait must not wait for them.
+			cmd.WaitDelay = 5 * time.Second
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan struct{})
+			go func() { cmd.Wait(); close(exited) }()
+			t.Cleanup(func() {
+				cmd.Process.Kill()
+				<-exited
+			})
+			defer func() {
+				if t.Failed() {
+					t.Logf("stderr:\n%s", stderr.String())
+				}
+			}()
+			stdin.Write([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}` + "\n"))
+
+			lines := make(chan string, 2)
+			go func() {
+				r := bufio.NewReader(stdout)
+				for {
+					line, err := r.ReadString('\n')
+					if line != "" {
+						lines <- line
+					}
+					if err != nil {
+						close(lines)
+						return
+					}
+				}
+			}()
+			var line string
+			select {
+			case line = <-lines:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("no answer on stdout within 30 s; stderr:\n%s", stderr.String())
+			}
+			var r struct {
+				ID    json.RawMessage `json:"id"`
+				Error struct {
+					Code    int64  `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal([]byte(line), &r); err != nil || string(r.ID) != "0" || r.Error.Code != -32700 {
+				t.Fatalf("stdout line %q: want a PARSE_ERROR answer to id 0 (%v)", line, err)
+			}
+			for _, want := range []string{"Content-Length", "hostd mcp"} {
+				if !strings.Contains(r.Error.Message, want) {
+					t.Errorf("the message lacks %q: %s", want, r.Error.Message)
+				}
+			}
+			select {
+			case more, open := <-lines:
+				if open {
+					t.Errorf("stdout went on after the answer: %q", more)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("stdout stayed open after the answer")
+			}
+			select {
+			case <-exited:
+			case <-time.After(30 * time.Second):
+				t.Fatal("hostd --stdio did not exit once its connection was closed")
+			}
+		})
+	}
+}
+
+// lockedBuilder is a strings.Builder a child's stderr copier writes while
+// the test reads it.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
