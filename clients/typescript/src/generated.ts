@@ -41,6 +41,11 @@ export interface EditResult {
     op: string;
     start: number;
   }>;
+  syntaxErrors?: Array<{
+    endLine: number;
+    missing?: string;
+    startLine: number;
+  }>;
   tag?: string;
   terminate?: boolean;
   toolCallId: string;
@@ -160,6 +165,11 @@ export interface WriteResult {
   };
   ok: boolean;
   path: string;
+  syntaxErrors?: Array<{
+    endLine: number;
+    missing?: string;
+    startLine: number;
+  }>;
   tag: string;
   terminate?: boolean;
   toolCallId: string;
