@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +74,36 @@ func TestE2ESyntaxFeedbackWorkerOverrun(t *testing.T) {
 	w = tool(t, c, s, "write", map[string]any{"path": "b.go", "content": "package a\n\nfunc f( {\n"})
 	if w["ok"] != true || w["syntaxErrors"] == nil {
 		t.Fatalf("the next check, by a new worker: %v\n%s", w, d.output())
+	}
+}
+
+// A read since a tag through the daemon: another program changes the
+// file, the read shows only the change, and an edit of a line the change
+// left alone lands with no other read.
+func TestE2EReadSince(t *testing.T) {
+	d := startDaemon(t, "")
+	c := d.client()
+	ws := t.TempDir()
+	s := newSession(t, c, ws)
+	var b strings.Builder
+	for i := 1; i <= 60; i++ {
+		b.WriteString("line " + strconv.Itoa(i) + "\n")
+	}
+	os.WriteFile(filepath.Join(ws, "f.txt"), []byte(b.String()), 0o644)
+	r := tool(t, c, s, "read", map[string]any{"path": "f.txt"})
+	old := r["tag"].(string)
+	os.WriteFile(filepath.Join(ws, "f.txt"), []byte(strings.Replace(b.String(), "line 30\n", "line thirty\n", 1)), 0o644)
+	r = tool(t, c, s, "read", map[string]any{"path": "f.txt", "since": old})
+	want := "[f.txt#" + r["tag"].(string) + "]\n28:line 28\n29:line 29\n30:line thirty\n31:line 31\n32:line 32\n(since " + old + ": 59 of 60 lines unchanged and not shown but around changes; the ones you saw stay seen)"
+	if r["since"] != old || r["content"] != want || r["unchangedLines"] != float64(59) {
+		t.Fatalf("since read: %v\nwant content %q", r, want)
+	}
+	e := tool(t, c, s, "edit", map[string]any{"path": "f.txt#" + r["tag"].(string), "ops": "PUT 3:\n+line three"})
+	if e["ok"] != true {
+		t.Fatalf("an edit of a line the change left alone: %v", e)
+	}
+	r = tool(t, c, s, "read", map[string]any{"path": "f.txt", "since": "0000"})
+	if r["since"] != nil || !strings.Contains(r["notice"].(string), "holds no version 0000") {
+		t.Errorf("an unknown tag: %v", r)
 	}
 }

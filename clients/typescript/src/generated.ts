@@ -106,6 +106,8 @@ export interface ReadArgs {
   offset?: number;
   /** File path, relative to the workspace root or absolute inside an approved root. */
   path: string;
+  /** A TAG of this file you read before: shows only the lines that changed since that version, with a little context, in the current numbers; lines you saw that did not change stay editable without reading them again. Takes no offset, limit or mode. */
+  since?: string;
 }
 
 export interface ReadResult {
@@ -124,11 +126,13 @@ export interface ReadResult {
   ok: boolean;
   path: string;
   root: string;
+  since?: string;
   tag: string;
   terminate?: boolean;
   toolCallId: string;
   totalLines: number;
   truncated: boolean;
+  unchangedLines?: number;
   warnings: string[];
 }
 
