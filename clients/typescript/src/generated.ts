@@ -9,7 +9,7 @@ export interface EditArgs {
   ops: string;
   /** Existing file, relative to the workspace root or absolute inside an approved writable root, written as its [PATH#TAG] header shows it (src/cart.ts#3F2A) or without the #TAG when tag is given. Edit never creates files; use write. */
   path: string;
-  /** "full" shows the changed lines with their new numbers; "compact" gives only the new tag and each span that moved or changed size (old→new, with the shift below it), and shows only lines that landed differently from what you sent. Default: the session's choice, normally full. */
+  /** "full" shows the changed lines with their new numbers; "compact" gives only the new tag and each span that moved or changed size (old→new, with the shift below it), and shows only lines that landed differently from what you sent. Default: the session's choice, normally compact. */
   result?: "full" | "compact";
   /** The 4-hex TAG from the [PATH#TAG] header of your latest read, grep, write or edit of this file; leave it out when path ends with #TAG. */
   tag?: string;
@@ -354,13 +354,13 @@ export interface SessionCreateParams {
   }>;
   /** re-attach under this id (letters, digits, - _ . :); generated when absent */
   sessionId?: string;
-  /** "full" (default) or "compact": the form of this session's edit results when a call does not choose one; a session re-attached by id keeps its own */
+  /** "compact" (default) or "full": the form of this session's edit results when a call does not choose one; a session re-attached by id keeps its own */
   editResult?: "full" | "compact";
 }
 
 /** Result of session.create. */
 export interface SessionCreateResult {
-  /** "compact" when the session's edit results are compact by default */
+  /** the form of the session's edit results when a call does not choose one: "compact" or "full" (session.create reports it) */
   editResult?: string;
   sessionId: string;
   /** canonical workspace root: absolute, symlinks resolved */
@@ -398,7 +398,7 @@ export interface SessionSetWorkspaceParams {
 
 /** Result of session.setWorkspace. */
 export interface SessionSetWorkspaceResult {
-  /** "compact" when the session's edit results are compact by default */
+  /** the form of the session's edit results when a call does not choose one: "compact" or "full" (session.create reports it) */
   editResult?: string;
   sessionId: string;
   /** canonical workspace root: absolute, symlinks resolved */
