@@ -85,11 +85,7 @@ func (s *Server) sessionCreate(_ context.Context, p SessionCreateParams) (Sessio
 	if err != nil {
 		return SessionRef{}, err
 	}
-	ref := SessionRef{SessionID: sess.ID, Workspace: sess.State().Workspace.Root()}
-	if sess.Prefs.EditResult == session.FormCompact {
-		ref.EditResult = string(session.FormCompact)
-	}
-	return ref, nil
+	return SessionRef{SessionID: sess.ID, Workspace: sess.State().Workspace.Root(), EditResult: string(sess.Prefs.EditResult)}, nil
 }
 
 func (s *Server) sessionDelete(_ context.Context, p SessionIDParams) (Empty, error) {

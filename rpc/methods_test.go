@@ -204,30 +204,31 @@ func canon(t *testing.T, p string) string {
 	return c
 }
 
-// session.create's editResult sets the session's edit result form; a
-// re-attach keeps the form the session was created with, and rpc.discover
-// describes the param with its two values.
+// session.create's editResult sets the session's edit result form,
+// compact by default, and the answer reports the form; a re-attach keeps
+// the form the session was created with, and rpc.discover describes the
+// param with its two values.
 func TestSessionCreateEditResult(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
 	ws := t.TempDir()
 	var ref SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: ws, SessionID: "compact-1", EditResult: session.FormCompact}, &ref)
-	if ref.EditResult != "compact" {
+	mustCall(t, c, "session.create", SessionCreateParams{Workspace: ws, SessionID: "full-1", EditResult: session.FormFull}, &ref)
+	if ref.EditResult != "full" {
 		t.Fatalf("create: %+v", ref)
 	}
-	if s, _ := h.sess.Get("compact-1"); s.Prefs.EditResult != session.FormCompact {
+	if s, _ := h.sess.Get("full-1"); s.Prefs.EditResult != session.FormFull {
 		t.Fatalf("session prefs %+v", s.Prefs)
 	}
 	var again SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: ws, SessionID: "compact-1", EditResult: session.FormFull}, &again)
-	if again.EditResult != "compact" {
+	mustCall(t, c, "session.create", SessionCreateParams{Workspace: ws, SessionID: "full-1", EditResult: session.FormCompact}, &again)
+	if again.EditResult != "full" {
 		t.Fatalf("re-attach changed the form: %+v", again)
 	}
-	var full SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: ws}, &full)
-	if s, _ := h.sess.Get(full.SessionID); full.EditResult != "" || s.Prefs.EditResult != session.FormFull {
-		t.Fatalf("default: %+v %+v", full, s.Prefs)
+	var compact SessionRef
+	mustCall(t, c, "session.create", SessionCreateParams{Workspace: ws}, &compact)
+	if s, _ := h.sess.Get(compact.SessionID); compact.EditResult != "compact" || s.Prefs.EditResult != session.FormCompact {
+		t.Fatalf("default: %+v %+v", compact, s.Prefs)
 	}
 	wantError(t, call(t, c, "session.create", map[string]any{"workspace": ws, "editResult": "short"}, nil), CodeInvalidParams, `"short"`, "compact")
 	if n := len(h.sess.List()); n != 2 {

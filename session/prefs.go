@@ -25,11 +25,19 @@ const (
 	FormCompact ResultForm = "compact"
 )
 
+// DefaultResultForm is the form of a session that names none: compact,
+// the model-facing default on every face (edit-contract §5.5), since what
+// the model cannot know from its own request is the new tag, the new
+// numbering and what the host changed, not the rows it just sent.
+const DefaultResultForm = FormCompact
+
 // ParseResultForm checks a form named by a client; "" is the default,
-// FormFull.
+// DefaultResultForm.
 func ParseResultForm(s string) (ResultForm, error) {
 	switch ResultForm(s) {
-	case "", FormFull:
+	case "":
+		return DefaultResultForm, nil
+	case FormFull:
 		return FormFull, nil
 	case FormCompact:
 		return FormCompact, nil
@@ -49,7 +57,7 @@ type Prefs struct {
 // re-attached by id is returned with its own preferences.
 func (m *Manager) CreateWith(id string, ws *workspace.Workspace, p Prefs) (*Session, error) {
 	if p.EditResult == "" {
-		p.EditResult = FormFull
+		p.EditResult = DefaultResultForm
 	}
 	if _, err := ParseResultForm(string(p.EditResult)); err != nil {
 		return nil, err

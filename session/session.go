@@ -108,7 +108,7 @@ const maxIDLen = 128
 // supplied id that is already live is returned as it is when it has the
 // same workspace root, and ErrConflict otherwise.
 func (m *Manager) Create(id string, ws *workspace.Workspace) (*Session, error) {
-	return m.create(id, ws, Prefs{EditResult: FormFull})
+	return m.create(id, ws, Prefs{EditResult: DefaultResultForm})
 }
 
 func (m *Manager) create(id string, ws *workspace.Workspace, p Prefs) (*Session, error) {

@@ -264,6 +264,17 @@ func (s *Store) Tagged(path, tag string) []Version {
 	return out
 }
 
+// Held returns the newest version of path recorded under tag whose text
+// the store still holds, for a read of what changed since it.
+func (s *Store) Held(path, tag string) (Version, bool) {
+	for _, v := range s.Tagged(path, tag) {
+		if v.Retained {
+			return v, true
+		}
+	}
+	return Version{}, false
+}
+
 // Match returns the newest version recorded under tag whose content is the
 // live content: equal full text when retained, equal full digest when not.
 // This is the version gate of edit-contract §3.3; a tag match alone is not enough.

@@ -40,6 +40,8 @@ type EditResult struct {
 	MovedTo     string                `json:"movedTo,omitempty"`
 	// Regions are the changed regions of a compact result.
 	Regions []RegionSpan `json:"regions,omitempty"`
+	// SyntaxErrors are the syntax errors the edit added (feedback.go).
+	SyntaxErrors []SyntaxError `json:"syntaxErrors,omitempty"`
 }
 
 // Run implements Tool.

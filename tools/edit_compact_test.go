@@ -88,27 +88,41 @@ func TestEditCompactResult(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := e.m.CreateWith("compact-s", ws, session.Prefs{EditResult: session.FormCompact})
+		s, err := e.m.CreateWith("full-s", ws, session.Prefs{EditResult: session.FormFull})
 		if err != nil {
 			t.Fatal(err)
 		}
 		e.s = s
 		e.write("a.txt", twelve)
 		r := e.editForm("a.txt", e.showAll("a.txt"), "PUT 1.=1:\n+one", "")
-		if r.Content != "#"+r.Tag {
+		if r.Content != "[a.txt#"+r.Tag+"]\n1:one" || r.Regions != nil {
 			t.Fatalf("session default: %q", r.Content)
 		}
-		r = e.editForm("a.txt", r.Tag, "PUT 2.=2:\n+two", "full")
-		if r.Content != "[a.txt#"+r.Tag+"]\n2:two" || r.Regions != nil {
-			t.Fatalf("call's full: %q", r.Content)
+		r = e.editForm("a.txt", r.Tag, "PUT 2.=2:\n+two", "compact")
+		if r.Content != "#"+r.Tag || len(r.Regions) != 1 {
+			t.Fatalf("call's compact: %q", r.Content)
 		}
 	})
-	t.Run("the full form stays the default", func(t *testing.T) {
+	t.Run("the compact form is the default", func(t *testing.T) {
 		e := newEditEnv(t)
-		e.write("a.txt", twelve)
-		r := e.editForm("a.txt", e.showAll("a.txt"), "PUT 1.=1:\n+one", "")
-		if r.Content != "[a.txt#"+r.Tag+"]\n1:one" {
-			t.Fatalf("content %q", r.Content)
+		ws, err := workspace.New(e.root, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, prefs := range []*session.Prefs{nil, {}} {
+			s, err := e.m.Create("", ws)
+			if prefs != nil {
+				s, err = e.m.CreateWith("", ws, *prefs)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.s = s
+			e.write("a.txt", twelve)
+			r := e.editForm("a.txt", e.showAll("a.txt"), "PUT 1.=1:\n+one\n+uno", "")
+			if r.Content != "#"+r.Tag+" 1→1-2 +1" {
+				t.Fatalf("content %q", r.Content)
+			}
 		}
 	})
 	t.Run("CRLF and BOM", func(t *testing.T) {

@@ -39,7 +39,9 @@ func newEditEnvLimits(t *testing.T, lim config.Limits) *editEnv {
 		t.Fatal(err)
 	}
 	m := session.NewManager(lim)
-	s, err := m.Create("", ws)
+	// The session's edit results are full, so the tests read every
+	// changed line; the compact default is edit_compact_test.go's.
+	s, err := m.CreateWith("", ws, session.Prefs{EditResult: session.FormFull})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,6 +56,9 @@ type Call struct {
 	// Outline lists a text's declarations for read's outline mode; nil:
 	// no grammars, so outlines are unavailable.
 	Outline OutlineFunc
+	// Feedback finds the syntax errors a write or an edit added
+	// (feedback.go); nil: no grammars, or the feedback is off.
+	Feedback FeedbackFunc
 	// ToolName is the tool being run, as review records it.
 	ToolName string
 	// Files are the daemon's per-file locks (lockFiles).
@@ -126,6 +129,7 @@ type Options struct {
 	Blocks   BlockResolverFactory
 	Syntax   SyntaxFactory
 	Outline  OutlineFunc
+	Feedback FeedbackFunc
 	Tools    []Tool // usually Builtin()
 	// Files are the daemon-wide per-file locks; nil: the executor makes
 	// its own. Rollback must share them (Executor.Files).
@@ -188,6 +192,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 		Blocks:     e.opt.Blocks,
 		Syntax:     e.opt.Syntax,
 		Outline:    e.opt.Outline,
+		Feedback:   e.opt.Feedback,
 		ToolName:   req.Tool,
 		Files:      e.opt.Files,
 		Budget:     e.opt.Budget,

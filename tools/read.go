@@ -29,6 +29,9 @@ type readArgs struct {
 	// Mode "outline" lists the file's declarations instead of its lines
 	// (outline.go); absent or "" reads lines.
 	Mode string `json:"mode"`
+	// Since is a tag of the file this session holds: the read shows
+	// only what changed since that version (read_since.go).
+	Since string `json:"since"`
 }
 
 // ReadResult is read's result (wire-contract §4 read).
@@ -46,6 +49,12 @@ type ReadResult struct {
 	// Mode is "outline" for an outline read (LineCount then counts its
 	// rows); absent for a read of lines.
 	Mode string `json:"mode,omitempty"`
+	// Since is the tag a read with since compared the file with, when it
+	// answered with what changed (LineCount then counts the rows shown);
+	// absent when it answered as a plain read.
+	Since string `json:"since,omitempty"`
+	// Unchanged counts the lines a since read found unchanged.
+	Unchanged int `json:"unchangedLines,omitempty"`
 }
 
 // Run implements Tool.
@@ -53,6 +62,9 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 	var a readArgs
 	if e := DecodeArgs(c.Args, &a); e != nil {
 		return Failed(e)
+	}
+	if a.Since != "" && (a.Mode != "" || a.Offset != nil || a.Limit != nil) {
+		return Failed(Errorf(CodeInvalidArgument, "since shows what changed in the whole file, so it takes no mode, offset or limit: pass path and since alone, or drop since to read a window"))
 	}
 	switch a.Mode {
 	case "":
@@ -102,14 +114,23 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 	case err != nil:
 		return Failed(Errorf(CodeToolFailed, "cannot read %s: %v; call again", p.Display, err))
 	}
+	if a.Since != "" {
+		return readSince(c, p, w, a.Since, limit, capped)
+	}
+	return plainRead(c, p, w, offset, limit, capped, session.Empty(), "")
+}
 
+// plainRead records and renders a window: the lines it displayed, and
+// carried (lines of the file a since read proved the session has seen)
+// are seen; note, when set, heads the notice.
+func plainRead(c *Call, p workspace.Path, w *linewindow.Window, offset, limit int, capped bool, carried session.LineSet, note string) *ReadResult {
 	tag := c.State.Store.Record(p.Abs, session.Snapshot{
 		Digest:  w.Digest,
 		Text:    w.Body,
 		HasText: w.Retained,
 		Lines:   w.TotalLines,
 		Bytes:   w.FileBytes,
-		Seen:    displayedLines(w.Lines),
+		Seen:    displayedLines(w.Lines).Union(carried),
 	})
 	r := &ReadResult{
 		Path:       p.Display,
@@ -124,6 +145,9 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 		r.Truncated = w.Lines[n-1].N < w.TotalLines
 	}
 	r.Notice = readNotice(r, limit, capped, c.Limits.MaxResultBytes)
+	if note != "" {
+		r.Notice = strings.TrimSuffix(note+"; "+r.Notice, "; ")
+	}
 	unterminated := w.Unterminated && len(w.Lines) > 0 && w.Lines[len(w.Lines)-1].N == w.TotalLines
 	r.Content = renderWindow(p.Display, tag, w.Lines, c.Limits.MaxLineChars, unterminated, r.Notice)
 	return r

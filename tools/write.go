@@ -1,12 +1,14 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/workspace"
@@ -33,6 +35,8 @@ type WriteResult struct {
 	Tag     string `json:"tag"`
 	Created bool   `json:"created"`
 	Bytes   int64  `json:"bytes"`
+	// SyntaxErrors are the syntax errors the write added (feedback.go).
+	SyntaxErrors []SyntaxError `json:"syntaxErrors,omitempty"`
 }
 
 // newFilePerm is the mode of a file write creates; an existing file keeps
@@ -93,6 +97,7 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	}
 	created := false
 	old, e := loadText(p, lim.MaxWriteBytes)
+	wasText := e == nil
 	switch {
 	case e == nil:
 		enc = workspace.Text{BOM: old.Text.BOM, CRLF: old.Text.CRLF}
@@ -113,6 +118,7 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	if old != nil {
 		change.Before, change.Existed, change.Mode = old.Raw, true, old.Mode
 	}
+	fb := startWriteFeedback(ctx, c, p, old, wasText, body)
 	onDisk, e := c.mutate([]review.Edit{change})
 	if e != nil {
 		return Failed(e)
@@ -128,8 +134,24 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	r.Content = fmt.Sprintf("%s, %d %s", verb, n, plural(n, "line", "lines"))
 	if l.Tag != "" {
 		r.Content = tagHeader(p.Display, l.Tag) + "\n" + r.Content
+		r.SyntaxErrors = c.addFeedback(fb, p, bytes.Equal(data, onDisk[p.Abs]), l.Lines, &r.Content)
 	}
 	return r
+}
+
+// startWriteFeedback starts the syntax check of a write (feedback.go)
+// within the call's parse time: from the old text when the file was
+// text, with the lines a line diff proves unchanged; for a new file (or
+// one that was not text) every error is the write's.
+func startWriteFeedback(ctx context.Context, c *Call, p workspace.Path, old *loaded, wasText bool, body string) *pendingFeedback {
+	deadline := time.Now().Add(c.Limits.ParseBudget())
+	if old == nil || !wasText {
+		return c.startFeedback(ctx, deadline, p.Abs, "", false, body, nil)
+	}
+	before := old.Text.Body
+	return c.startFeedback(ctx, deadline, p.Abs, before, true, body, func() []workspace.Copy {
+		return unchangedCopies(workspace.Lines(before), workspace.Lines(body), time.Until(deadline))
+	})
 }
 
 // mixedEndings warns that a whole-file write gives every line the

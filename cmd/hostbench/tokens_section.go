@@ -232,7 +232,9 @@ func newToolRigAt(rel, text string) (*toolRig, error) {
 		return nil, err
 	}
 	m := session.NewManager(lim)
-	s, err := m.Create("", ws)
+	// The full result form, which the bench's "hostd edit" arms measure;
+	// the compact arms make their own session (tokens_compact.go).
+	s, err := m.CreateWith("", ws, session.Prefs{EditResult: session.FormFull})
 	if err != nil {
 		os.RemoveAll(root)
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -107,7 +108,8 @@ func TestE2EMCPRunsInTheSharedDaemon(t *testing.T) {
 	}
 	id, _ := res.Meta[mcpface.MetaSessionID].(string)
 	edit, res := p.callTool(t, "edit", map[string]any{"path": "a.txt", "tag": tag, "ops": "PUT 2.=2:\n+TWO"})
-	if res.IsError || !strings.Contains(edit, "2:TWO") {
+	// The compact result, the default: a change in place is its new tag.
+	if res.IsError || !regexp.MustCompile(`^#[0-9A-F]{4}$`).MatchString(edit) {
 		t.Fatalf("edit: %q", edit)
 	}
 
@@ -172,13 +174,39 @@ func TestE2EMCPClientHangingUpEndsTheSession(t *testing.T) {
 	}
 }
 
+// `hostd mcp --edit-result full` makes its sessions' edit results full:
+// the header and every changed line, unless a call asks for compact.
+func TestE2EMCPEditResultFull(t *testing.T) {
+	runtime := shortDir(t)
+	env := []string{"XDG_STATE_HOME=" + t.TempDir()}
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startMCP(t, env, "--socket", sharedSocket(runtime), "--workspace", ws, "--edit-result", "full")
+	read, res := p.callTool(t, "read", map[string]any{"path": "a.txt"})
+	tag := strings.TrimSuffix(strings.TrimPrefix(strings.SplitN(read, "\n", 2)[0], "[a.txt#"), "]")
+	if res.IsError || len(tag) != 4 {
+		t.Fatalf("read: %q", read)
+	}
+	edit, res := p.callTool(t, "edit", map[string]any{"path": "a.txt#" + tag, "ops": "PUT 2:\n+TWO"})
+	m := regexp.MustCompile(`^\[a\.txt#([0-9A-F]{4})\]\n2:TWO$`).FindStringSubmatch(edit)
+	if res.IsError || m == nil {
+		t.Fatalf("edit: %q", edit)
+	}
+	edit, res = p.callTool(t, "edit", map[string]any{"path": "a.txt#" + m[1], "ops": "PUT 1:\n+ONE", "result": "compact"})
+	if res.IsError || !regexp.MustCompile(`^#[0-9A-F]{4}$`).MatchString(edit) {
+		t.Fatalf("the call's own form: %q", edit)
+	}
+}
+
 func TestMCPCommandLines(t *testing.T) {
 	code, out, errOut := runHostd(t, "mcp", "--help")
 	if code != 0 || !strings.Contains(out, "Usage: hostd mcp") || errOut != "" {
 		t.Errorf("--help: exit %d\n%s\n%s", code, out, errOut)
 	}
 	// Flags are spelt with two dashes, as hostd --help and the docs do.
-	for _, flag := range []string{"workspace dir", "socket path", "config file", "http address"} {
+	for _, flag := range []string{"workspace dir", "socket path", "config file", "http address", "edit-result form"} {
 		if !strings.Contains(out, "\n  --"+flag+"\n") {
 			t.Errorf("--help does not list --%s:\n%s", flag, out)
 		}
@@ -198,6 +226,7 @@ func TestMCPCommandLines(t *testing.T) {
 		{[]string{"mcp", "--http", "8080"}, "give a loopback address"},
 		{[]string{"mcp", "--http", "127.0.0.1:"}, "give a loopback address"},
 		{[]string{"mcp", "--http", "127.0.0.1:70000"}, "give a loopback address"},
+		{[]string{"mcp", "--edit-result", "short"}, `--edit-result "short": give compact or full`},
 	} {
 		code, out, errOut := runHostd(t, c.args...)
 		if code != 2 || out != "" || !strings.Contains(errOut, c.want) {

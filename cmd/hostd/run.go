@@ -22,6 +22,7 @@ import (
 	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/tools/blocks"
 	"github.com/hostd-dev/hostd/tools/hashline"
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 // stdio are the process's standard streams.
@@ -212,6 +213,7 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, st
 		Blocks:   blockResolvers(workers, cfg.Limits.MaxBlockParseBytes),
 		Syntax:   syntaxCheckers(workers, cfg.Limits.MaxBlockParseBytes),
 		Outline:  outlines(workers, cfg.Limits.MaxBlockParseBytes),
+		Feedback: syntaxFeedback(workers, cfg.Limits.MaxBlockParseBytes),
 		Tools:    builtinTools(),
 		Budget:   mem,
 	})
@@ -275,6 +277,28 @@ func outlines(workers *blocks.Workers, maxParseBytes int64) tools.OutlineFunc {
 			rows[i] = tools.OutlineRow{Line: d.Line, Start: d.Start, End: d.End, Depth: d.Depth}
 		}
 		return rows, nil
+	}
+}
+
+// syntaxFeedback finds the syntax errors a write or an edit added
+// (edit-contract §5.6) in the parse workers, with the same grammars and
+// parse limit as block ops: the worker that holds the old version's tree
+// parses the new one from it.
+func syntaxFeedback(workers *blocks.Workers, maxParseBytes int64) tools.FeedbackFunc {
+	return func(ctx context.Context, path, before string, hadBefore bool, after string, copies []workspace.Copy) ([]tools.SyntaxError, error) {
+		lc := make([]blocks.LineCopy, len(copies))
+		for i, c := range copies {
+			lc[i] = blocks.LineCopy{New: c.New, Old: c.Old, N: c.N}
+		}
+		found, err := workers.AddedErrors(ctx, path, before, hadBefore, after, lc, maxParseBytes)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]tools.SyntaxError, len(found))
+		for i, r := range found {
+			out[i] = tools.SyntaxError{StartLine: r.Start, EndLine: r.End, Missing: r.Missing}
+		}
+		return out, nil
 	}
 }
 

@@ -230,7 +230,8 @@ func TestReadEditReadCarriesTheJSONRPCText(t *testing.T) {
 	}
 
 	edit := call(t, cs, "edit", map[string]any{"path": "main.go", "tag": m[1], "ops": "PUT 4.=4:\n+\tprintln(\"hello\")"})
-	if edit.IsError || !strings.Contains(text(t, edit), "4:\tprintln(\"hello\")") {
+	// The compact result by default: a change in place is its new tag.
+	if edit.IsError || !regexp.MustCompile(`^#[0-9A-F]{4}$`).MatchString(text(t, edit)) {
 		t.Fatalf("edit: isError=%v %q", edit.IsError, text(t, edit))
 	}
 	second := call(t, cs, "read", map[string]any{"path": "main.go", "offset": 4, "limit": 1})
@@ -263,5 +264,43 @@ func TestBadArgumentsAreTheToolsError(t *testing.T) {
 		if !res.IsError || !strings.HasPrefix(text(t, res), "Error INVALID_ARGUMENT: ") {
 			t.Errorf("args %v: isError=%v %q", args, res.IsError, text(t, res))
 		}
+	}
+}
+
+// The face's sessions take its edit result form: compact unless it was
+// made with "full", and a call's own result argument wins either way.
+func TestEditResultForm(t *testing.T) {
+	d := daemon(t)
+	compact := regexp.MustCompile(`^#([0-9A-F]{4})$`)
+	full := regexp.MustCompile(`^\[main\.go#([0-9A-F]{4})\]\n4:\tprintln\("[a-z]+"\)$`)
+	for _, tc := range []struct {
+		form             string
+		want, overridden *regexp.Regexp
+		override         string
+	}{
+		{"", compact, full, "full"},
+		{"full", full, compact, "compact"},
+	} {
+		t.Run("face "+tc.form, func(t *testing.T) {
+			f, err := New(context.Background(), Options{Daemon: d, Roots: []string{project(t)}, Version: "test", EditResult: tc.form})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close(context.Background()) })
+			cs := connect(t, f, nil)
+			tag := header.FindStringSubmatch(text(t, call(t, cs, "read", map[string]any{"path": "main.go"})))[1]
+			e := call(t, cs, "edit", map[string]any{"path": "main.go#" + tag, "ops": "PUT 4:\n+\tprintln(\"one\")"})
+			m := tc.want.FindStringSubmatch(text(t, e))
+			if e.IsError || m == nil {
+				t.Fatalf("the session's form: %q", text(t, e))
+			}
+			e = call(t, cs, "edit", map[string]any{"path": "main.go#" + m[1], "ops": "PUT 4:\n+\tprintln(\"two\")", "result": tc.override})
+			if e.IsError || !tc.overridden.MatchString(text(t, e)) {
+				t.Fatalf("the call's own form: %q", text(t, e))
+			}
+		})
+	}
+	if _, err := New(context.Background(), Options{Daemon: d, Version: "test", EditResult: "short"}); err == nil {
+		t.Error("a face with an unknown form was made")
 	}
 }

@@ -61,6 +61,10 @@ type Options struct {
 	// fills the daemon. Past it the least recently used idle session is
 	// ended. 0: half the daemon's maxSessions.
 	MaxSessions int
+	// EditResult is the form of the MCP sessions' edit results when a
+	// call does not choose one (session.create's editResult): "compact"
+	// (also when empty) or "full".
+	EditResult string
 }
 
 // Face serves hostd's tools to MCP clients. Each MCP session gets its
@@ -69,6 +73,7 @@ type Options struct {
 type Face struct {
 	daemon   Daemon
 	roots    []string
+	form     string // the sessions' edit result form
 	server   *mcp.Server
 	maxFrame int64
 	maxHeld  int
@@ -114,7 +119,15 @@ func New(ctx context.Context, opts Options) (*Face, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Face{daemon: opts.Daemon, roots: opts.Roots, maxFrame: opts.MaxFrameBytes, maxHeld: maxHeld,
+	form := opts.EditResult
+	switch form {
+	case "":
+		form = "compact"
+	case "compact", "full":
+	default:
+		return nil, fmt.Errorf("edit result form %q is neither \"compact\" nor \"full\"", form)
+	}
+	f := &Face{daemon: opts.Daemon, roots: opts.Roots, form: form, maxFrame: opts.MaxFrameBytes, maxHeld: maxHeld,
 		structured: map[string]bool{}, sessions: map[*mcp.ServerSession]*held{}}
 	f.server = mcp.NewServer(&mcp.Implementation{Name: "hostd", Title: "hostd file tools", Version: opts.Version}, &mcp.ServerOptions{
 		// Tools only: no logging capability, and the tool list never
@@ -267,7 +280,7 @@ func (f *Face) handler(tool string) mcp.ToolHandler {
 func (f *Face) execute(ctx context.Context, h *held, roots clientRoots, params *executeParams) (res map[string]json.RawMessage, err error) {
 	reclaimed, lost := false, false
 	for {
-		params.SessionID, err = h.b.ensure(ctx, f.daemon, f.roots, roots)
+		params.SessionID, err = h.b.ensure(ctx, f.daemon, f.roots, f.form, roots)
 		if isCode(err, "SESSION_LIMIT") && !reclaimed && f.reclaimFor(h) {
 			reclaimed = true
 			continue

@@ -49,7 +49,7 @@ func (b *binding) markStale() {
 // ensure returns the hostd session's id, creating the session on first
 // use, after the daemon lost it, and again (same id, so one review
 // history) when the client's roots changed.
-func (b *binding) ensure(ctx context.Context, d Daemon, fixed []string, client clientRoots) (string, error) {
+func (b *binding) ensure(ctx context.Context, d Daemon, fixed []string, form string, client clientRoots) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.gone {
@@ -84,7 +84,7 @@ func (b *binding) ensure(ctx context.Context, d Daemon, fixed []string, client c
 	if b.id == "" {
 		b.id = newSessionID(client.session)
 	}
-	if err := d.Call(ctx, "session.create", createParams(b.id, roots), nil); err != nil {
+	if err := d.Call(ctx, "session.create", createParams(b.id, roots, form), nil); err != nil {
 		return "", err
 	}
 	b.live, b.roots = true, roots
@@ -125,13 +125,15 @@ type root struct {
 }
 
 // createParams are session.create's params: the first root is the
-// workspace, the others are approved and writable, as the user gave them.
-func createParams(id string, roots []string) any {
+// workspace, the others are approved and writable, as the user gave them;
+// form is the edit result form.
+func createParams(id string, roots []string, form string) any {
 	p := struct {
 		SessionID     string `json:"sessionId"`
 		Workspace     string `json:"workspace"`
 		ExternalRoots []root `json:"externalRoots,omitempty"`
-	}{SessionID: id, Workspace: roots[0]}
+		EditResult    string `json:"editResult,omitempty"`
+	}{SessionID: id, Workspace: roots[0], EditResult: form}
 	for _, r := range roots[1:] {
 		p.ExternalRoots = append(p.ExternalRoots, root{Path: r, Writable: true})
 	}

@@ -50,16 +50,17 @@ type SessionCreateParams struct {
 	Scratch       string             `json:"scratch,omitempty" doc:"absolute path of a writable scratch directory"`
 	ExternalRoots []ExternalRoot     `json:"externalRoots,omitempty"`
 	SessionID     string             `json:"sessionId,omitempty" doc:"re-attach under this id (letters, digits, - _ . :); generated when absent"`
-	EditResult    session.ResultForm `json:"editResult,omitempty" doc:"\"full\" (default) or \"compact\": the form of this session's edit results when a call does not choose one; a session re-attached by id keeps its own"`
+	EditResult    session.ResultForm `json:"editResult,omitempty" doc:"\"compact\" (default) or \"full\": the form of this session's edit results when a call does not choose one; a session re-attached by id keeps its own"`
 }
 
 // SessionRef is a session and its canonical workspace root.
 type SessionRef struct {
 	SessionID string `json:"sessionId"`
 	Workspace string `json:"workspace" doc:"canonical workspace root: absolute, symlinks resolved"`
-	// EditResult is reported only for a compact session, so the common
-	// answer is unchanged.
-	EditResult string `json:"editResult,omitempty" doc:"\"compact\" when the session's edit results are compact by default"`
+	// EditResult is the session's form, reported by session.create
+	// (whichever it is: a client written when the default was full
+	// reads "compact" as it always did).
+	EditResult string `json:"editResult,omitempty" doc:"the form of the session's edit results when a call does not choose one: \"compact\" or \"full\" (session.create reports it)"`
 }
 
 // SessionIDParams name one session.

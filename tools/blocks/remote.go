@@ -232,3 +232,45 @@ func (w *Workers) OutlineLines(ctx context.Context, path, text string, maxParseB
 	}
 	return rs.Decls, nil
 }
+
+// AddedErrors is Trees.AddedErrors answered by a worker: the one that
+// holds the file's tree when it is free, which then parses only what the
+// change touched. Both texts go with the request (the new one as what
+// differs from the old), so any worker can answer. What needs no parse
+// (no grammar, over the limit) is answered here. A worker that ends
+// during the request (it overran, died, or could not start) is an error
+// that unwraps to ErrParseTime or ErrParserFailed: the check was not
+// made.
+func (w *Workers) AddedErrors(ctx context.Context, path, before string, hadBefore bool, after string, copies []LineCopy, maxParseBytes int64) ([]ErrorRegion, error) {
+	if maxParseBytes <= 0 {
+		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
+	}
+	lang := languageFor(path, after)
+	if hadBefore {
+		lang = languageFor(path, before)
+	}
+	if lang == nil || int64(len(after)) > maxParseBytes || hadBefore && int64(len(before)) > maxParseBytes {
+		// No parse: the in-process answer is the same and costs nothing.
+		return (*Trees)(nil).AddedErrors(ctx, path, before, hadBefore, after, copies, maxParseBytes)
+	}
+	rq := &workerRequest{Op: opErrors, Path: path, MaxBytes: maxParseBytes, Copies: copies, Text: after, HasText: true}
+	if hadBefore {
+		rq.Base, rq.HasBase = before, true
+		if len(after) >= minDeltaBytes {
+			rq.Delta = true
+			rq.Prefix, rq.Suffix, rq.Text = delta(before, after)
+		}
+	}
+	rs, err := w.do(ctx, path, rq, nil, after, before)
+	if err != nil {
+		ue := workerDecline(err, path, lang, len(after))
+		why := strings.Replace(ue.Reason, "block ops are declined for this file", "the syntax check could not be made", 1)
+		why = strings.Replace(why, "block ops are declined", "the syntax check could not be made", 1)
+		why, _, _ = strings.Cut(why, "; "+plainOps)
+		return nil, &declineError{reason: why, kind: ue.Kind}
+	}
+	if rs.Decline != nil {
+		return nil, rs.Decline.plain()
+	}
+	return rs.Errors, nil
+}

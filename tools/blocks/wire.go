@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -11,9 +12,13 @@ import (
 // workerHello; then every request gets exactly one response, in order.
 // A worker serves one request at a time.
 
-// workerProtocol changes with any change to the messages below: a worker
-// started from a binary replaced on disk since the daemon started (an
-// upgrade) answers with its own, and is refused.
+// workerProtocol changes with any change to the messages below that a
+// worker of the same number would misread: a worker started from a
+// binary replaced on disk since the daemon started (an upgrade) answers
+// with its own, and is refused. A new op with new fields is not such a
+// change: gob leaves out the fields a worker does not know, and a worker
+// that does not know the op answers it as an unknown request, which the
+// daemon takes as a check it could not make.
 const workerProtocol = 1
 
 // workerConfig is the first message to a worker.
@@ -40,6 +45,7 @@ const (
 	opCheck                       // whether Text parses cleanly, from Base's tree
 	opOutline                     // the outline of lines From..To of Text
 	opStats                       // the worker's tree cache counters
+	opErrors                      // the error regions Text added to Base (AddedErrors)
 )
 
 // workerRequest is one question to a worker.
@@ -56,7 +62,9 @@ type workerRequest struct {
 	Text    string
 	HasText bool
 	// Base is a checker's current text (opCheck), sent with the first
-	// request of the handle to this worker (HasBase), as Text is.
+	// request of the handle to this worker (HasBase), as Text is; for
+	// opErrors, the file before the change (HasBase false: there was
+	// none), sent every time.
 	Base    string
 	HasBase bool
 	// Delta: a check's Text is only what differs from Base: the
@@ -65,8 +73,9 @@ type workerRequest struct {
 	// a check moves a few bytes, not the file.
 	Delta          bool
 	Prefix, Suffix int
-	Line           int // opResolve
-	From, To       int // opOutline
+	Line           int        // opResolve
+	From, To       int        // opOutline
+	Copies         []LineCopy // opErrors: the lines the change left as they were
 	MaxBytes       int64
 	// Limit is the parse time the request may spend; the daemon ends
 	// the worker if no answer comes within it and killGrace.
@@ -88,6 +97,8 @@ type workerResponse struct {
 	Why              failure // why the text was not judged: spent, timeout
 	// opOutline: the rows, or the error (in Decline).
 	Decls []Decl
+	// opErrors: the regions added, or why none could be found (Decline).
+	Errors []ErrorRegion
 	// opStats.
 	Trees TreeStats
 }
@@ -133,7 +144,11 @@ func toWire(err error) *wireDecline {
 	case errors.As(err, &oe):
 		return &wireDecline{Reason: oe.Reason, Kind: kindIndex(oe.Kind), Outline: true}
 	case err != nil:
-		return &wireDecline{Reason: err.Error(), Kind: kindIndex(ErrParserFailed)}
+		k := kindIndex(err)
+		if k == 0 {
+			k = kindIndex(ErrParserFailed)
+		}
+		return &wireDecline{Reason: err.Error(), Kind: k}
 	}
 	return nil
 }
@@ -142,6 +157,23 @@ func toWire(err error) *wireDecline {
 func (d *wireDecline) unresolved() *UnresolvedError {
 	return &UnresolvedError{Line: d.Line, Reason: d.Reason, Alternative: d.Alternative, Start: d.Start, End: d.End, Kind: kindAt(d.Kind)}
 }
+
+// plain rebuilds any other error a worker sent, unwrapping to its kind.
+func (d *wireDecline) plain() error {
+	if k := kindAt(d.Kind); k != nil {
+		return &declineError{reason: d.Reason, kind: k}
+	}
+	return fmt.Errorf("%s", d.Reason)
+}
+
+// declineError is an error a worker sent, with the sentinel of its kind.
+type declineError struct {
+	reason string
+	kind   error
+}
+
+func (e *declineError) Error() string { return e.reason }
+func (e *declineError) Unwrap() error { return e.kind }
 
 // outline rebuilds the outline error a worker sent.
 func (d *wireDecline) outline() *OutlineError {

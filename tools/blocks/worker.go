@@ -160,6 +160,8 @@ func (w *worker) serve(rq *workerRequest) *workerResponse {
 		return &workerResponse{Decls: decls, Decline: toWire(err)}
 	case opStats:
 		return &workerResponse{Trees: w.trees.Stats()}
+	case opErrors:
+		return w.errors(ctx, rq)
 	}
 	return &workerResponse{Decline: toWire(fmt.Errorf("parse worker: unknown request %d", rq.Op))}
 }
@@ -206,4 +208,16 @@ func (w *worker) check(ctx context.Context, rq *workerRequest) *workerResponse {
 	}
 	sup, clean, why := h.syn.check(ctx, text)
 	return &workerResponse{Supported: sup, Clean: clean, Why: why}
+}
+
+func (w *worker) errors(ctx context.Context, rq *workerRequest) *workerResponse {
+	text := rq.Text
+	if rq.Delta {
+		if !rq.HasBase || rq.Prefix < 0 || rq.Suffix < 0 || rq.Prefix+rq.Suffix > len(rq.Base) {
+			return &workerResponse{Decline: toWire(fmt.Errorf("parse worker: a delta of %d+%d bytes on a %d-byte base", rq.Prefix, rq.Suffix, len(rq.Base)))}
+		}
+		text = rq.Base[:rq.Prefix] + rq.Text + rq.Base[len(rq.Base)-rq.Suffix:]
+	}
+	regions, err := w.trees.AddedErrors(ctx, rq.Path, rq.Base, rq.HasBase, text, rq.Copies, rq.MaxBytes)
+	return &workerResponse{Errors: regions, Decline: toWire(err)}
 }

@@ -250,6 +250,9 @@ func (w *Workers) do(ctx context.Context, path string, rq *workerRequest, hd *ha
 	// resolver's text, a checker's base (a checker's candidate is new
 	// each time).
 	fill := func(all bool) {
+		if rq.Op == opErrors {
+			return // the caller filled it: both texts go every time
+		}
 		rq.Text, rq.HasText = text, all || rq.Op != opResolve
 		rq.Base, rq.HasBase = "", false
 		if rq.Op == opCheck {

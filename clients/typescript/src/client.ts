@@ -19,7 +19,7 @@ import {
 } from './generated';
 import type { CallOptions, ClientOptions, Disposable, RestartEvent, SpawnOptions } from './options';
 import { Restarter, SessionMemory } from './restart';
-import { runTool, type AnyToolResult, type ToolCall, type ToolOutcome, type ToolRun } from './tools';
+import { runTool, type AnyToolResult, type RunToolOptions, type ToolCall, type ToolOutcome, type ToolRun } from './tools';
 import { socketTransport, spawnTransport, type Transport } from './transport';
 
 /** The arguments of call(method, ...): params may be left out when none is required. */
@@ -220,7 +220,7 @@ export class HostdClient {
    * runTool executes a model's tool call and returns the text to hand back
    * to the model; see tools.ts.
    */
-  runTool(sessionId: string, call: ToolCall, options: { promptId?: string } & CallOptions = {}): Promise<ToolRun> {
+  runTool(sessionId: string, call: ToolCall, options: RunToolOptions = {}): Promise<ToolRun> {
     return runTool(this, sessionId, call, options);
   }
 

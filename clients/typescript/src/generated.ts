@@ -9,7 +9,7 @@ export interface EditArgs {
   ops: string;
   /** Existing file, relative to the workspace root or absolute inside an approved writable root, written as its [PATH#TAG] header shows it (src/cart.ts#3F2A) or without the #TAG when tag is given. Edit never creates files; use write. */
   path: string;
-  /** "full" shows the changed lines with their new numbers; "compact" gives only the new tag and each span that moved or changed size (old→new, with the shift below it), and shows only lines that landed differently from what you sent. Default: the session's choice, normally full. */
+  /** "full" shows the changed lines with their new numbers; "compact" gives only the new tag and each span that moved or changed size (old→new, with the shift below it), and shows only lines that landed differently from what you sent. Default: the session's choice, normally compact. */
   result?: "full" | "compact";
   /** The 4-hex TAG from the [PATH#TAG] header of your latest read, grep, write or edit of this file; leave it out when path ends with #TAG. */
   tag?: string;
@@ -40,6 +40,11 @@ export interface EditResult {
     end: number;
     op: string;
     start: number;
+  }>;
+  syntaxErrors?: Array<{
+    endLine: number;
+    missing?: string;
+    startLine: number;
   }>;
   tag?: string;
   terminate?: boolean;
@@ -108,6 +113,8 @@ export interface ReadArgs {
   offset?: number;
   /** File path, relative to the workspace root or absolute inside an approved root. */
   path: string;
+  /** A TAG of this file you read before: shows only the lines that changed since that version, with a little context, in the current numbers; lines you saw that did not change stay editable without reading them again. Takes no offset, limit or mode. */
+  since?: string;
 }
 
 export interface ReadResult {
@@ -126,11 +133,13 @@ export interface ReadResult {
   ok: boolean;
   path: string;
   root: string;
+  since?: string;
   tag: string;
   terminate?: boolean;
   toolCallId: string;
   totalLines: number;
   truncated: boolean;
+  unchangedLines?: number;
   warnings: string[];
 }
 
@@ -167,6 +176,11 @@ export interface WriteResult {
   };
   ok: boolean;
   path: string;
+  syntaxErrors?: Array<{
+    endLine: number;
+    missing?: string;
+    startLine: number;
+  }>;
   tag: string;
   terminate?: boolean;
   toolCallId: string;
@@ -364,13 +378,13 @@ export interface SessionCreateParams {
   }>;
   /** re-attach under this id (letters, digits, - _ . :); generated when absent */
   sessionId?: string;
-  /** "full" (default) or "compact": the form of this session's edit results when a call does not choose one; a session re-attached by id keeps its own */
+  /** "compact" (default) or "full": the form of this session's edit results when a call does not choose one; a session re-attached by id keeps its own */
   editResult?: "full" | "compact";
 }
 
 /** Result of session.create. */
 export interface SessionCreateResult {
-  /** "compact" when the session's edit results are compact by default */
+  /** the form of the session's edit results when a call does not choose one: "compact" or "full" (session.create reports it) */
   editResult?: string;
   sessionId: string;
   /** canonical workspace root: absolute, symlinks resolved */
@@ -408,7 +422,7 @@ export interface SessionSetWorkspaceParams {
 
 /** Result of session.setWorkspace. */
 export interface SessionSetWorkspaceResult {
-  /** "compact" when the session's edit results are compact by default */
+  /** the form of the session's edit results when a call does not choose one: "compact" or "full" (session.create reports it) */
   editResult?: string;
   sessionId: string;
   /** canonical workspace root: absolute, symlinks resolved */

@@ -25,6 +25,7 @@ export {
   type AnthropicTool,
   type AnyToolResult,
   type OpenAITool,
+  type RunToolOptions,
   type ToolCall,
   type ToolDefinition,
   type ToolFailure,

@@ -131,21 +131,31 @@ interface Executor {
   executeAny(sessionId: string, tool: string, args: unknown, options: { promptId?: string; toolCallId?: string } & CallOptions): Promise<AnyToolResult>;
 }
 
+/** Options of runTool besides the call's own. */
+export interface RunToolOptions extends CallOptions {
+  /** The user turn the call belongs to; the repeat guard counts failed edits per turn only with it. */
+  promptId?: string;
+  /**
+   * The form of an edit's result when the model's call does not choose
+   * one (edit-contract §5.5): "compact", the new tag and the spans that
+   * moved, or "full", every changed line. Left out, the session's form,
+   * which is compact unless the session was created with editResult
+   * "full".
+   */
+  editResult?: 'compact' | 'full';
+}
+
 /**
  * runTool executes a model's tool call in a session. Every outcome the
  * model must read resolves (a failed tool, an unknown tool name); a request
  * hostd could not serve for the runtime's reasons (unknown session, daemon
  * shutting down, cancelled) rejects with HostdError.
  */
-export async function runTool(
-  client: Executor,
-  sessionId: string,
-  call: ToolCall,
-  options: { promptId?: string } & CallOptions = {},
-): Promise<ToolRun> {
+export async function runTool(client: Executor, sessionId: string, call: ToolCall, options: RunToolOptions = {}): Promise<ToolRun> {
+  const { editResult, ...rest } = options;
   let result: AnyToolResult;
   try {
-    result = await client.executeAny(sessionId, call.name, call.input, { ...options, toolCallId: call.id });
+    result = await client.executeAny(sessionId, call.name, withEditResult(call, editResult), { ...rest, toolCallId: call.id });
   } catch (err) {
     // The model named a tool that does not exist: that is the model's
     // mistake to fix, so it is told, in the form of every tool error.
@@ -155,4 +165,14 @@ export async function runTool(
     throw err;
   }
   return { text: result.content, isError: !result.ok, terminate: result.terminate === true, result };
+}
+
+// withEditResult is an edit call's input with the result form the runtime
+// asks for, unless the model chose one; any other input as it is.
+function withEditResult(call: ToolCall, form: RunToolOptions['editResult']): unknown {
+  const input = call.input;
+  if (form === undefined || call.name !== 'edit' || typeof input !== 'object' || input === null || Array.isArray(input) || 'result' in input) {
+    return input;
+  }
+  return { ...input, result: form };
 }

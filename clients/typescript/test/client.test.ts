@@ -30,7 +30,7 @@ async function exercise(client: HostdClient): Promise<void> {
 
   const workspace = tempDir('ws-');
   const created = await client.createSession({ workspace, sessionId: 'client-1' });
-  assert.deepEqual(created, { sessionId: 'client-1', workspace });
+  assert.deepEqual(created, { sessionId: 'client-1', workspace, editResult: 'compact' });
   let list = await client.listSessions();
   assert.deepEqual(
     list.sessions.map((s) => s.sessionId),

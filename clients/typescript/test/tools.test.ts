@@ -57,14 +57,30 @@ test('runTool: a successful call hands the model the result content, filed under
   );
 });
 
-test('runTool: an edit names the file as its header does and asks for the compact result', async () => {
+test('runTool: an edit names the file as its header does and gets the compact result by default', async () => {
   const written = await client.runTool('s-tools', { name: 'write', input: { path: 'header.txt', content: 'one\ntwo\nthree\n' } });
   const header = /^\[(header\.txt#[0-9A-F]{4})\]/.exec(written.text);
   assert.ok(header, written.text);
-  const edit = await client.runTool('s-tools', { name: 'edit', input: { path: header[1], ops: 'PUT 2:\n+TWO', result: 'compact' } });
+  const edit = await client.runTool('s-tools', { name: 'edit', input: { path: header[1], ops: 'PUT 2:\n+TWO' } });
   assert.equal(edit.isError, false, edit.text);
   assert.match(edit.text, /^#[0-9A-F]{4}$/);
   assert.equal(fs.readFileSync(path.join(workspace, 'header.txt'), 'utf8'), 'one\nTWO\nthree\n');
+});
+
+test('runTool: editResult asks for the full result unless the model chose a form', async () => {
+  const written = await client.runTool('s-tools', { name: 'write', input: { path: 'full.txt', content: 'one\ntwo\nthree\n' } });
+  const tag = /^\[full\.txt#([0-9A-F]{4})\]/.exec(written.text);
+  assert.ok(tag, written.text);
+  const full = await client.runTool('s-tools', { name: 'edit', input: { path: `full.txt#${tag[1]}`, ops: 'PUT 2:\n+TWO' } }, { editResult: 'full' });
+  assert.equal(full.isError, false, full.text);
+  assert.match(full.text, /^\[full\.txt#[0-9A-F]{4}\]\n2:TWO$/);
+  const next = /#([0-9A-F]{4})/.exec(full.text);
+  assert.ok(next);
+  const own = await client.runTool('s-tools', { name: 'edit', input: { path: `full.txt#${next[1]}`, ops: 'PUT 3:\n+THREE', result: 'compact' } }, { editResult: 'full' });
+  assert.match(own.text, /^#[0-9A-F]{4}$/);
+  // A read is left as it is: only an edit takes a result form.
+  const read = await client.runTool('s-tools', { name: 'read', input: { path: 'full.txt' } }, { editResult: 'full' });
+  assert.equal(read.isError, false, read.text);
 });
 
 test('runTool: a failed tool is text the model reads, in the wire contract\'s "Error CODE: message" form', async () => {

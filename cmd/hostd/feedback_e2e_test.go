@@ -1,0 +1,109 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostd-dev/hostd/tools/blocks"
+)
+
+// Syntax feedback end to end (edit-contract §5.6): the daemon's parse
+// workers check every write and edit, and the result names the errors the
+// change added, never the ones the file had.
+func TestE2ESyntaxFeedback(t *testing.T) {
+	d := startDaemon(t, "")
+	c := d.client()
+	ws := t.TempDir()
+	s := newSession(t, c, ws)
+	clean := "package a\n\nfunc f(x int) int {\n\treturn x\n}\n"
+	w := tool(t, c, s, "write", map[string]any{"path": "a.go", "content": clean})
+	if w["ok"] != true || w["syntaxErrors"] != nil || strings.Contains(w["content"].(string), "syntax:") {
+		t.Fatalf("a clean write: %v", w)
+	}
+	e := tool(t, c, s, "edit", map[string]any{"path": "a.go#" + w["tag"].(string), "ops": "PUT 4:\n+\treturn (x", "result": "full"})
+	content, _ := e["content"].(string)
+	if e["ok"] != true || !strings.Contains(content, "\nsyntax: this change left 1 new error: line 4") || !strings.Contains(content, "\n4:\treturn (x") {
+		t.Fatalf("an edit that breaks the file: %v", e)
+	}
+	if errs, _ := e["syntaxErrors"].([]any); len(errs) != 1 {
+		t.Errorf("syntaxErrors %v", e["syntaxErrors"])
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "a.go")); string(b) != strings.Replace(clean, "return x", "return (x", 1) {
+		t.Errorf("the edit did not land as sent: %q", b)
+	}
+	e = tool(t, c, s, "edit", map[string]any{"path": "a.go#" + e["tag"].(string), "ops": "PUT >5:\n+\n+func g() {}"})
+	if e["ok"] != true || e["syntaxErrors"] != nil || strings.Contains(e["content"].(string), "syntax:") {
+		t.Fatalf("an edit below the error it left: %v", e)
+	}
+	w = tool(t, c, s, "write", map[string]any{"path": "b.ts", "content": "const a = f(1, 2;\n"})
+	if w["ok"] != true || !strings.Contains(w["content"].(string), "\nsyntax: this change left 1 new error: line 1 (missing \")\")") {
+		t.Fatalf("a new broken file: %v", w)
+	}
+}
+
+// A check whose worker overruns never holds up or fails the write: the
+// write lands, answers within the call's parse time and the kill grace,
+// and says nothing of its syntax; the daemon replaces the worker and the
+// next check is made.
+func TestE2ESyntaxFeedbackWorkerOverrun(t *testing.T) {
+	d := launchBinary(t, hostdWithTestHooks(t), []string{blocks.TestHookEnv + "=spin:SPIN-THIS-PARSE"},
+		"--socket", filepath.Join(shortDir(t), "hostd.sock"), "--state-dir", t.TempDir())
+	d.socket = d.cmd.Args[2]
+	if !d.waitStderr("listening on "+d.socket, 30*time.Second) {
+		t.Fatalf("hostd did not start:\n%s", d.output())
+	}
+	c := d.client()
+	ws := t.TempDir()
+	s := newSession(t, c, ws)
+	start := time.Now()
+	w := tool(t, c, s, "write", map[string]any{"path": "a.go", "content": "package a // SPIN-THIS-PARSE\n\nfunc f( {\n"})
+	took := time.Since(start)
+	if w["ok"] != true || w["syntaxErrors"] != nil || strings.Contains(w["content"].(string), "syntax:") {
+		t.Fatalf("the write whose check spun: %v", w)
+	}
+	if took > 3*time.Second {
+		t.Errorf("the write took %v: it waited for its check past the parse time", took)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "a.go")); !strings.Contains(string(b), "SPIN-THIS-PARSE") {
+		t.Errorf("the write did not land: %q", b)
+	}
+	w = tool(t, c, s, "write", map[string]any{"path": "b.go", "content": "package a\n\nfunc f( {\n"})
+	if w["ok"] != true || w["syntaxErrors"] == nil {
+		t.Fatalf("the next check, by a new worker: %v\n%s", w, d.output())
+	}
+}
+
+// A read since a tag through the daemon: another program changes the
+// file, the read shows only the change, and an edit of a line the change
+// left alone lands with no other read.
+func TestE2EReadSince(t *testing.T) {
+	d := startDaemon(t, "")
+	c := d.client()
+	ws := t.TempDir()
+	s := newSession(t, c, ws)
+	var b strings.Builder
+	for i := 1; i <= 60; i++ {
+		b.WriteString("line " + strconv.Itoa(i) + "\n")
+	}
+	os.WriteFile(filepath.Join(ws, "f.txt"), []byte(b.String()), 0o644)
+	r := tool(t, c, s, "read", map[string]any{"path": "f.txt"})
+	old := r["tag"].(string)
+	os.WriteFile(filepath.Join(ws, "f.txt"), []byte(strings.Replace(b.String(), "line 30\n", "line thirty\n", 1)), 0o644)
+	r = tool(t, c, s, "read", map[string]any{"path": "f.txt", "since": old})
+	want := "[f.txt#" + r["tag"].(string) + "]\n28:line 28\n29:line 29\n30:line thirty\n31:line 31\n32:line 32\n(since " + old + ": 59 of 60 lines unchanged and not shown but around changes; the ones you saw stay seen)"
+	if r["since"] != old || r["content"] != want || r["unchangedLines"] != float64(59) {
+		t.Fatalf("since read: %v\nwant content %q", r, want)
+	}
+	e := tool(t, c, s, "edit", map[string]any{"path": "f.txt#" + r["tag"].(string), "ops": "PUT 3:\n+line three"})
+	if e["ok"] != true {
+		t.Fatalf("an edit of a line the change left alone: %v", e)
+	}
+	r = tool(t, c, s, "read", map[string]any{"path": "f.txt", "since": "0000"})
+	if r["since"] != nil || !strings.Contains(r["notice"].(string), "holds no version 0000") {
+		t.Errorf("an unknown tag: %v", r)
+	}
+}

@@ -1,0 +1,250 @@
+package blocks
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Syntax feedback after a write or an edit (edit-contract §5.6): the
+// error regions a change added to a file. Both versions are parsed the
+// way the cache parses every version (the old one is usually cached, the
+// new one is parsed incrementally from it and cached for the next
+// change), the ERROR and MISSING nodes of each become line ranges, and a
+// region of the new version counts as added unless a region of the old
+// one explains it through the change's map of unchanged lines
+// (addedRegions).
+
+// ErrorRegion is one place where a parse found a syntax error: the lines
+// (1-based, inclusive) an ERROR node covers, or the line where a MISSING
+// node stands (a token the parser had to assume, such as a closing brace
+// or a semicolon), which Missing then names.
+type ErrorRegion struct {
+	Start, End int
+	// Missing is the token the parser assumed ("}", ";"), when every node
+	// of the region is a MISSING one; "" for text the grammar could not
+	// place.
+	Missing string
+}
+
+// LineCopy is a run of N lines that a change left as they were: the old
+// version's lines Old..Old+N-1 are the new version's New..New+N-1.
+type LineCopy struct{ New, Old, N int }
+
+// maxErrorRegions bounds the regions one parse reports: past it the walk
+// stops, and the last region reaches to the end of the text, so nothing
+// after it goes unflagged.
+const maxErrorRegions = 64
+
+// errorRegions lists the error regions of a parse tree in line order,
+// overlapping ones merged. It descends only into nodes that hold an
+// error, with a cursor (stepping node by node is linear per step in
+// tree-sitter), so a clean tree costs one check of its root.
+func errorRegions(root *sitter.Node, lines int) []ErrorRegion {
+	if root == nil || !root.HasError() {
+		return nil
+	}
+	var out []ErrorRegion
+	c := sitter.NewTreeCursor(root)
+	defer c.Close()
+	for {
+		n := c.CurrentNode()
+		switch {
+		case n.IsMissing():
+			row := clampLine(int(n.StartPoint().Row)+1, lines)
+			out = append(out, ErrorRegion{Start: row, End: row, Missing: n.Type()})
+		case n.IsError():
+			out = append(out, ErrorRegion{Start: clampLine(int(n.StartPoint().Row)+1, lines), End: clampLine(endLine(n), lines)})
+		case n.HasError() && c.GoToFirstChild():
+			continue
+		}
+		if len(out) >= maxErrorRegions {
+			out[len(out)-1].End = max(out[len(out)-1].End, lines)
+			out[len(out)-1].Missing = ""
+			break
+		}
+		for !c.GoToNextSibling() {
+			if !c.GoToParent() {
+				return mergeRegions(out)
+			}
+		}
+	}
+	return mergeRegions(out)
+}
+
+// endLine is the 1-based last line of n: a node that ends at the start
+// of a line (its last byte is a newline) ends on the line before.
+func endLine(n *sitter.Node) int {
+	s, e := n.StartPoint(), n.EndPoint()
+	if e.Column == 0 && e.Row > s.Row {
+		return int(e.Row)
+	}
+	return int(e.Row) + 1
+}
+
+// clampLine keeps a line within the text: a node at the very end of a
+// text that ends with a newline stands on the line after its last.
+func clampLine(n, lines int) int { return max(min(n, lines), 1) }
+
+// mergeRegions sorts regions by line and merges those that overlap. A
+// merged region names a missing token only when all it merged did and
+// they agree.
+func mergeRegions(rs []ErrorRegion) []ErrorRegion {
+	slices.SortStableFunc(rs, func(a, b ErrorRegion) int { return a.Start - b.Start })
+	out := rs[:0]
+	for _, r := range rs {
+		if k := len(out) - 1; k >= 0 && r.Start <= out[k].End {
+			if r.Missing != out[k].Missing {
+				out[k].Missing = ""
+			}
+			out[k].End = max(out[k].End, r.End)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// addedRegions returns the regions of the new version (after, numbered
+// as in it) that the old version's regions (before) do not explain.
+// copies map the lines the change left as they were; every other new
+// line is changed. A new region is explained by an old one when the old
+// region's place in the new version overlaps it and holds every changed
+// line of it: an error the change did not touch, or one inside lines
+// that were broken before and were rewritten still broken. So an error
+// in unchanged lines that the change caused elsewhere (a brace removed
+// above it) is added, and so is one that reaches lines the change wrote.
+// An old region's place is its first and last line carried through the
+// copies; an end the change rewrote reaches to the nearest line it did
+// not.
+func addedRegions(before, after []ErrorRegion, copies []LineCopy, oldLines, newLines int) []ErrorRegion {
+	if len(after) == 0 {
+		return nil
+	}
+	if len(before) == 0 {
+		return after
+	}
+	newOf := make([]int, oldLines+2) // old line -> new line, 0 when changed
+	copied := make([]bool, newLines+2)
+	for _, c := range copies {
+		for i := range c.N {
+			if o, n := c.Old+i, c.New+i; o >= 1 && o <= oldLines && n >= 1 && n <= newLines {
+				newOf[o], copied[n] = n, true
+			}
+		}
+	}
+	// changedUpTo[n] counts the changed new lines 1..n.
+	changedUpTo := make([]int, newLines+1)
+	for n := 1; n <= newLines; n++ {
+		changedUpTo[n] = changedUpTo[n-1]
+		if !copied[n] {
+			changedUpTo[n]++
+		}
+	}
+	changedIn := func(a, b int) int {
+		a, b = max(a, 1), min(b, newLines)
+		if a > b {
+			return 0
+		}
+		return changedUpTo[b] - changedUpTo[a-1]
+	}
+	place := func(o ErrorRegion) (lo, hi int) {
+		lo, hi = 1, newLines
+		for k := min(o.Start, oldLines); k >= 1; k-- {
+			if newOf[k] != 0 {
+				lo = newOf[k]
+				if k < o.Start {
+					lo++
+				}
+				break
+			}
+		}
+		for k := max(o.End, 1); k <= oldLines; k++ {
+			if newOf[k] != 0 {
+				hi = newOf[k]
+				if k > o.End {
+					hi--
+				}
+				break
+			}
+		}
+		return lo, hi
+	}
+	var out []ErrorRegion
+	for _, r := range after {
+		explained := false
+		for _, o := range before {
+			lo, hi := place(o)
+			if lo > r.End || hi < r.Start {
+				continue
+			}
+			if changedIn(r.Start, r.End) == changedIn(max(r.Start, lo), min(r.End, hi)) {
+				explained = true
+				break
+			}
+		}
+		if !explained {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// AddedErrors reports the error regions a change added to the file at
+// path (edit-contract §5.6): after's regions that before's do not explain
+// (addedRegions), numbered as in after. hadBefore false says the file did
+// not exist or was not text before, so every region of after is added.
+// copies map the lines the change left as they were. Both texts are
+// parsed through the cache (before's tree is usually there already;
+// after's is parsed incrementally from it and cached, the base of the
+// next change), within ctx's deadline. The grammar is the one the file
+// had before the change (else after's, for a new file), as for a syntax
+// check.
+//
+// An error, when the check could not be made, unwraps to ErrUnsupported
+// (no grammar for the file type), ErrTooLarge (a text over
+// maxParseBytes), ErrUnsafe (a text its grammar's guard refuses) or
+// ErrParseTime (a parse past ctx's deadline): nothing is known then.
+func (t *Trees) AddedErrors(ctx context.Context, path, before string, hadBefore bool, after string, copies []LineCopy, maxParseBytes int64) ([]ErrorRegion, error) {
+	if maxParseBytes <= 0 {
+		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
+	}
+	lang := languageFor(path, after)
+	if hadBefore {
+		lang = languageFor(path, before)
+	}
+	switch {
+	case lang == nil:
+		return nil, fmt.Errorf("%w: %s", ErrUnsupported, path)
+	case int64(len(after)) > maxParseBytes || hadBefore && int64(len(before)) > maxParseBytes:
+		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, maxParseBytes)
+	}
+	var old []ErrorRegion
+	rq := request{path: path, lang: lang, text: after, keep: true, backstop: parseTimeout}
+	if hadBefore {
+		l, why, reason := t.get(ctx, request{path: path, lang: lang, text: before, keep: true, backstop: parseTimeout})
+		if l == nil {
+			return nil, feedbackFailure(why, reason)
+		}
+		old = errorRegions(l.tree.RootNode(), countLines(before))
+		l.release()
+		rq.base, rq.hasBase = before, true
+	}
+	l, why, reason := t.get(ctx, rq)
+	if l == nil {
+		return nil, feedbackFailure(why, reason)
+	}
+	defer l.release()
+	lines := countLines(after)
+	return addedRegions(old, errorRegions(l.tree.RootNode(), lines), copies, countLines(before), lines), nil
+}
+
+// feedbackFailure is the error of a text AddedErrors could not parse.
+func feedbackFailure(why failure, reason string) error {
+	if why == refused {
+		return fmt.Errorf("%w: %s", ErrUnsafe, reason)
+	}
+	return fmt.Errorf("%w: the parse did not finish within the call's parse time", ErrParseTime)
+}

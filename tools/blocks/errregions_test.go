@@ -1,0 +1,189 @@
+package blocks
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostd-dev/hostd/config"
+)
+
+// regionsOf parses text from scratch and lists its error regions.
+func regionsOf(t *testing.T, path, text string) []ErrorRegion {
+	t.Helper()
+	lang := languageFor(path, text)
+	tree, why, _ := parse(context.Background(), lang, text, nil, parseTimeout)
+	if tree == nil {
+		t.Fatalf("%s did not parse: %d", path, why)
+	}
+	defer tree.Close()
+	return errorRegions(tree.RootNode(), countLines(text))
+}
+
+// TestErrorRegionsName the lines of ERROR and MISSING nodes, and nothing
+// in a clean text.
+func TestErrorRegions(t *testing.T) {
+	for _, tc := range []struct {
+		name, path, text string
+		want             []ErrorRegion
+	}{
+		{"clean go", "a.go", "package a\n\nfunc f() {\n\treturn\n}\n", nil},
+		{"clean json", "a.json", "{\"a\": [1, 2]}\n", nil},
+		{"go: a stray token", "a.go", "package a\n\nfunc f() {\n\tx := 1 +\n}\n", []ErrorRegion{{Start: 4, End: 4}}},
+		{"ts: a missing close paren", "a.ts", "const a = f(1, 2;\nconst b = 3;\n", []ErrorRegion{{Start: 1, End: 1, Missing: ")"}}},
+		{"json: a missing comma", "a.json", "{\n  \"a\": 1\n  \"b\": 2\n}\n", []ErrorRegion{{Start: 2, End: 2}}},
+		{"python: a broken line among clean ones", "a.py", "def f():\n    return 1\n\nx = (1 +\ny = 2\n", []ErrorRegion{{Start: 4, End: 5}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := regionsOf(t, tc.path, tc.text)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("regions %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestErrorRegionsAreBounded: a text with an error on every line reports
+// at most maxErrorRegions, the last reaching to the end of the text.
+func TestErrorRegionsAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package a\n")
+	for range 500 {
+		b.WriteString("func f() { x := 1 + }\n")
+	}
+	b.WriteString("func g() {}\n")
+	got := regionsOf(t, "a.go", b.String())
+	if len(got) == 0 || len(got) > maxErrorRegions {
+		t.Fatalf("%d regions, want 1..%d", len(got), maxErrorRegions)
+	}
+	if last := got[len(got)-1]; last.End != 502 {
+		t.Errorf("the last region %+v does not reach line 502", last)
+	}
+}
+
+// TestAddedRegions: a region of the new version is added unless an old
+// region explains it through the change's unchanged lines.
+func TestAddedRegions(t *testing.T) {
+	// Ten old lines; the change replaces old line 5 with two new lines
+	// (new 5-6), so old 6-10 are new 7-11.
+	copies := []LineCopy{{New: 1, Old: 1, N: 4}, {New: 7, Old: 6, N: 5}}
+	for _, tc := range []struct {
+		name          string
+		before, after []ErrorRegion
+		want          []ErrorRegion
+	}{
+		{"clean before: every region is added", nil, []ErrorRegion{{Start: 9, End: 9}}, []ErrorRegion{{Start: 9, End: 9}}},
+		{"nothing after", []ErrorRegion{{Start: 2, End: 2}}, nil, nil},
+		{"an old error moved down by the change", []ErrorRegion{{Start: 8, End: 9}}, []ErrorRegion{{Start: 9, End: 10}}, nil},
+		{"an old error above the change, in place", []ErrorRegion{{Start: 2, End: 3}}, []ErrorRegion{{Start: 2, End: 3}}, nil},
+		{"an old error the change rewrote, still broken", []ErrorRegion{{Start: 5, End: 5}}, []ErrorRegion{{Start: 5, End: 6}}, nil},
+		{"a new error in the changed lines beside an old one", []ErrorRegion{{Start: 2, End: 2}}, []ErrorRegion{{Start: 2, End: 2}, {Start: 5, End: 6}}, []ErrorRegion{{Start: 5, End: 6}}},
+		{"an old error that grew into the changed lines", []ErrorRegion{{Start: 2, End: 3}}, []ErrorRegion{{Start: 2, End: 6}}, []ErrorRegion{{Start: 2, End: 6}}},
+		{"an error the change caused in unchanged lines", []ErrorRegion{{Start: 2, End: 2}}, []ErrorRegion{{Start: 2, End: 2}, {Start: 10, End: 11}}, []ErrorRegion{{Start: 10, End: 11}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := addedRegions(tc.before, tc.after, copies, 10, 11)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("added %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestAddedErrors: through the cache, a change that breaks a clean file
+// reports the new error where a full parse finds it; one that leaves the
+// old error alone reports nothing; and the new version's tree is cached
+// for the next change, parsed incrementally.
+func TestAddedErrors(t *testing.T) {
+	trees, err := NewTrees(1 << 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer trees.Close()
+	ctx := context.Background()
+	lim := config.DefaultLimits().MaxBlockParseBytes
+	clean := "package a\n\nfunc f() int {\n\tx := 1\n\treturn x\n}\n\nfunc g() {}\n"
+	broken := strings.Replace(clean, "\tx := 1\n", "\tx := (1\n", 1)
+	got, err := trees.AddedErrors(ctx, "a.go", clean, true, broken, []LineCopy{{1, 1, 3}, {5, 5, 4}}, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := regionsOf(t, "a.go", broken); len(got) == 0 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("added %+v; a full parse of the new text finds %+v", got, want)
+	}
+	if got[0].Start > 4 || got[0].End < 4 {
+		t.Errorf("the added region %+v does not hold line 4, the line the change broke", got[0])
+	}
+	// A second change below the error leaves it where it was.
+	again := broken + "\nfunc h() {}\n"
+	got, err = trees.AddedErrors(ctx, "a.go", broken, true, again, []LineCopy{{1, 1, 8}}, lim)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("a change that leaves the old error: added %+v, %v", got, err)
+	}
+	if st := trees.Stats(); st.Incremental < 2 || st.Hits < 1 {
+		t.Errorf("tree stats %+v: want each new version parsed incrementally and the old one found cached", st)
+	}
+	// A new file: every region is added.
+	got, err = trees.AddedErrors(ctx, "b.go", "", false, broken, nil, lim)
+	if err != nil || len(got) == 0 {
+		t.Fatalf("a new broken file: added %+v, %v", got, err)
+	}
+}
+
+// TestAddedErrorsCannotAlwaysCheck: a file type without a grammar, a
+// text over the limit and a call out of parse time are errors of their
+// kinds, never "no errors".
+func TestAddedErrorsCannotAlwaysCheck(t *testing.T) {
+	var trees *Trees
+	if _, err := trees.AddedErrors(context.Background(), "a.txt", "a", true, "b", nil, 100); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("no grammar: %v", err)
+	}
+	if _, err := trees.AddedErrors(context.Background(), "a.go", "package a\n", true, "package a\n\nvar x = 1\n", nil, 12); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over the limit: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer cancel()
+	time.Sleep(time.Millisecond)
+	if _, err := trees.AddedErrors(ctx, "a.go", "package a\n", true, "package a\nfunc (\n", nil, 1<<20); !errors.Is(err, ErrParseTime) {
+		t.Errorf("out of time: %v", err)
+	}
+}
+
+// TestWorkersAddedErrors: the workers answer as in-process, for a text
+// sent whole and one sent as a delta, and a worker that ends during the
+// check is an error, never "no errors".
+func TestWorkersAddedErrors(t *testing.T) {
+	w := newTestWorkers(t, 1, "spin:SPINME")
+	lim := config.DefaultLimits().MaxBlockParseBytes
+	clean := "const a = 1;\nfunction f(x: number) {\n  return x;\n}\n"
+	broken := strings.Replace(clean, "return x;", "return (x;", 1)
+	big := strings.Repeat("// padding the text past the delta size\n", 200)
+	for _, tc := range []struct{ name, before, after string }{
+		{"small", clean, broken},
+		{"delta", big + clean, big + broken},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := countLines(tc.before)
+			copies := []LineCopy{{1, 1, n - 2}, {n, n, 1}}
+			got, err := w.AddedErrors(withBudget(t, 5*time.Second), "a.ts", tc.before, true, tc.after, copies, lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, _ := NewTrees(1 << 30)
+			want, err := in.AddedErrors(context.Background(), "a.ts", tc.before, true, tc.after, copies, lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) == 0 || !reflect.DeepEqual(got, want) {
+				t.Errorf("workers %+v, in-process %+v", got, want)
+			}
+		})
+	}
+	_, err := w.AddedErrors(withBudget(t, 300*time.Millisecond), "a.ts", clean, true, clean+"// SPINME\n", []LineCopy{{1, 1, 4}}, lim)
+	if !errors.Is(err, ErrParseTime) {
+		t.Errorf("a worker that spins past the parse time: %v, want ErrParseTime", err)
+	}
+}
