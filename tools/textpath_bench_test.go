@@ -94,7 +94,7 @@ func wholeBodyPath(raw []byte, ops string, env hashline.Env) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.Encode(workspace.Join(res.Lines, true)), nil
+	return t.Encode(workspace.Join(res.Lines, true))
 }
 
 func benchWholeBody(b *testing.B, raw []byte, ops string) {
