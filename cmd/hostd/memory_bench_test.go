@@ -9,9 +9,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -76,17 +74,6 @@ func BenchmarkEditWithReviewIndex(b *testing.B) {
 			})
 		}
 	}
-}
-
-// processCPU is the CPU time, user and system, this process has used, in
-// seconds: unlike the runtime's CPU classes it leaves out time spent
-// waiting in fsync.
-func processCPU() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // editRig is the daemon's domain objects in one process.

@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -178,7 +175,7 @@ func TestE2EStdioClientsShareOneDaemon(t *testing.T) {
 	for p := range pids {
 		pid = p
 	}
-	syscall.Kill(int(pid), syscall.SIGKILL)
+	killProcess(int(pid))
 	for i, s := range cs {
 		select {
 		case err := <-s.exited:
@@ -236,32 +233,4 @@ func TestE2EStdioWithItsOwnStateDirIsIndependent(t *testing.T) {
 	if int(info["pid"].(float64)) != s.cmd.Process.Pid {
 		t.Fatalf("pid %v: an own --state-dir must serve in its own process (%d)", info["pid"], s.cmd.Process.Pid)
 	}
-}
-
-// waitGone waits until process pid has exited (a zombie with no thread
-// left but its leader counts as gone: its sockets are closed), for 20 s
-// at most.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			if syscall.Kill(pid, 0) == syscall.ESRCH {
-				return
-			}
-			if errors.Is(err, fs.ErrNotExist) {
-				return
-			}
-		} else if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			// The leader is a zombie as soon as it exits, but its other
-			// threads may still be exiting, holding the process's files
-			// (its listening socket among them) until the last one ends.
-			if tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)); err != nil || len(tasks) <= 1 {
-				return
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("process %d did not exit within 20 s of SIGKILL", pid)
 }

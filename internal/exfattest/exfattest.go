@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // tools are the programs Mount runs: Debian's exfatprogs (mkfs.exfat),
@@ -22,7 +24,8 @@ var tools = []string{"mkfs.exfat", "mount.exfat-fuse", "losetup", "umount"}
 // Mount makes a 64 MiB exFAT filesystem, mounts it and returns the mount
 // directory, which is unmounted and its loop device detached when the
 // test ends. It skips the test, saying why, where it cannot: not Linux,
-// not root, no /dev/fuse, a program missing, or the mount refused.
+// not root, no /dev/fuse, or the mount refused; a program missing is
+// testenv.Missing (a failure in CI, which installs them).
 //
 // Mind FUSE's caches when checking results: the kernel keeps a looked-up
 // name's attributes for a second, so check a name on disk by listing its
@@ -40,7 +43,7 @@ func Mount(tb testing.TB) string {
 	}
 	for _, t := range tools {
 		if _, err := exec.LookPath(t); err != nil {
-			tb.Skipf("%s is not installed (apt-get install exfatprogs exfat-fuse)", t)
+			testenv.Missing(tb, "%s is not installed (apt-get install exfatprogs exfat-fuse)", t)
 		}
 	}
 	base := tb.TempDir()

@@ -45,6 +45,12 @@ type Reading struct {
 	Index int64 // the review store's in-memory index
 	Live  int64 // the live heap the last collection marked (/gc/heap/live:bytes)
 	Scan  int64 // what a collection has to scan (/gc/scan/total:bytes)
+
+	// Overhead is what the runtime maps besides the heap's spans:
+	// goroutine stacks, its metadata, profiling buckets. The soft limit
+	// counts it and the heap does not, so the governor sets the runtime's
+	// limit this much above the heap's.
+	Overhead int64
 }
 
 // Limit is the soft limit for a reading, under ceiling.
@@ -104,7 +110,9 @@ type Sources struct {
 	Index func() int64 // review.Store.IndexBytes
 }
 
-var readingMetrics = []string{"/gc/heap/live:bytes", "/gc/scan/total:bytes"}
+var readingMetrics = []string{"/gc/heap/live:bytes", "/gc/scan/total:bytes",
+	"/memory/classes/total:bytes", "/memory/classes/heap/objects:bytes", "/memory/classes/heap/unused:bytes",
+	"/memory/classes/heap/free:bytes", "/memory/classes/heap/released:bytes"}
 
 // read takes a reading of the runtime, into samples, and of src.
 func read(src Sources, samples []metrics.Sample) Reading {
@@ -113,6 +121,11 @@ func read(src Sources, samples []metrics.Sample) Reading {
 	}
 	metrics.Read(samples)
 	r := Reading{Live: sampleBytes(samples[0]), Scan: sampleBytes(samples[1])}
+	heap := int64(0)
+	for _, s := range samples[3:] {
+		heap += sampleBytes(s)
+	}
+	r.Overhead = max(sampleBytes(samples[2])-heap, 0)
 	if src.Held != nil {
 		r.Held = src.Held()
 	}
@@ -194,7 +207,7 @@ type governor struct {
 func (g *governor) set() (percent int) {
 	r := read(g.src, g.samples)
 	limit := Limit(r, g.ceiling)
-	debug.SetMemoryLimit(limit)
+	debug.SetMemoryLimit(limit + r.Overhead)
 	if !g.target {
 		return 0
 	}

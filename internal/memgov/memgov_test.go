@@ -215,6 +215,13 @@ func gcSettings() (percent, limit int64) {
 	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
 }
 
+// heapGoal is the heap size at which the runtime next collects.
+func heapGoal() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
+}
+
 // The finding: with a few MiB live the runtime's default target collected
 // every 4 MiB allocated, though the limit allowed 48 MiB more; the
 // daemon's calls in flight (a grep's texts, reads, an edit's copies) paid
@@ -232,13 +239,19 @@ func TestGovernorLetsASmallHeapReachTheHeadroom(t *testing.T) {
 
 	stop := Start(config.DefaultLimits(), Sources{})
 	percent, limit := gcSettings()
+	goal := heapGoal()
 	cycles, share := collectorWork(allocate)
 	stop()
 
+	t.Logf("heap goal %d MiB with the governor", goal/mib)
 	t.Logf("%d MiB allocated with %d MiB alive at once: governed (GOGC %d, limit %d MiB) %d cycles, collector %.0f%% of the CPU used; GOGC %d alone %d cycles, %.0f%%",
 		allocate/mib, 1, percent, limit/mib, cycles, 100*share, percent0, refCycles, 100*refShare)
-	if perCycle := allocate / int64(max(cycles, 1)); perCycle < Headroom/2 {
-		t.Errorf("%d collections, one per %d MiB allocated (default target: %d): the small heap does not reach the headroom", cycles, perCycle/mib, refCycles)
+	// How many collections the work takes depends on how much CPU the
+	// collector gets while it runs, which a loaded machine varies both
+	// ways; the goal the runtime sets for the next one does not.
+	if goal < Headroom*3/4 {
+		t.Errorf("the heap goal is %d MiB (%d collections, one per %d MiB allocated; default target: %d): the small heap does not reach the headroom of %d MiB",
+			goal/mib, cycles, allocate/int64(max(cycles, 1))/mib, refCycles, Headroom/mib)
 	}
 	if p, _ := gcSettings(); p != percent0 {
 		t.Errorf("after the governor stopped the target is %d, want %d as it found it", p, percent0)
