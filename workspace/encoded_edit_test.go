@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hostd-dev/hostd/workspace/textenc"
 )
@@ -20,12 +21,16 @@ func FuzzEncodedEditKeepsUntouchedLines(f *testing.F) {
 		}
 	}
 	names := []string{"utf-8", "utf-16le", "utf-16be", "utf-32le", "windows-1252", "shift_jis"}
+	f.Add("\u00ff\u00fea\n", uint8(4), uint16(0)) // windows-1252 text that starts like UTF-16LE's mark
 	f.Fuzz(func(t *testing.T, s string, sel uint8, k uint16) {
+		if !utf8.ValidString(s) {
+			return // a tool's text arrives as JSON, always valid UTF-8
+		}
 		enc, err := textenc.Lookup(names[int(sel)%len(names)])
 		if err != nil {
 			t.Fatal(err)
 		}
-		bom := sel >= uint8(len(names)) // a mark where the encoding has one
+		bom := sel >= uint8(len(names)) && len(enc.BOM()) > 0 // a mark, where the encoding has one
 		body, err := enc.NewEncoder().Append(nil, s)
 		if err != nil {
 			return // s holds a character enc cannot represent
@@ -36,7 +41,7 @@ func FuzzEncodedEditKeepsUntouchedLines(f *testing.F) {
 		}
 		raw = append(raw, body...)
 		setting := enc
-		if bom && len(enc.BOM()) > 0 {
+		if bom {
 			setting = textenc.UTF8 // the mark alone must name the encoding
 		}
 		text, err := DecodeAs(raw, setting)
@@ -44,9 +49,26 @@ func FuzzEncodedEditKeepsUntouchedLines(f *testing.F) {
 			if !errors.Is(err, ErrNotText) {
 				t.Fatalf("decode: %v", err)
 			}
-			return // a NUL, or bytes with a second spelling (strictness)
+			// A Unicode encoding (one with a mark) of valid text decodes
+			// unless the text holds a NUL; a legacy one may also refuse
+			// bytes with a second spelling (strictness).
+			if len(enc.BOM()) > 0 && !strings.Contains(s[:min(len(s), NULScanBytes)], "\x00") {
+				t.Fatalf("%s of %q with mark %v: %v", enc.Name(), s, bom, err)
+			}
+			return
 		}
-		if text.BOM != (bom && len(enc.BOM()) > 0) {
+		if text.Enc != enc {
+			// A mark wins over the setting (§3.5), so a text whose bytes
+			// start like one is read as the mark says; and UTF-16LE's mark
+			// before a text starting with NUL is UTF-32LE's (tried first).
+			// No other text is misread.
+			_, _, marked := textenc.Sniff(body)
+			if !(bom && enc == textenc.UTF16LE && strings.HasPrefix(s, "\x00")) && !(!bom && marked) {
+				t.Fatalf("%q in %s read as %s", s, enc.Name(), text.Enc.Name())
+			}
+			return
+		}
+		if text.BOM != bom {
 			return // the text itself starts with a mark, which is read as one
 		}
 		old := Lines(text.Body)
