@@ -16,7 +16,7 @@ import (
 // with that line replaced.
 func FuzzEncodedEditKeepsUntouchedLines(f *testing.F) {
 	for _, s := range []string{"a\nb\nc\n", "a\r\nb\nc", "caf\u00e9\r\nna\u00efve\r\n", "\u65e5\u672c\n\u8a9e\r\n", "x\r\r\ny\rz\n", "only"} {
-		for sel := range 6 {
+		for sel := range 12 { // each encoding without and with its mark
 			f.Add(s, uint8(sel), uint16(1))
 		}
 	}
