@@ -160,6 +160,10 @@ type Config struct {
 	LogFile  string `json:"logFile,omitempty"`
 	LogLevel string `json:"logLevel,omitempty"`
 	Limits   Limits `json:"limits"`
+	// Encodings name the encoding of files that start with no byte-order
+	// mark and are not UTF-8 (edit-contract §3.5); the last rule that
+	// matches a file decides.
+	Encodings []EncodingRule `json:"encodings,omitempty"`
 }
 
 // Default returns a Config with the default socket, state directory and

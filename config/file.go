@@ -82,6 +82,15 @@ func (c *Config) load(data []byte) error {
 	if c.LogLevel == "" {
 		c.LogLevel = prev.LogLevel
 	}
+	if len(c.Encodings) == 0 {
+		c.Encodings = nil // [] is the default, as the example file writes it
+	}
+	if err := checkEncodings(c.Encodings); err != nil {
+		if off, ok := fields["encodings"]; ok {
+			return &posError{off: off, msg: err.Error()}
+		}
+		return err
+	}
 	if err := c.Limits.Validate(); err != nil {
 		var le *limitError
 		if errors.As(err, &le) {

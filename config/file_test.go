@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func TestLoadErrorsNameLineAndColumn(t *testing.T) {
 		{"limit at the top level", "{\n  \"logLevel\": \"info\",\n  \"maxSessions\": 3\n}\n",
 			`:3:3: unknown field "maxSessions": it is a limit, and limits belong under "limits": {"limits": {"maxSessions": ...}}`},
 		{"unknown top-level field", `{"sock": "/x.sock"}`,
-			`:1:2: unknown field "sock"; the fields at the top level are socket, stateDir, logFile, logLevel, limits (docs/config.md)`},
+			`:1:2: unknown field "sock"; the fields at the top level are socket, stateDir, logFile, logLevel, limits, encodings (docs/config.md)`},
 		{"unknown limit", "{\"limits\": {\n\t\"maxSesions\": 3}}",
 			`:2:2: unknown field "limits.maxSesions"; the fields in limits are maxPathsPerSession, `},
 		{"wrong case", `{"limits": {"MaxSessions": 3}}`,
@@ -79,7 +80,7 @@ func TestLoadKeepsDefaultsForEmptyPaths(t *testing.T) {
 	if err := c.Load(p); err != nil {
 		t.Fatal(err)
 	}
-	if d := Default(); c != d {
+	if d := Default(); !reflect.DeepEqual(c, d) {
 		t.Errorf("empty strings and a null limits changed the config:\n%+v\n%+v", c, d)
 	}
 }
@@ -117,7 +118,7 @@ func TestTheExampleFileIsCompleteAndTheDefaults(t *testing.T) {
 	if err := c.Load(example); err != nil {
 		t.Fatal(err)
 	}
-	if d := Default(); c != d {
+	if d := Default(); !reflect.DeepEqual(c, d) {
 		t.Errorf("%s is not the defaults:\n got %+v\nwant %+v", example, c, d)
 	}
 }
@@ -160,4 +161,28 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("accepted invalid JSON %q", data)
 		}
 	})
+}
+
+func TestEncodingsAreCheckedWhereTheyStand(t *testing.T) {
+	ok := `{"encodings": [{"glob": "*.txt", "encoding": "windows-1252"}, {"root": "` + filepath.ToSlash(os.TempDir()) + `", "glob": "legacy/**", "encoding": "shift_jis"}]}`
+	if !filepath.IsAbs(filepath.ToSlash(os.TempDir())) {
+		ok = `{"encodings": [{"glob": "*.txt", "encoding": "windows-1252"}]}`
+	}
+	if _, err := loadFile(t, ok); err != nil {
+		t.Fatalf("valid rules refused: %v", err)
+	}
+	for _, c := range []struct{ text, want string }{
+		{`{"encodings": [{"glob": "*.txt", "encoding": "klingon"}]}`, `:1:2: encodings[0]: unknown encoding "klingon"`},
+		{`{"encodings": [{"glob": "*.txt", "encoding": "utf-16"}]}`, `name the byte order`},
+		{`{"encodings": [{"glob": "*.txt", "encoding": "iso-2022-jp"}]}`, `keeps a shift state`},
+		{"{\n \"encodings\": [{\"glob\": \"\", \"encoding\": \"latin1\"}]}", `:2:2: encodings[0]: glob is empty`},
+		{`{"encodings": [{"glob": "[", "encoding": "latin1"}]}`, `glob "[" is malformed`},
+		{`{"encodings": [{"root": "rel/dir", "glob": "*", "encoding": "latin1"}]}`, `root "rel/dir" must be an absolute directory`},
+		{`{"encodings": [{"glob": "*", "charset": "latin1"}]}`, `unknown field "charset"`},
+	} {
+		_, err := loadFile(t, c.text)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to say %q", c.text, err, c.want)
+		}
+	}
 }

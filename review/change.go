@@ -195,6 +195,7 @@ func changesOf(c Call, edits []Edit) []Change {
 			After: e.After, AfterExists: !e.Remove, AfterMode: e.Mode,
 			BeforeLink: e.Link && e.Existed, AfterLink: e.Link && !e.Remove,
 			Root: e.Path.Dir().Path(), Workspace: c.Workspace,
+			Encoding: e.Path.Charset.Enc,
 		}
 	}
 	return changes

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/workspace"
+	"github.com/hostd-dev/hostd/workspace/textenc"
 )
 
 // Diff bounds. An entry's diff is for a person to read in the desktop app;
@@ -28,12 +28,14 @@ const diffContext = 3
 
 // renderDiff describes one entry's change for a person: a unified diff
 // labelled a/PATH b/PATH, or one summary line for binary or oversized
-// content. Its length never exceeds MaxDiffBytes plus one short line.
+// content. Its length never exceeds MaxDiffBytes plus one short line. A
+// side not in UTF-8 (a byte-order mark, or enc, the workspace's setting
+// for the path) is diffed as its decoded, normalized text.
 //
 // Every path it prints is quoted as git quotes one (quote.Path): a file
 // name holding a newline must not end a header line and forge the lines
 // after it.
-func renderDiff(display string, before, after Facts, beforeData, afterData []byte) string {
+func renderDiff(display string, before, after Facts, beforeData, afterData []byte, enc textenc.Encoding) string {
 	oldLabel, newLabel := quote.Path("a/"+display), quote.Path("b/"+display)
 	shown := quote.Path(display)
 	if before.Link || after.Link {
@@ -43,11 +45,13 @@ func renderDiff(display string, before, after Facts, beforeData, afterData []byt
 	case before.Size > MaxDiffInputBytes || after.Size > MaxDiffInputBytes:
 		return fmt.Sprintf("diff omitted: %s is too large to diff (%s before, %s after; the bound is %s)\n",
 			shown, sizeOf(before), sizeOf(after), humanBytes(MaxDiffInputBytes))
-	case looksBinary(before, beforeData) || looksBinary(after, afterData):
+	}
+	old, oldText := diffSide(before, beforeData, enc)
+	cur, curText := diffSide(after, afterData, enc)
+	if !oldText || !curText {
 		return fmt.Sprintf("Binary files %s and %s differ (%s before, %s after)\n",
 			oldLabel, newLabel, sizeOf(before), sizeOf(after))
 	}
-	old, cur := string(beforeData), string(afterData)
 	edits := udiff.Lines(old, cur)
 	d, err := udiff.ToUnified(oldLabel, newLabel, old, edits, diffContext)
 	if err != nil {
@@ -89,13 +93,21 @@ func driftNote(landed Facts) string {
 		humanBytes(landed.Size), landed.SHA256)
 }
 
-// looksBinary applies the project's one definition of text (edit-contract §3.4).
-func looksBinary(f Facts, data []byte) bool {
+// diffSide is what one side of a change is diffed as, and whether it is
+// text by the project's one definition (edit-contract §3.4, §3.5): a file
+// in UTF-8 as its bytes, one in another encoding as its decoded text.
+func diffSide(f Facts, data []byte, enc textenc.Encoding) (string, bool) {
 	if !f.Exists {
-		return false
+		return "", true
 	}
-	_, err := workspace.Decode(data)
-	return errors.Is(err, workspace.ErrNotText)
+	t, err := workspace.DecodeAs(data, enc)
+	switch {
+	case err != nil:
+		return "", false
+	case t.Enc.IsUTF8():
+		return string(data), true
+	}
+	return t.Body, true
 }
 
 func sizeOf(f Facts) string {

@@ -10,12 +10,37 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/internal/testenv"
+	"github.com/hostd-dev/hostd/workspace/textenc"
 )
 
 func diffOf(display, before, after string, beforeExists, afterExists bool) string {
 	b := factsOf(beforeExists, []byte(before), 0o644)
 	a := factsOf(afterExists, []byte(after), 0o644)
-	return renderDiff(display, b, a, []byte(before), []byte(after))
+	return renderDiff(display, b, a, []byte(before), []byte(after), textenc.UTF8)
+}
+
+// A file in another encoding is diffed as its text: UTF-16 by its mark,
+// a legacy encoding by the workspace's setting for the path.
+func TestDiffShowsTheTextOfEncodedFiles(t *testing.T) {
+	latin1, err := textenc.Lookup("iso-8859-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name          string
+		before, after string
+		enc           textenc.Encoding
+		want          string
+	}{
+		{"UTF-16LE", "\xff\xfea\x00\n\x00", "\xff\xfeb\x00\n\x00", textenc.UTF8, "-a\n+b\n"},
+		{"ISO-8859-1 by the setting", "caf\xe9\n", "caf\xe8\n", latin1, "-café\n+cafè\n"},
+		{"ISO-8859-1 without it", "caf\xe9\n", "caf\xe8\n", textenc.UTF8, "Binary files"},
+	} {
+		b, a := factsOf(true, []byte(c.before), 0o644), factsOf(true, []byte(c.after), 0o644)
+		if got := renderDiff("p", b, a, []byte(c.before), []byte(c.after), c.enc); !strings.Contains(got, c.want) {
+			t.Errorf("%s: diff %q, want it to hold %q", c.name, got, c.want)
+		}
+	}
 }
 
 func TestDiffSummarizesBinaryAndHugeContent(t *testing.T) {
@@ -26,7 +51,7 @@ func TestDiffSummarizesBinaryAndHugeContent(t *testing.T) {
 		want          string
 	}{
 		{"NUL byte", "text\n", "te\x00xt\n", "Binary files a/p and b/p differ (5 bytes before, 6 bytes after)\n"},
-		{"invalid UTF-8", "\xff\xfe", "ok\n", "Binary files a/p and b/p differ (2 bytes before, 3 bytes after)\n"},
+		{"invalid UTF-8", "\xff\xfd", "ok\n", "Binary files a/p and b/p differ (2 bytes before, 3 bytes after)\n"},
 		{"huge", "small\n", huge, "diff omitted: p is too large to diff (6 bytes before, 4.0 MiB after; the bound is 4.0 MiB)\n"},
 	}
 	for _, tc := range tests {
@@ -225,7 +250,7 @@ func TestDiffQuotesAPathThatWouldForgeLines(t *testing.T) {
 	} {
 		b := factsOf(true, []byte(tc.before), 0o644).asLink(tc.link)
 		a := factsOf(true, []byte(tc.after), 0o644).asLink(tc.link)
-		d := renderDiff(forgedName, b, a, []byte(tc.before), []byte(tc.after))
+		d := renderDiff(forgedName, b, a, []byte(tc.before), []byte(tc.after), textenc.UTF8)
 		for line := range strings.SplitSeq(strings.TrimSuffix(d, "\n"), "\n") {
 			if line == "+INJECTED" || line == "-harmless" || strings.HasPrefix(line, "+++ b/fake") {
 				t.Errorf("%s: the file name forged the line %q in\n%s", tc.name, line, d)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io/fs"
 	"time"
+
+	"github.com/hostd-dev/hostd/workspace/textenc"
 )
 
 // Sentinel errors. Callers match them with errors.Is; the RPC layer maps
@@ -86,6 +88,12 @@ type Change struct {
 	// root, which review.sessions reports. Both are optional.
 	Root      string
 	Workspace string
+
+	// Encoding is what the workspace's setting says the file is in when
+	// it starts with no byte-order mark: the diff decodes both sides by
+	// it, so a text in a legacy encoding is diffed as text. Not recorded;
+	// crash recovery's diffs go by the byte-order mark alone.
+	Encoding textenc.Encoding
 }
 
 func (c Change) kind() string {

@@ -125,7 +125,7 @@ func editOnce(b *testing.B, s *Store, p workspace.Path, i int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	after := text.Encode(workspace.Join(res.Lines, true))
+	after, _ := text.Encode(workspace.Join(res.Lines, true)) // UTF-8 encodes any text
 	call := Call{Session: "s1", ToolCallID: fmt.Sprint("e", i), Tool: "edit", MaxLanded: 1 << 20}
 	if _, err := s.Apply(call, []Edit{{Path: p, Before: raw, Existed: true, Mode: 0o644, After: after}}); err != nil {
 		b.Fatal(err)

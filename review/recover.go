@@ -11,6 +11,7 @@ import (
 
 	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/workspace"
+	"github.com/hostd-dev/hostd/workspace/textenc"
 )
 
 // recover settles every intent an earlier process left behind:
@@ -173,7 +174,7 @@ func (s *Store) settleMutation(in *intentRecord, atOpen bool) error {
 		if o.Exists && o.Data == nil {
 			diff = fmt.Sprintf("diff omitted: %s is now %s\n", quote.Path(p.Display), describe(o))
 		} else {
-			diff = renderDiff(p.Display, p.Before, after, before, o.Data)
+			diff = renderDiff(p.Display, p.Before, after, before, o.Data, textenc.UTF8)
 		}
 		if forward {
 			diff += "note: recorded when hostd next started, from the change's intent and the file on disk (hostd stopped before it wrote this record)\n"

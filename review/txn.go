@@ -180,7 +180,7 @@ func (t *Txn) Commit(landed map[string][]byte) ([]Entry, error) {
 	for i, c := range t.changes {
 		p := t.intent.Paths[i]
 		after := p.After
-		diffs[i] = renderDiff(c.Display, p.Before, p.After, c.Before, c.After)
+		diffs[i] = renderDiff(c.Display, p.Before, p.After, c.Before, c.After, c.Encoding)
 		if data, ok := landed[c.Path]; ok {
 			if got := factsOf(true, data, after.Mode); got.SHA256 != after.SHA256 {
 				diffs[i] += driftNote(got)

@@ -29,13 +29,18 @@ import (
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 // Options wire a Server to the daemon's domain objects.
 type Options struct {
 	Limits   config.Limits
 	Sessions *session.Manager
-	Executor *tools.Executor
+	// Encodings give the files of every session's workspace their
+	// encoding when no byte-order mark names one (the config file's
+	// encodings); nil: UTF-8.
+	Encodings *workspace.Encodings
+	Executor  *tools.Executor
 	// Review is the durable review store; nil serves no review.* methods.
 	Review *review.Store
 	Log    *zap.Logger

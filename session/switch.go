@@ -30,5 +30,7 @@ func (m *Manager) SwitchWorkspace(id, root string) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The daemon's encodings setting covers every workspace.
+	ws = ws.WithEncodings(s.State().Workspace.Encodings())
 	return m.replaceStateLocked(s, ws), nil
 }

@@ -146,7 +146,7 @@ func (ed *editor) run(ctx context.Context) *EditResult {
 	ed.canon = patch.Format()
 	ed.asSent = ed.c.State.Asked.Was(ed.path.Abs, a.Tag, ed.canon)
 	if info, err := ed.path.Stat(); err == nil {
-		release, e := ed.c.holdPayload(ctx, info.Size(), fmt.Sprintf("an edit of %s (%d bytes)", ed.path.Display, info.Size()))
+		release, e := ed.c.holdPayload(ctx, payloadSize(ed.path, info.Size()), fmt.Sprintf("an edit of %s (%d bytes)", ed.path.Display, info.Size()))
 		if e != nil {
 			return ed.fail(e)
 		}

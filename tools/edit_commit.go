@@ -47,6 +47,9 @@ func (ed *editor) commit(p *plan) *EditResult {
 			return ed.fail(e)
 		}
 	}
+	if e := unencodable(ed.path, err); e != nil {
+		return ed.fail(e)
+	}
 	if err != nil {
 		return ed.fail(languageError(err))
 	}
@@ -83,6 +86,9 @@ func (ed *editor) commit(p *plan) *EditResult {
 			return ed.fail(e)
 		}
 		target = dest
+		if w := movedCharset(ed.file.Text, dest); w != "" {
+			ed.warnings = append(ed.warnings, w)
+		}
 		changes = []review.Edit{
 			{Path: dest, Mode: ed.file.Mode, After: data},
 			{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, Remove: true},

@@ -50,7 +50,10 @@ func encodeText(t workspace.Text, x workspace.Index, res hashline.Result, p *has
 	if err != nil {
 		return TextEdit{}, err
 	}
-	data := t.EncodeRows(x, res.Rows, copiesOf(res.Copies), final)
+	data, err := t.EncodeRows(x, res.Rows, copiesOf(res.Copies), final)
+	if err != nil {
+		return TextEdit{}, err
+	}
 	return TextEdit{Result: res, Final: final, Data: data}, nil
 }
 

@@ -131,16 +131,12 @@ func loadText(p workspace.Path, maxBytes int64) (*loaded, *Error) {
 		return nil, Errorf(CodeFileTooLarge, "%s grew past the %d-byte limit while it was read", p.Display, maxBytes)
 	}
 	l := &loaded{Raw: raw, Mode: info.Mode().Perm()}
-	t, err := workspace.DecodeOwned(raw)
+	t, err := workspace.DecodeOwnedAs(raw, p.Charset.Enc)
 	if err != nil {
-		return l, notText(p)
+		return l, notText(p, err)
 	}
 	l.Text = t
 	return l, nil
-}
-
-func notText(p workspace.Path) *Error {
-	return Errorf(CodeNotText, "%s is binary or not valid UTF-8 and cannot be shown or edited as text (grep skips it too); replace it whole with write if you must", p.Display)
 }
 
 // fileExists reports whether anything exists at p (without following a

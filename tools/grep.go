@@ -110,7 +110,7 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 		r, skip, err = grep.SearchFile(ctx, p, wf, m, opt)
 		wf.Close()
 		if skip != nil {
-			return Failed(skipError(skip))
+			return Failed(skipError(p, skip))
 		}
 	}
 	switch {
@@ -161,12 +161,12 @@ func grepOptions(c *Call, a grepArgs) (*grep.Matcher, grep.Options, *Error) {
 	return m, opt, nil
 }
 
-// skipError is the tool error for the file the model named, which the
+// skipError is the tool error for the file the model named, p, which the
 // search skipped.
-func skipError(s *grep.Skip) *Error {
+func skipError(p workspace.Path, s *grep.Skip) *Error {
 	switch s.Reason {
 	case grep.NotText:
-		return notText(workspace.Path{Display: s.Display})
+		return notText(p, s.Err)
 	case grep.NotAFile:
 		return Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", s.Display)
 	case grep.TooLarge:

@@ -32,7 +32,7 @@ func recordLanded(c *Call, p workspace.Path, intendedBody string, intended, onDi
 // line: seen is the set of intendedBody's lines the session has seen (an
 // edit's, from seenAfter).
 func recordSeen(c *Call, p workspace.Path, intendedBody string, intended, onDisk []byte, seen session.LineSet) landed {
-	t, err := workspace.Decode(onDisk)
+	t, err := workspace.DecodeAs(onDisk, p.Charset.Enc)
 	if err != nil {
 		return landed{Warnings: []string{fmt.Sprintf("%s changed as it was saved and is no longer text, so it has no tag; read it to see what is there", p.Display)}}
 	}

@@ -74,10 +74,11 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 		Offset:       1,
 		MaxLineChars: c.Limits.MaxLineChars,
 		RetainBytes:  maxParse,
+		Encoding:     p.Charset.Enc,
 	})
 	switch {
 	case errors.Is(err, workspace.ErrNotText):
-		return Failed(notText(p))
+		return Failed(notText(p, err))
 	case ctx.Err() != nil:
 		return Failed(Errorf(CodeToolFailed, "the read of %s was cancelled; nothing was recorded, call again", p.Display))
 	case err != nil:

@@ -103,12 +103,13 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 		Limit:        limit,
 		MaxLineChars: c.Limits.MaxLineChars,
 		RetainBytes:  c.Limits.MaxRetainedFileBytes,
+		Encoding:     p.Charset.Enc,
 
 		MaxWindowBytes: c.Limits.MaxResultBytes,
 	})
 	switch {
 	case errors.Is(err, workspace.ErrNotText):
-		return Failed(notText(p))
+		return Failed(notText(p, err))
 	case ctx.Err() != nil:
 		return Failed(Errorf(CodeToolFailed, "the read of %s was cancelled; nothing was recorded, call again", p.Display))
 	case err != nil:

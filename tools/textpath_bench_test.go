@@ -9,6 +9,7 @@ import (
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
+	"github.com/hostd-dev/hostd/workspace/textenc"
 )
 
 // The text path is what an edit does between the bytes it read and the
@@ -19,6 +20,9 @@ import (
 // benchmarks let a change to one step be measured alone:
 //
 //	go test ./tools -run '^$' -bench 'TextPath|WholeBodyPath' -benchmem
+//
+// BenchmarkTextPathSingleOp5kLinesUTF16 is the single-op edit of a file
+// in UTF-16, to set against BenchmarkTextPathSingleOp5kLines.
 
 func textPathFile(n int, eol string) []byte {
 	var b strings.Builder
@@ -94,7 +98,7 @@ func wholeBodyPath(raw []byte, ops string, env hashline.Env) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.Encode(workspace.Join(res.Lines, true)), nil
+	return t.Encode(workspace.Join(res.Lines, true))
 }
 
 func benchWholeBody(b *testing.B, raw []byte, ops string) {
@@ -130,6 +134,26 @@ func BenchmarkTextPath50Ops5kLines(b *testing.B) {
 
 func BenchmarkTextPathSingleOp5kLinesCRLF(b *testing.B) {
 	benchTextPath(b, textPathFile(5000, "\r\n"), singleOp)
+}
+
+// The same edit of the same text stored in UTF-16LE with its mark: the
+// cost of decoding the file and encoding it again, against the UTF-8
+// benchmarks above (edit-contract §3.5).
+func BenchmarkTextPathSingleOp5kLinesUTF16(b *testing.B) {
+	benchTextPath(b, utf16File(b, textPathFile(5000, "\n")), singleOp)
+}
+
+func BenchmarkTextPathSingleOp5kLinesUTF16CRLF(b *testing.B) {
+	benchTextPath(b, utf16File(b, textPathFile(5000, "\r\n")), singleOp)
+}
+
+// utf16File is text in UTF-16LE after its byte-order mark.
+func utf16File(tb testing.TB, text []byte) []byte {
+	raw, err := textenc.UTF16LE.NewEncoder().Append(textenc.UTF16LE.BOM(), string(text))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw
 }
 
 func BenchmarkSplitPathSingleOp5kLines(b *testing.B) {

@@ -72,7 +72,7 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	if info, err := p.Stat(); err == nil {
 		size = max(size, info.Size())
 	}
-	release, e := c.holdPayload(ctx, size, fmt.Sprintf("a write of %s (%d bytes)", p.Display, size))
+	release, e := c.holdPayload(ctx, payloadSize(p, size), fmt.Sprintf("a write of %s (%d bytes)", p.Display, size))
 	if e != nil {
 		return Failed(e)
 	}
@@ -88,9 +88,11 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	}
 	body := stripPasted(incoming.Body)
 
-	// An existing text file keeps its BOM and dominant line ending; a new
-	// file (or a binary one being replaced) takes the content's own.
-	enc := workspace.Text{BOM: incoming.BOM, CRLF: incoming.CRLF}
+	// An existing text file keeps its encoding, BOM and dominant line
+	// ending; a new file (or a binary one being replaced) takes the
+	// content's own, in the encoding the workspace's setting gives its
+	// path (edit-contract §3.5).
+	enc := workspace.Text{BOM: incoming.BOM, CRLF: incoming.CRLF, Enc: p.Charset.Enc}
 	var warnings []string
 	if len(incoming.Other) > 0 {
 		warnings = append(warnings, mixedEndings("content", incoming, len(incoming.Other)))
@@ -100,7 +102,7 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	wasText := e == nil
 	switch {
 	case e == nil:
-		enc = workspace.Text{BOM: old.Text.BOM, CRLF: old.Text.CRLF}
+		enc = workspace.Text{BOM: old.Text.BOM, CRLF: old.Text.CRLF, Enc: old.Text.Enc}
 		if len(old.Text.Other) > 0 {
 			warnings = append(warnings, mixedEndings(p.Display, old.Text, len(old.Text.Other)))
 		}
@@ -110,7 +112,13 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	default:
 		return Failed(e)
 	}
-	data := enc.Encode(body)
+	data, err := enc.Encode(body)
+	if err != nil {
+		if e := unencodable(p, err); e != nil {
+			return Failed(e)
+		}
+		return Failed(Errorf(CodeToolFailed, "cannot encode the content of %s: %v", p.Display, err))
+	}
 	if int64(len(data)) > lim.MaxWriteBytes {
 		return Failed(Errorf(CodeFileTooLarge, "with the file's line endings restored the content is %d bytes, over the %d-byte write limit; write a smaller file", len(data), lim.MaxWriteBytes))
 	}

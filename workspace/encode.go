@@ -1,6 +1,12 @@
 package workspace
 
-import "strings"
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hostd-dev/hostd/workspace/textenc"
+)
 
 // Copy says that lines New..New+N-1 of a new version of a text are lines
 // Old..Old+N-1 of the text it was made from, unchanged (1-based).
@@ -8,8 +14,8 @@ type Copy struct {
 	New, Old, N int
 }
 
-// EncodeEdit returns the file bytes of a new version of this text made by
-// an edit: lines, the last one ending with a newline when final. raw is the
+// EncodeEdit returns the file bytes of a new version of this text, decoded
+// from UTF-8, made by an edit: lines, the last one ending with a newline when final. raw is the
 // file this text was decoded from, old its lines (Lines(t.Body)), and
 // copies, in new line order, the new lines that are old lines.
 //
@@ -129,4 +135,65 @@ func (c *rawCursor) seek(l int) int {
 		c.off += len(c.old[c.line-1]) + c.endLen(c.line)
 	}
 	return c.off
+}
+
+// UnencodableError reports a line of a new text that holds a character
+// its file's encoding cannot represent (edit-contract §3.5): the write or
+// edit is refused and nothing is written.
+type UnencodableError struct {
+	Enc  textenc.Encoding
+	Line int // 1-based, in the new text
+	Rune rune
+}
+
+func (e *UnencodableError) Error() string {
+	return fmt.Sprintf("line %d holds %q (U+%04X), which %s cannot represent", e.Line, e.Rune, e.Rune, e.Enc.Name())
+}
+
+// encodeLines is Encode for a text not in UTF-8: each line encoded with
+// the dominant ending, so a failure names its line.
+func (t Text) encodeLines(body string) ([]byte, error) {
+	enc := t.Enc.NewEncoder()
+	eol := t.eol()
+	// The UTF-8 size is a fair first guess for the encoded size (exact
+	// for a single-byte encoding of ASCII); append grows it otherwise.
+	out := make([]byte, 0, len(body)+strings.Count(body, "\n")*len(eol)+textenc.MaxBOM)
+	if t.BOM {
+		out = append(out, t.Enc.BOM()...)
+	}
+	var err error
+	for line := 1; body != ""; line++ {
+		i := strings.IndexByte(body, '\n')
+		l := body
+		if i >= 0 {
+			l, body = body[:i], body[i+1:]
+		} else {
+			body = ""
+		}
+		if out, err = enc.Append(out, l); err != nil {
+			return nil, unencodable(t.Enc, line, err)
+		}
+		if i >= 0 {
+			out, _ = enc.Append(out, eol) // CR and LF exist in every supported encoding
+		}
+	}
+	return out, nil
+}
+
+// eol is the dominant line ending, in UTF-8.
+func (t Text) eol() string {
+	if t.CRLF {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// unencodable turns textenc's error about a piece of text that starts
+// line `line` into an UnencodableError of the line the character is on.
+func unencodable(enc textenc.Encoding, line int, err error) error {
+	var ue *textenc.UnencodableError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	return &UnencodableError{Enc: enc, Line: line, Rune: ue.Rune}
 }

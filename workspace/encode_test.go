@@ -170,7 +170,7 @@ func TestEncodeEditOracle(t *testing.T) {
 		if exp := oracleBytes(bom, want); string(got) != string(exp) {
 			t.Fatalf("iteration %d: raw %q, new lines %q, copies %v, final %v:\ngot  %q\nwant %q", iter, raw, cur, copies, final, got, exp)
 		}
-		if got := text.EncodeRows(x, rows, copies, final); string(got) != string(oracleBytes(bom, want)) {
+		if got, err := text.EncodeRows(x, rows, copies, final); err != nil || string(got) != string(oracleBytes(bom, want)) {
 			t.Fatalf("iteration %d: EncodeRows: raw %q, rows %q, copies %v, final %v:\ngot  %q\nwant %q", iter, raw, rows, copies, final, got, oracleBytes(bom, want))
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/hostd-dev/hostd/workspace/textenc"
 )
 
 // Index is a text's lines found in the file bytes it was decoded from,
@@ -42,19 +44,24 @@ var ErrIndexTooLarge = errors.New("a file of 4 GiB or more cannot be indexed by 
 
 // Index returns the lines of this text in raw, the bytes it was decoded
 // from. As with DecodeOwned, raw must never be written again: the lines
-// share its memory.
+// share its memory. A text not in UTF-8 is indexed in its decoded form
+// instead, which it holds (Text.view), and raw is not used.
 func (t Text) Index(raw []byte) (Index, error) {
-	if uint64(len(raw)) > math.MaxUint32 {
+	if uint64(len(raw)) > math.MaxUint32 || uint64(len(t.view)) > math.MaxUint32 {
 		return Index{}, ErrIndexTooLarge
 	}
 	s := ""
 	if len(raw) > 0 {
 		s = unsafe.String(&raw[0], len(raw))
 	}
-	x := Index{raw: s, cur: &indexCursor{line: 1}}
-	if t.BOM {
-		x.base = len(utf8BOM)
+	base := 0
+	switch {
+	case !t.Enc.IsUTF8():
+		s = t.view
+	case t.BOM:
+		base = len(utf8BOM)
 	}
+	x := Index{raw: s, base: base, cur: &indexCursor{line: 1}}
 	x.cur.off = x.base
 	x.before = make([]uint32, 0, (len(s)-x.base)/indexChunk+2)
 	newlines := 0
@@ -133,30 +140,46 @@ func endLen(l string) int {
 // included; rows, and a final newline the edit adds, take the dominant
 // ending; the BOM is kept.
 //
+// A text not in UTF-8 is put together the same way from its decoded form
+// and then encoded: each copied run gives back its bytes in the file
+// exactly, because decoding is a round trip (textenc). A row holding a
+// character the encoding cannot represent is an *UnencodableError naming
+// its new line, and nothing is returned.
+//
 // The work is one block copy per run plus the rows: no pass over the
-// lines the edit leaves alone.
-func (t Text) EncodeRows(x Index, rows []string, copies []Copy, final bool) []byte {
+// lines the edit leaves alone (but for the encoding, when not UTF-8).
+func (t Text) EncodeRows(x Index, rows []string, copies []Copy, final bool) ([]byte, error) {
 	eol := lf
 	if t.CRLF {
 		eol = crlf
 	}
+	var enc *textenc.Encoder
+	if !t.Enc.IsUTF8() {
+		enc = t.Enc.NewEncoder()
+	}
+	var rowErr error
 	// The output is gathered as pieces and joined in one allocation that
 	// bytes.Join does not zero first: every byte of it is written.
 	pieces := make([][]byte, 0, 2*len(rows)+len(copies)+3)
-	if t.BOM {
+	if t.BOM && enc == nil {
 		pieces = append(pieces, utf8BOM)
 	}
 	ending := -1 // the ending length of the last line written; -1 before any
 	r := 0       // the next row
+	next := 1    // the next new line
 	row := func() {
 		if ending == 0 {
 			pieces = append(pieces, eol) // an old last line without a newline is no longer last
+		}
+		if enc != nil && rowErr == nil {
+			if _, err := enc.EncodedLen(rows[r]); err != nil {
+				rowErr = unencodable(t.Enc, next, err)
+			}
 		}
 		pieces = append(pieces, stringBytes(rows[r]), eol)
 		ending = len(eol)
 		r++
 	}
-	next := 1 // the next new line
 	for _, c := range copies {
 		if c.N <= 0 {
 			continue
@@ -172,7 +195,7 @@ func (t Text) EncodeRows(x Index, rows []string, copies []Copy, final bool) []by
 		ending = endLen(run)
 		next += c.N
 	}
-	for r < len(rows) {
+	for ; r < len(rows); next++ {
 		row()
 	}
 	switch {
@@ -187,7 +210,38 @@ func (t Text) EncodeRows(x Index, rows []string, copies []Copy, final bool) []by
 			*last = (*last)[:len(*last)-ending]
 		}
 	}
-	return bytes.Join(pieces, nil)
+	switch {
+	case rowErr != nil:
+		return nil, rowErr
+	case enc != nil:
+		return t.encodePieces(enc, pieces)
+	}
+	return bytes.Join(pieces, nil), nil
+}
+
+// encodePieces encodes the UTF-8 pieces of a new text of t, with t's BOM,
+// into one buffer. Every piece was checked or copied from the file, so
+// none fails but by a fault of the code, which is returned as it is.
+func (t Text) encodePieces(enc *textenc.Encoder, pieces [][]byte) ([]byte, error) {
+	n := 0
+	for _, p := range pieces {
+		k, err := enc.EncodedLen(unsafe.String(unsafe.SliceData(p), len(p)))
+		if err != nil {
+			return nil, err
+		}
+		n += k
+	}
+	out := make([]byte, 0, n+textenc.MaxBOM)
+	if t.BOM {
+		out = append(out, t.Enc.BOM()...)
+	}
+	for _, p := range pieces {
+		var err error
+		if out, err = enc.Append(out, unsafe.String(unsafe.SliceData(p), len(p))); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 var lf, crlf = []byte("\n"), []byte("\r\n")

@@ -100,7 +100,7 @@ func TestEncodeRowsDoesNotAlias(t *testing.T) {
 	text, _ := Decode(raw)
 	x, _ := text.Index(raw)
 	for _, copies := range [][]Copy{{{New: 1, Old: 1, N: 2}}, {{New: 1, Old: 2, N: 1}}} {
-		out := text.EncodeRows(x, nil, copies, true)
+		out := mustBytes(text.EncodeRows(x, nil, copies, true))
 		for i := range out {
 			out[i] = 'X'
 		}

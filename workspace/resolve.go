@@ -32,6 +32,7 @@ func (w *Workspace) Resolve(p string, access Access) (Path, error) {
 	}
 	root := w.roots[i]
 	res := Path{Abs: abs, Root: root.Kind, Display: w.display(abs), dir: w.dirs[i]}
+	res.Charset = w.encodings.of(root.Path, abs)
 	git := inGitDir(root.Path, abs)
 	res.Writable = root.Writable && !git
 	if access == Write && !res.Writable {

@@ -4,32 +4,58 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"hash"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/hostd-dev/hostd/workspace/textenc"
 )
 
-// ErrNotText reports a file that is not valid UTF-8 or holds a NUL byte in
-// its first 8 KiB (edit-contract §3.4).
+// ErrNotText reports a file that is not text (edit-contract §3.4): not
+// valid in its encoding (UTF-8 unless a byte-order mark or the workspace's
+// encodings setting says otherwise), or holding a NUL character in its
+// first 8 KiB of text. The error that wraps it is a *NotTextError.
 var ErrNotText = errors.New("not a text file")
 
-// NULScanBytes is how far into a file a NUL byte marks it as binary.
+// NULScanBytes is how far into a file's text a NUL character marks it as
+// binary.
 const NULScanBytes = 8 << 10
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
+// NotTextError says why a file is not text, for the refusal's message.
+type NotTextError struct {
+	// Enc is the encoding the bytes were decoded as.
+	Enc textenc.Encoding
+	// NUL: a NUL character in the first NULScanBytes of text; otherwise
+	// the bytes at Offset (from the start of the file) are not valid Enc.
+	NUL    bool
+	Offset int64
+}
+
+func (e *NotTextError) Error() string {
+	if e.NUL {
+		return "a NUL character in its first 8 KiB: binary"
+	}
+	return fmt.Sprintf("the bytes at offset %d are not valid %s", e.Offset, e.Enc.Name())
+}
+
+func (e *NotTextError) Unwrap() error { return ErrNotText }
+
 // Text is a file's content in the normalized form every line number and tag
-// refers to (edit-contract §3.1): no BOM, LF line endings. Trailing
-// whitespace is kept; it is trimmed only in the hash input.
+// refers to (edit-contract §3.1): decoded to UTF-8, no BOM, LF line
+// endings. Trailing whitespace is kept; it is trimmed only in the hash
+// input.
 //
 // Only LF ends a line. A CR is a line ending only right before an LF; a
 // lone CR (an old Mac ending, or a stray one) is part of its line's text,
 // kept byte for byte, and trimmed only from the hash input.
 type Text struct {
-	// Body is the normalized text: LF endings, no BOM.
+	// Body is the normalized text: UTF-8, LF endings, no BOM.
 	Body string
-	// BOM records a leading UTF-8 byte-order mark, restored on write.
+	// BOM records a leading byte-order mark (Enc's), restored on write.
 	BOM bool
 	// CRLF records that CRLF was the dominant line ending (more lines end
 	// with CRLF than with LF alone; a tie is LF), restored on write.
@@ -38,12 +64,37 @@ type Text struct {
 	// dominant one. It is empty unless the file mixes LF and CRLF;
 	// EncodeEdit keeps those endings on the lines an edit leaves alone.
 	Other []int
+	// Enc is the file's encoding (edit-contract §3.5): UTF-8, the zero
+	// value, unless a byte-order mark or the workspace's setting named
+	// another. Every write encodes the text in it again.
+	Enc textenc.Encoding
+
+	// view is, for a file not in UTF-8, its whole text after the BOM in
+	// UTF-8 with its line endings as the file has them: the bytes Index
+	// addresses and an edit copies untouched lines from, before they are
+	// encoded again. Encoding is a round trip (textenc), so a line copied
+	// from view encodes to exactly the bytes it had in the file.
+	view string
 }
 
-// Decode normalizes raw file bytes. It fails with ErrNotText for invalid
-// UTF-8 or a NUL byte in the first 8 KiB.
+// Decode normalizes raw file bytes: UTF-8, or the encoding a byte-order
+// mark at its start names. It fails with an error wrapping ErrNotText
+// for bytes not valid in that encoding or a NUL in the first 8 KiB of
+// text.
 func Decode(raw []byte) (Text, error) {
-	return DecodeString(string(raw))
+	return DecodeAs(raw, textenc.UTF8)
+}
+
+// DecodeAs is Decode of a file whose encoding, when no byte-order mark
+// names one, is enc: the charset the workspace gives its path
+// (Path.Charset.Enc). A mark wins over the setting.
+func DecodeAs(raw []byte, enc textenc.Encoding) (Text, error) {
+	if e, n, ok := textenc.Sniff(raw); ok && !e.IsUTF8() {
+		return decodeEncoded(raw, e, n)
+	} else if ok || enc.IsUTF8() {
+		return DecodeString(string(raw))
+	}
+	return decodeEncoded(raw, enc, 0)
 }
 
 // DecodeOwned is Decode of bytes the caller hands over: raw must never be
@@ -53,23 +104,71 @@ func Decode(raw []byte) (Text, error) {
 // this spares it a copy of the file; a caller that reuses its buffer must
 // use Decode.
 func DecodeOwned(raw []byte) (Text, error) {
+	return DecodeOwnedAs(raw, textenc.UTF8)
+}
+
+// DecodeOwnedAs is DecodeAs of bytes the caller hands over, as
+// DecodeOwned. A file not in UTF-8 is decoded into new memory anyway.
+func DecodeOwnedAs(raw []byte, enc textenc.Encoding) (Text, error) {
+	if e, n, ok := textenc.Sniff(raw); ok && !e.IsUTF8() {
+		return decodeEncoded(raw, e, n)
+	} else if !ok && !enc.IsUTF8() {
+		return decodeEncoded(raw, enc, 0)
+	}
 	if len(raw) == 0 {
 		return DecodeString("")
 	}
 	return DecodeString(unsafe.String(&raw[0], len(raw)))
 }
 
-// DecodeString is Decode of a string. The body shares s's memory unless
-// line endings had to be rewritten, so a large text is not copied.
+// DecodeString is Decode of a string in UTF-8, such as a write's content:
+// only a UTF-8 BOM is recognised. The body shares s's memory unless line
+// endings had to be rewritten, so a large text is not copied.
 func DecodeString(s string) (Text, error) {
-	if strings.IndexByte(s[:min(len(s), NULScanBytes)], 0) >= 0 || !utf8.ValidString(s) {
-		return Text{}, ErrNotText
+	if i := strings.IndexByte(s[:min(len(s), NULScanBytes)], 0); i >= 0 {
+		return Text{}, &NotTextError{NUL: true, Offset: int64(i)}
+	}
+	if !utf8.ValidString(s) {
+		_, err := textenc.UTF8.Decode([]byte(s))
+		var de *textenc.DecodeError
+		errors.As(err, &de)
+		return Text{}, &NotTextError{Offset: de.Offset}
 	}
 	var t Text
 	if strings.HasPrefix(s, string(utf8BOM)) {
 		t.BOM = true
 		s = s[len(utf8BOM):]
 	}
+	t.normalize(s)
+	return t, nil
+}
+
+// decodeEncoded decodes raw, in enc after a BOM of bomLen bytes, to
+// UTF-8 and normalizes that.
+func decodeEncoded(raw []byte, enc textenc.Encoding, bomLen int) (Text, error) {
+	text, err := enc.Decode(raw[bomLen:])
+	if err != nil {
+		var de *textenc.DecodeError
+		if errors.As(err, &de) {
+			return Text{}, &NotTextError{Enc: enc, Offset: int64(bomLen) + de.Offset}
+		}
+		return Text{}, err
+	}
+	view := ""
+	if len(text) > 0 {
+		view = unsafe.String(&text[0], len(text)) // text is new memory no one else holds
+	}
+	if i := strings.IndexByte(view[:min(len(view), NULScanBytes)], 0); i >= 0 {
+		return Text{}, &NotTextError{Enc: enc, NUL: true}
+	}
+	t := Text{Enc: enc, BOM: bomLen > 0, view: view}
+	t.normalize(view)
+	return t, nil
+}
+
+// normalize sets the body, dominant ending and minority lines of s, a
+// text in UTF-8 after its BOM.
+func (t *Text) normalize(s string) {
 	crlf := strings.Count(s, "\r\n")
 	lf := strings.Count(s, "\n") - crlf
 	t.CRLF = crlf > lf
@@ -81,7 +180,6 @@ func DecodeString(s string) (Text, error) {
 	default:
 		t.Body = s
 	}
-	return t, nil
 }
 
 // normalizeMixed turns every CRLF of s into LF and lists the lines whose
@@ -110,11 +208,15 @@ func normalizeMixed(s string, crlfDominant bool, crlf int) (string, []int) {
 	}
 }
 
-// Encode turns a normalized body back into file bytes with this text's BOM
-// and dominant line ending on every line, in one allocation: a whole new
-// content. An edit of the text keeps the lines it leaves alone with
-// EncodeEdit instead.
-func (t Text) Encode(body string) []byte {
+// Encode turns a normalized body back into file bytes in this text's
+// encoding, with its BOM and dominant line ending on every line: a whole
+// new content. A character the encoding cannot represent is an
+// *UnencodableError naming its line. An edit of the text keeps the lines
+// it leaves alone with EncodeRows instead.
+func (t Text) Encode(body string) ([]byte, error) {
+	if !t.Enc.IsUTF8() {
+		return t.encodeLines(body)
+	}
 	n := len(body)
 	if t.BOM {
 		n += len(utf8BOM)
@@ -127,12 +229,12 @@ func (t Text) Encode(body string) []byte {
 		out = append(out, utf8BOM...)
 	}
 	if !t.CRLF {
-		return append(out, body...)
+		return append(out, body...), nil
 	}
 	for {
 		i := strings.IndexByte(body, '\n')
 		if i < 0 {
-			return append(out, body...)
+			return append(out, body...), nil
 		}
 		out = append(out, body[:i]...)
 		out = append(out, '\r', '\n')

@@ -67,6 +67,8 @@ type External struct {
 type Workspace struct {
 	roots []Root // roots[0] is the workspace root; the rest in the order given
 	dirs  []*Dir // dirs[i] is roots[i], open: every file operation goes through it
+	// encodings give each path its charset (encodings.go); nil: UTF-8.
+	encodings *Encodings
 }
 
 // New validates and canonicalizes the roots. The workspace and scratch
@@ -162,6 +164,9 @@ type Path struct {
 	Root    RootKind
 	// Writable reports whether Write access would be granted.
 	Writable bool
+	// Charset is what the workspace's encodings setting says the file is
+	// in when it has no byte-order mark (edit-contract §3.5).
+	Charset Charset
 
 	dir *Dir // the open root Abs lies under; every file operation goes through it
 }

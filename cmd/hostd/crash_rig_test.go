@@ -32,9 +32,14 @@ type crashRig struct {
 	session string
 	d       *daemon
 	c       *jsonrpc2.Conn
+	args    []string // extra flags for every start
 }
 
-func newCrashRig(t *testing.T) *crashRig {
+func newCrashRig(t *testing.T) *crashRig { return newCrashRigWith(t) }
+
+// newCrashRigWith is newCrashRig of a hostd started with the extra flags
+// args as well, every time.
+func newCrashRigWith(t *testing.T, args ...string) *crashRig {
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +50,7 @@ func newCrashRig(t *testing.T) *crashRig {
 		socket:  filepath.Join(shortDir(t), "hostd.sock"),
 		ws:      ws,
 		session: "crash-session",
+		args:    args,
 	}
 	r.start()
 	return r
@@ -55,7 +61,7 @@ func newCrashRig(t *testing.T) *crashRig {
 // settled whatever the previous process left, so the disk is final here.
 func (r *crashRig) start() {
 	r.t.Helper()
-	d := launch(r.t, "--socket", r.socket, "--state-dir", r.state)
+	d := launch(r.t, append([]string{"--socket", r.socket, "--state-dir", r.state}, r.args...)...)
 	d.socket = r.socket
 	if !d.waitStderr("listening on "+r.socket, 30*time.Second) {
 		r.t.Fatalf("hostd did not start on the state directory it crashed with:\n%s", d.output())

@@ -96,8 +96,22 @@ func TestCrashSafetyUnderSIGKILL(t *testing.T) {
 	}
 	r := newCrashRig(t)
 	start := time.Now()
+	total := r.runScenarios(crashScenarios())
+	if left := tempFiles(t, r.ws); len(left) > 0 {
+		t.Errorf("temporary files left in the workspace: %v", left)
+	}
+	t.Logf("total in %v: %v", time.Since(start).Round(time.Millisecond), total)
+	if total.points < crashPoints(50) {
+		t.Errorf("only %d kill points", total.points)
+	}
+}
+
+// runScenarios kills hostd during each scenario's calls, failing the test
+// at the first point that leaves the disk or the review record wrong.
+func (r *crashRig) runScenarios(scs []crashScenario) crashTally {
+	t := r.t
 	var total crashTally
-	for _, sc := range crashScenarios() {
+	for _, sc := range scs {
 		began := time.Now()
 		// One uninterrupted run measures how long the call takes here, so
 		// timed points spread over the whole call on a fast machine and a
@@ -125,13 +139,7 @@ func TestCrashSafetyUnderSIGKILL(t *testing.T) {
 		t.Logf("%-16s call %6.1f ms, %s: %v [%.1fs]", sc.name, ms(took), how, tally, time.Since(began).Seconds())
 		total.add(tally)
 	}
-	if left := tempFiles(t, r.ws); len(left) > 0 {
-		t.Errorf("temporary files left in the workspace: %v", left)
-	}
-	t.Logf("total in %v: %v", time.Since(start).Round(time.Millisecond), total)
-	if total.points < crashPoints(50) {
-		t.Errorf("only %d kill points", total.points)
-	}
+	return total
 }
 
 // Review entries are durable (wire-contract §5): after hostd stops, gracefully or

@@ -150,6 +150,10 @@ func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) e
 	stop := make(chan struct{})
 	var stopOnce sync.Once
 	sessions := session.NewManager(cfg.Limits)
+	encodings, err := workspace.CompileEncodings(cfg.Encodings)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
 	// Tree-sitter runs in worker processes, never in the daemon: each
 	// keeps the trees of the files it parsed, so a file version is parsed
 	// once and the next version from its tree.
@@ -158,7 +162,7 @@ func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) e
 		return err
 	}
 	defer workers.Close()
-	srv := newServer(cfg, log, sessions, store, workers, func() { stopOnce.Do(func() { close(stop) }) })
+	srv := newServer(cfg, log, sessions, encodings, store, workers, func() { stopOnce.Do(func() { close(stop) }) })
 	defer memgov.Start(cfg.Limits, memgov.Sources{Held: sessions.HeldBytes, Index: store.IndexBytes})()
 
 	served := make(chan error, 1)
@@ -201,7 +205,7 @@ func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) e
 }
 
 // newServer wires the daemon's domain objects into the RPC server.
-func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, store *review.Store, workers *blocks.Workers, onShutdown func()) *rpc.Server {
+func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, encodings *workspace.Encodings, store *review.Store, workers *blocks.Workers, onShutdown func()) *rpc.Server {
 	// One budget for the whole daemon: frames in flight (rpc) and the
 	// payloads write and edit apply (tools) take from the same bytes.
 	mem := budget.New(cfg.Limits.MaxMemoryBytes, cfg.Limits.BudgetWait())
@@ -220,6 +224,7 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, st
 	return rpc.NewServer(rpc.Options{
 		Limits:     cfg.Limits,
 		Sessions:   sessions,
+		Encodings:  encodings,
 		Executor:   exec,
 		Review:     store,
 		Log:        log,

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hostd-dev/hostd/workspace"
+	"github.com/hostd-dev/hostd/workspace/textenc"
 )
 
 // fileResult is what searching one file found, before the search's bounds
@@ -112,8 +113,11 @@ func (n *fileName) display() string { return n.path().Display }
 // searchBytes searches a file's bytes, read or mapped.
 func (s *search) searchBytes(name *fileName, f source, fb fileBytes) fileResult {
 	cd, path := name.cd, name.path
-	raw, stated := fb.raw, fb.stated
+	raw := fb.raw
 	r := fileResult{searched: true}
+	if !fb.enc.IsUTF8() {
+		return s.searchEncoded(name, f, fb)
+	}
 	if cd.named == nil && s.m.pre != nil && s.m.pre.index(raw, 0) < 0 {
 		// Most files a walk finds do not match: their bytes are searched
 		// once, before the binary check and the line-ending check look at
@@ -125,7 +129,7 @@ func (s *search) searchBytes(name *fileName, f source, fb fileBytes) fileResult 
 		return r
 	}
 	if bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0 {
-		r.skip = notText(path().Display)
+		r.skip = notText(path().Display, &workspace.NotTextError{NUL: true})
 		return r
 	}
 
@@ -135,11 +139,20 @@ func (s *search) searchBytes(name *fileName, f source, fb fileBytes) fileResult 
 	if bytes.HasPrefix(raw, []byte("\xEF\xBB\xBF")) || bytes.IndexByte(raw, '\r') >= 0 {
 		t, derr := workspace.Decode(raw)
 		if derr != nil {
-			r.skip = notText(path().Display)
+			r.skip = notText(path().Display, derr)
 			return r
 		}
 		body, text, decoded = []byte(t.Body), t.Body, true
 	}
+	return s.searchText(name, f, fb, r, body, text, decoded)
+}
+
+// searchText searches body, a file's text (decoded when decoded says so,
+// then text is body as a string; else its bytes as they are), and
+// collects what the result needs of the file.
+func (s *search) searchText(name *fileName, f source, fb fileBytes, r fileResult, body []byte, text string, decoded bool) fileResult {
+	path := name.path
+	raw, stated := fb.raw, fb.stated
 	var cost int64 // what the matches collected would add to an empty answer
 	s.m.each(body, func(n int, line []byte) bool {
 		r.count++
@@ -171,7 +184,7 @@ func (s *search) searchBytes(name *fileName, f source, fb fileBytes) fileResult 
 	gf := &File{Abs: path().Abs, Display: path().Display, Bytes: int64(len(raw))}
 	r.file = gf
 	if !decoded && !utf8.Valid(raw) {
-		r.notText = notText(path().Display)
+		r.notText = notText(path().Display, nil)
 		return r
 	}
 	if !decoded {
@@ -198,6 +211,9 @@ type fileBytes struct {
 	raw    []byte
 	stated bool  // the file was stat'ed, and is a regular file
 	held   int64 // what the file holds of the search's read budget until it is searched
+	// enc is the file's encoding: UTF-8 unless a byte-order mark or the
+	// workspace's setting names another (encoding.go).
+	enc textenc.Encoding
 	// mapped says raw is the file mapped into memory, not read: it must
 	// be unmapped once the search is done, and touched only under
 	// guardFaults.
@@ -237,6 +253,7 @@ func (s *search) readFile(ctx context.Context, f source, buf *[]byte, name *file
 	if err != nil && err != io.EOF {
 		return fb, &fileResult{skip: cannotRead(display(), err)}
 	}
+	fb.enc = s.encodingOf(name, raw)
 	if n < ask {
 		return fb, nil
 	}
@@ -247,13 +264,13 @@ func (s *search) readFile(ctx context.Context, f source, buf *[]byte, name *file
 		return fb, &fileResult{skip: notAFile(display())}
 	case size > limit:
 		return fb, &fileResult{skip: tooLarge(display(), size, limit)}
-	case bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0:
-		return fb, &fileResult{searched: true, skip: notText(display())}
+	case fb.enc.IsUTF8() && bytes.IndexByte(raw[:min(len(raw), workspace.NULScanBytes)], 0) >= 0:
+		return fb, &fileResult{searched: true, skip: notText(display(), &workspace.NotTextError{NUL: true})}
 	}
 	if s.reads != nil && size > unbudgetedRead {
 		// The bytes being searched at once stay within the search's read
 		// budget however many goroutines search.
-		fb.held = readWeight(size, limit)
+		fb.held = encodedWeight(readWeight(size, limit), fb.enc, limit)
 		if err := s.reads.Acquire(ctx, fb.held); err != nil {
 			fb.held = 0
 			return fb, &fileResult{err: err}
@@ -306,7 +323,12 @@ func readRest(f io.Reader, buf []byte, size, limit int64) ([]byte, error) {
 	}
 }
 
-func notText(display string) *Skip  { return &Skip{Reason: NotText, Display: display} }
+// notText is the skip of a file that is not text; err is why, when
+// decoding said so (a *workspace.NotTextError), for the message.
+func notText(display string, err error) *Skip {
+	return &Skip{Reason: NotText, Display: display, Err: err}
+}
+
 func notAFile(display string) *Skip { return &Skip{Reason: NotAFile, Display: display} }
 
 func cannotRead(display string, err error) *Skip {

@@ -105,7 +105,7 @@ type Skip struct {
 	Display string
 	Size    int64 // TooLarge: the file's size, and the limit
 	Limit   int64
-	Err     error // Unreadable: what failed
+	Err     error // Unreadable: what failed; NotText: why, when decoding said
 }
 
 func (s *Skip) Error() string {
@@ -128,6 +128,9 @@ var errStop = errors.New("stop walking")
 // context's when the search was cancelled; the result is then partial.
 func SearchDir(ctx context.Context, ws *workspace.Workspace, p workspace.Path, m *Matcher, opt Options) (*Result, error) {
 	s := newSearch(ctx, m, opt)
+	if ws.Encodings() != nil {
+		s.charset = ws.CharsetOf
+	}
 	err := s.walk(newWalker(ws, opt.Glob, opt.MaxFileBytes), p)
 	if errors.Is(err, errStop) {
 		err = nil
@@ -170,6 +173,9 @@ type search struct {
 	// reads bounds the bytes of the files being searched at once, when
 	// more than one goroutine searches; nil otherwise.
 	reads *semaphore.Weighted
+	// charset gives a file found by the walk the encoding the workspace's
+	// setting names for it; nil when the workspace has no such setting.
+	charset func(abs string) workspace.Charset
 }
 
 func newSearch(ctx context.Context, m *Matcher, opt Options) *search {

@@ -33,6 +33,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hostd-dev/hostd/workspace"
+	"github.com/hostd-dev/hostd/workspace/textenc"
 )
 
 // ErrInvalidOptions reports Options no window can satisfy. Clamping client
@@ -72,6 +73,10 @@ type Options struct {
 	// many long lines cannot grow without bound. Lines past it are left
 	// out as if the window ended there.
 	MaxWindowBytes int64
+	// Encoding is what the input is in when it starts with no byte-order
+	// mark: the charset the workspace gives the file (zero: UTF-8). A
+	// mark wins, as in workspace.DecodeAs (encoded.go).
+	Encoding textenc.Encoding
 }
 
 // Line is one line of the window.
@@ -85,8 +90,9 @@ type Line struct {
 type Window struct {
 	Lines      []Line           // the window, ascending; empty when Offset is past the end
 	TotalLines int              // addressable lines (edit-contract §3.1)
-	Digest     workspace.Digest // equals workspace.Sum(workspace.Decode(all bytes).Body)
-	BOM, CRLF  bool             // as workspace.Decode reports them
+	Digest     workspace.Digest // equals workspace.Sum(workspace.DecodeAs(all bytes, Options.Encoding).Body)
+	BOM, CRLF  bool             // as workspace.DecodeAs reports them
+	Encoding   textenc.Encoding // the input's encoding, as workspace.DecodeAs reports it
 	FileBytes  int64            // raw bytes read, BOM included
 	// Unterminated reports that the last line has no newline after it
 	// (false for an empty file).
@@ -96,9 +102,9 @@ type Window struct {
 }
 
 // Read makes one pass over r and returns the window opt selects. It fails
-// with an error wrapping workspace.ErrNotText when the bytes are not valid
-// UTF-8 anywhere or hold a NUL in the first 8 KiB, stopping at the first
-// offending chunk; with ErrInvalidOptions for a non-positive Offset or
+// with a *workspace.NotTextError (wrapping workspace.ErrNotText) when the
+// bytes are not valid in their encoding anywhere or the text holds a NUL
+// in its first 8 KiB, stopping at the first offending chunk; with ErrInvalidOptions for a non-positive Offset or
 // MaxLineChars or a negative Limit or RetainBytes; and with the reader's
 // error wrapped otherwise.
 func Read(r io.Reader, opt Options) (*Window, error) {
@@ -143,8 +149,12 @@ func read(ctx context.Context, r io.Reader, opt Options, chunk int) (*Window, er
 	defer pipe.release()
 	defer pipe.finish() // before release: the digest may still read a buffer
 	s := newScanner(opt, chunk)
-	if err := s.scan(ctx, r, chunk, pipe); err != nil {
-		return nil, err
+	in, err := s.decoding(r)
+	if err == nil {
+		err = s.scan(ctx, in, chunk, pipe)
+	}
+	if err != nil {
+		return nil, s.notText(err)
 	}
 	d, err := pipe.finish()
 	if err != nil {
@@ -207,7 +217,7 @@ func (s *scanner) admitRaw(b []byte) error {
 	if s.rawBytes < workspace.NULScanBytes {
 		head := b[:min(int64(len(b)), workspace.NULScanBytes-s.rawBytes)]
 		if i := bytes.IndexByte(head, 0); i >= 0 {
-			return fmt.Errorf("%w: NUL byte at offset %d", workspace.ErrNotText, s.rawBytes+int64(i))
+			return &workspace.NotTextError{Enc: s.enc, NUL: true, Offset: s.rawBytes + int64(i)}
 		}
 	}
 	s.rawBytes += int64(len(b))
@@ -238,7 +248,7 @@ func (s *scanner) holdBack(data []byte) int {
 // never splits the BOM, a three-byte rune, so p holds all of it or none;
 // an empty p before the end (everything held back) decides nothing.
 func (s *scanner) stripBOM(p []byte, final bool) []byte {
-	if s.bomDone || (len(p) == 0 && !final) {
+	if s.bomDone || s.decoded || (len(p) == 0 && !final) {
 		return p
 	}
 	s.bomDone = true

@@ -2,11 +2,11 @@ package linewindow
 
 import (
 	"bytes"
-	"fmt"
 	"math"
 	"unicode/utf8"
 
 	"github.com/hostd-dev/hostd/workspace"
+	"github.com/hostd-dev/hostd/workspace/textenc"
 )
 
 // scanner is the state of one pass. Chunks reach process in file order, BOM
@@ -17,7 +17,7 @@ type scanner struct {
 	opt    Options
 	lo, hi int // inclusive window bounds; hi < lo for an empty window
 
-	rawBytes  int64 // raw bytes admitted so far, BOM included
+	rawBytes  int64 // bytes admitted so far, BOM included: the text's, when decoded
 	bomDone   bool
 	bomLen    int64 // 3 when the input starts with a BOM
 	bodyBytes int64 // input bytes processed so far, after the BOM
@@ -32,6 +32,14 @@ type scanner struct {
 	body   []byte // normalized body while retain holds
 
 	trim trimmer
+
+	// The input's encoding (encoded.go). When decoded, the scan reads the
+	// text a textenc.Reader decodes, whose BOM is already gone, and
+	// file counts the file's own bytes.
+	enc     textenc.Encoding
+	decoded bool
+	fileBOM bool
+	file    *countingReader
 }
 
 func newScanner(opt Options, chunk int) *scanner {
@@ -50,8 +58,7 @@ var (
 // process consumes the next chunk of input, BOM stripped.
 func (s *scanner) process(p []byte, final bool) error {
 	if !utf8.Valid(p) {
-		return fmt.Errorf("%w: invalid UTF-8 at offset %d", workspace.ErrNotText,
-			s.bomLen+s.bodyBytes+int64(firstInvalid(p)))
+		return &workspace.NotTextError{Offset: s.bomLen + s.bodyBytes + int64(firstInvalid(p))}
 	}
 	if len(p) > 0 {
 		lfs := bytes.Count(p, lf)
@@ -115,9 +122,10 @@ func (s *scanner) result(d workspace.Digest) *Window {
 		Lines:      s.lines,
 		TotalLines: s.lfs,
 		Digest:     d,
-		BOM:        s.bomLen > 0,
+		BOM:        s.bomLen > 0 || s.fileBOM,
 		CRLF:       s.trim.crlfs > s.lfs-s.trim.crlfs,
-		FileBytes:  s.rawBytes,
+		Encoding:   s.enc,
+		FileBytes:  s.file.n,
 		Retained:   s.retain,
 	}
 	if s.bodyBytes > 0 && s.last != '\n' {

@@ -1,4 +1,4 @@
-package grep
+package workspace
 
 import (
 	"path/filepath"
