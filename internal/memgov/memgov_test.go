@@ -239,6 +239,7 @@ func TestGovernorLetsASmallHeapReachTheHeadroom(t *testing.T) {
 	percent0, _ := gcSettings()
 	refCycles, refShare := collectorWork(allocate)
 
+	debug.FreeOSMemory() // and what the reference run freed
 	stop := Start(config.DefaultLimits(), Sources{})
 	percent, limit := gcSettings()
 	goal := heapGoal()
