@@ -88,6 +88,10 @@ func dispatch(ctx context.Context, a *app, pos []string) error {
 		defer cancel()
 		return cmdVersion(ctx, a)
 	}
+	if pos[0] == completeCommand {
+		cmdComplete(ctx, a, pos[1:])
+		return nil
+	}
 	if pos[0] == "completion" {
 		if len(pos) != 2 {
 			return usageErrorf("usage: hostctl completion bash|zsh|fish")
