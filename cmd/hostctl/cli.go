@@ -64,7 +64,10 @@ func socketPath(flagValue string, getenv func(string) string) string {
 // code. Flags may appear anywhere, before or after the command.
 func run(ctx context.Context, args []string, std stdio, getenv func(string) string) int {
 	a, pos, help, err := parse(args, std, getenv)
-	if help {
+	if help && len(pos) > 0 {
+		// `hostctl review --help`: the help of what the line names.
+		pos = append([]string{"help"}, pos...)
+	} else if help {
 		fmt.Fprint(std.out, usageText)
 		return exitOK
 	}
@@ -251,6 +254,7 @@ commands:
   review rollback SESSION TOOLCALL undo every change of one tool call
   version                          this hostctl's version, protocol and commit, and the
                                    daemon's version and protocol if one answers
+  help [COMMAND]                   this help, or one command's (also: COMMAND --help)
 
 flags (anywhere on the line):
   --socket PATH     the daemon's socket (default: $HOSTD_SOCKET, else the

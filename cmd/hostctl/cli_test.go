@@ -173,6 +173,27 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// Help for one command or family: `hostctl help review` and `hostctl
+// review --help` print the review commands, and only those; an unknown
+// topic is a usage error naming it.
+func TestHelpForACommand(t *testing.T) {
+	for _, args := range [][]string{{"help", "review"}, {"review", "--help"}, {"review", "-h"}} {
+		code, out, errOut := runCLI(t, nil, "", append([]string{"--socket", "/nonexistent/s"}, args...)...)
+		if code != exitOK || !strings.Contains(out, "review rollback SESSION TOOLCALL undo every change of one tool call") ||
+			!strings.Contains(out, "review list SESSION [PATH]") || strings.Contains(out, "sessions                  every live session") {
+			t.Errorf("%v: exit %d, output:\n%s%s", args, code, out, errOut)
+		}
+	}
+	code, out, _ := runCLI(t, nil, "", "help", "watch")
+	if code != exitOK || !strings.Contains(out, "watch [SESSION]") || !strings.Contains(out, "(--json: one review.recorded per line") {
+		t.Errorf("help watch: exit %d, output:\n%s", code, out)
+	}
+	code, _, errOut := runCLI(t, nil, "", "help", "reviwe")
+	if code != exitUsage || !strings.Contains(errOut, `no command "reviwe"`) {
+		t.Errorf("help reviwe: exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
 // Errors print the wire-contract §2 name (from error.data.code, or from the code
 // for protocol errors, which carry no data), the code and the message, and
 // exit 1.

@@ -69,9 +69,16 @@ func find(pos []string) (*command, []string, error) {
 // dispatch validates the command line fully before it connects, so a
 // typo never reaches the daemon, then runs the command under --timeout.
 func dispatch(ctx context.Context, a *app, pos []string) error {
-	if len(pos) == 1 && pos[0] == "help" {
-		fmt.Fprint(a.io.out, usageText)
-		return nil
+	if pos[0] == "help" {
+		if len(pos) == 1 {
+			fmt.Fprint(a.io.out, usageText)
+			return nil
+		}
+		text, err := helpFor(pos[1:])
+		if err == nil {
+			_, err = fmt.Fprint(a.io.out, text)
+		}
+		return err
 	}
 	if pos[0] == "version" {
 		if len(pos) > 1 {
@@ -80,6 +87,10 @@ func dispatch(ctx context.Context, a *app, pos []string) error {
 		ctx, cancel := context.WithTimeout(ctx, a.timeout)
 		defer cancel()
 		return cmdVersion(ctx, a)
+	}
+	if pos[0] == completeCommand {
+		cmdComplete(ctx, a, pos[1:])
+		return nil
 	}
 	if pos[0] == "completion" {
 		if len(pos) != 2 {

@@ -8,6 +8,8 @@ import (
 
 // cmdCompletion prints a shell completion script for hostctl's commands
 // and flags, made from the command table so it never falls behind it.
+// Where a word is a session id, a toolCallId or a method name, the script
+// asks the daemon through the hidden `hostctl __complete` (complete.go).
 // Install: `hostctl completion bash > ~/.local/share/bash-completion/completions/hostctl`,
 // zsh: into a directory on $fpath as _hostctl, fish: into
 // ~/.config/fish/completions/hostctl.fish.
@@ -67,7 +69,13 @@ func bashCompletion(top []string, subs map[string][]string) string {
 	for _, k := range sortedKeys(subs) {
 		b.WriteString("     " + k + ") COMPREPLY=($(compgen -W '" + strings.Join(subs[k], " ") + "' -- \"$cur\"));;\n")
 	}
-	b.WriteString("     esac;;\n  esac\n}\ncomplete -F _hostctl hostctl\n")
+	b.WriteString("     esac;;\n  esac\n")
+	// What the daemon knows (session ids, toolCallIds, method names); the
+	// words typed so far, flags and all, say where and which.
+	b.WriteString("  if (( ${#words[@]} > 0 )); then\n")
+	b.WriteString("    local dyn; dyn=$(\"${COMP_WORDS[0]}\" " + completeCommand + " \"${COMP_WORDS[@]:1:COMP_CWORD-1}\" 2>/dev/null)\n")
+	b.WriteString("    COMPREPLY+=($(compgen -W \"$dyn\" -- \"$cur\"))\n  fi\n")
+	b.WriteString("}\ncomplete -F _hostctl hostctl\n")
 	return b.String()
 }
 
@@ -81,7 +89,11 @@ func zshCompletion(top []string, subs map[string][]string) string {
 	for _, k := range sortedKeys(subs) {
 		b.WriteString("     " + k + ") compadd -- " + strings.Join(subs[k], " ") + ";;\n")
 	}
-	b.WriteString("     esac;;\n  esac\n}\ncompdef _hostctl hostctl\n")
+	b.WriteString("     esac;;\n  esac\n")
+	b.WriteString("  if (( CURRENT > 1 )); then\n")
+	b.WriteString("    local -a dyn; dyn=(${(f)\"$(hostctl " + completeCommand + " ${opt_args[--socket]:+--socket=${opt_args[--socket]}} ${words[1,CURRENT-1]} 2>/dev/null)\"})\n")
+	b.WriteString("    (( ${#dyn} )) && compadd -- $dyn\n  fi\n")
+	b.WriteString("}\ncompdef _hostctl hostctl\n")
 	return b.String()
 }
 
@@ -97,6 +109,7 @@ func fishCompletion(top []string, subs map[string][]string) string {
 	for _, k := range sortedKeys(subs) {
 		b.WriteString("complete -c hostctl -n '__fish_seen_subcommand_from " + k + "' -a '" + strings.Join(subs[k], " ") + "'\n")
 	}
+	b.WriteString("complete -c hostctl -a '(hostctl " + completeCommand + " (commandline -opc)[2..-1] 2>/dev/null)'\n")
 	return b.String()
 }
 

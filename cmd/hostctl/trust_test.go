@@ -245,3 +245,13 @@ func runImpostor(socket string) {
 	os.Stdout.WriteString("received " + strconv.FormatInt(got.Load(), 10) + " bytes\n")
 	os.Exit(0)
 }
+
+// `--socket DIR` is a person naming where the socket lives: hostctl says it
+// is a directory and what to pass, and never to remove it.
+func TestASocketFlagNamingADirectorySaysWhatToPass(t *testing.T) {
+	dir := shortSocketDir(t)
+	code, _, errOut := runCLI(t, nil, "", "--socket", dir, "info")
+	if code != exitFailed || !strings.Contains(errOut, dir+" is a directory") || !strings.Contains(errOut, filepath.Join(dir, "hostd.sock")) || strings.Contains(errOut, "remove") {
+		t.Errorf("exit %d:\n%s", code, errOut)
+	}
+}

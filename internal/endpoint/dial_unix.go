@@ -70,6 +70,9 @@ func checkServer(c net.Conn, path string, uid int) error {
 
 // checkSocket vets the socket and its directory before connecting.
 func checkSocket(path string, uid int) error {
+	if err := directoryGiven(path); err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	way := wayOut(path, dir)
 	info, err := os.Lstat(dir)
@@ -126,4 +129,16 @@ func kind(m fs.FileMode) string {
 		return "a symbolic link"
 	}
 	return "mode " + m.String()
+}
+
+// directoryGiven is the error for a --socket that names a directory: a
+// person pointing at where the socket lives. It says what to pass instead
+// and nothing about removing the directory, which is most likely theirs
+// and full of other things.
+func directoryGiven(path string) error {
+	info, err := os.Stat(path)
+	if err != nil || !info.IsDir() {
+		return nil
+	}
+	return fmt.Errorf("%s is a directory; --socket (and HOSTD_SOCKET) take the socket file's own path, such as %s", path, filepath.Join(path, "hostd.sock"))
 }

@@ -64,6 +64,9 @@ func ClaimAddress(path string) (*Claim, error) {
 	if len(path) > maxSocketPath {
 		return nil, fmt.Errorf("socket path %s is %d bytes, longer than the %d a Unix socket's name can hold; choose a shorter --socket", path, len(path), maxSocketPath)
 	}
+	if err := directoryGiven(path); err != nil {
+		return nil, err
+	}
 	if err := safeParent(filepath.Dir(path)); err != nil {
 		return nil, err
 	}

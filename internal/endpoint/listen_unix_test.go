@@ -334,3 +334,14 @@ func TestDialFindsNoListener(t *testing.T) {
 		}
 	}
 }
+
+// A --socket that names a directory is a person pointing at where the
+// socket lives: the daemon says what to pass instead and never suggests
+// removing the directory.
+func TestADirectoryGivenAsTheSocketSaysWhatToPass(t *testing.T) {
+	dir := shortDir(t)
+	_, err := Listen(dir)
+	if err == nil || !strings.Contains(err.Error(), dir+" is a directory") || !strings.Contains(err.Error(), filepath.Join(dir, "hostd.sock")) || strings.Contains(err.Error(), "remove") {
+		t.Fatalf("got %v", err)
+	}
+}
