@@ -191,10 +191,16 @@ func TestE2EForwarderChecksTheSharedDaemonsProtocol(t *testing.T) {
 		if res["answeredBy"] != "the fake daemon" {
 			t.Errorf("answer %v", res)
 		}
-		if !strings.Contains(stderr.String(), "is another build, hostd 0.0.1-old (pid 4242), of the same protocol 1") {
+		// The note goes to the log, which is written beside the
+		// forwarding, not before it: wait for it as for the notification.
+		const other = "is another build, hostd 0.0.1-old (pid 4242), of the same protocol 1"
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(stderr.String(), other) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if !strings.Contains(stderr.String(), other) {
 			t.Errorf("stderr does not name the other build:\n%s", stderr.String())
 		}
-		deadline := time.Now().Add(10 * time.Second)
 		for len(n.got()) == 0 && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
