@@ -1,0 +1,164 @@
+package tools
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
+
+	"github.com/hostd-dev/hostd/workspace"
+)
+
+// TestReplayBrokenFixtureFixes breaks each of the 106 real TypeScript
+// fixes of the shared corpus (ts-edit-fixtures) as a model might, and
+// counts how often syntax feedback (edit-contract §5.6) names the broken
+// place, within 2 lines: "drop", the fix's last body row left out
+// (fixes whose last op has two rows or more); "bracket", an unbalanced
+// "(" before the last body row's text. A variant counts as broken when a
+// fresh parse of the file it leaves has more error regions than the
+// fixed file has.
+func TestReplayBrokenFixtureFixes(t *testing.T) {
+	replaySize(t)
+	dir := corpusDir(t, "ts-edit-fixtures")
+	raw, err := os.ReadFile(filepath.Join(dir, "roundtrip-patches.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type fixture struct{ ID, File, Patch string }
+	var cases []fixture
+	sc := bufio.NewScanner(strings.NewReader(string(raw)))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var c fixture
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, c)
+	}
+	if len(cases) != 106 {
+		t.Fatalf("read %d fixtures, want 106", len(cases))
+	}
+	r := newReplayEnv(t)
+	s := r.session()
+	type tally struct{ made, broken, right, flaggedClean int }
+	noRow := 0
+	tallies := map[string]*tally{"drop": {}, "bracket": {}}
+	for _, c := range cases {
+		input, err1 := os.ReadFile(filepath.Join(dir, "fixtures", c.ID, "input", c.File))
+		want, err2 := os.ReadFile(filepath.Join(dir, "fixtures", c.ID, "expected", c.File))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		body := c.Patch[strings.Index(c.Patch, "\n")+1:] // the ops, without the [PATH#TAG] line
+		variants := brokenVariants(body)
+		if len(variants) == 0 {
+			noRow++
+		}
+		for kind, ops := range variants {
+			tl := tallies[kind]
+			tl.made++
+			path := c.ID + "/" + c.File
+			r.write(path, string(input))
+			tag := r.showIn(s, path, 1, 1<<30)
+			out, _ := r.call(r.on, s, "edit", map[string]any{"path": path, "tag": tag, "ops": ops})
+			er := out.(*EditResult)
+			if !er.OK {
+				t.Fatalf("%s %s: %s", c.ID, kind, er.Content)
+			}
+			result := r.file(path)
+			got, ok1 := r.errorsOf(path, result)
+			fixed, ok2 := r.errorsOf(path, string(want))
+			if !ok1 || !ok2 {
+				t.Fatalf("%s %s: the judge's parse could not be made", c.ID, kind)
+			}
+			broken := len(got) > len(fixed)
+			if !broken {
+				if len(er.SyntaxErrors) > 0 {
+					tl.flaggedClean++
+				}
+				continue
+			}
+			tl.broken++
+			if at := firstDifference(result, string(want)); covers(er.SyntaxErrors, at, 2) {
+				tl.right++
+			} else {
+				t.Logf("MISSED %s %s: broken at line %d, flagged %+v", c.ID, kind, at, er.SyntaxErrors)
+			}
+		}
+	}
+	t.Logf("%d fixes add no row (deletions), so have no broken variant", noRow)
+	for _, kind := range []string{"drop", "bracket"} {
+		tl := tallies[kind]
+		pct := 100 * float64(tl.right) / float64(max(tl.broken, 1))
+		t.Logf("%s: %d variants, %d of them broken; %d (%.1f%%) flagged within 2 lines of the break (goal at least 95%%); %d unbroken variants flagged", kind, tl.made, tl.broken, tl.right, pct, tl.flaggedClean)
+		if pct < 95 {
+			t.Logf("NOT MET: %s variants flagged at the right line %.1f%% (goal at least 95%%)", kind, pct)
+		}
+	}
+}
+
+// brokenVariants breaks a fix's ops (PUT blocks of + rows, CUTs) by its
+// last body row: "drop" leaves it out, when its op keeps another row;
+// "bracket" puts an unbalanced "(" before its text. A fix with no body
+// row (a deletion) has no variants.
+func brokenVariants(ops string) map[string]string {
+	lines := strings.Split(strings.TrimRight(ops, "\n"), "\n")
+	last := len(lines) - 1
+	for last >= 0 && !strings.HasPrefix(lines[last], "+") {
+		last--
+	}
+	if last < 1 {
+		return nil
+	}
+	out := map[string]string{}
+	if strings.HasPrefix(lines[last-1], "+") {
+		out["drop"] = strings.Join(slices.Delete(slices.Clone(lines), last, last+1), "\n")
+	}
+	row := lines[last][1:]
+	indent := len(row) - len(strings.TrimLeft(row, " \t"))
+	b := slices.Clone(lines)
+	b[last] = "+" + row[:indent] + "(" + row[indent:]
+	out["bracket"] = strings.Join(b, "\n")
+	return out
+}
+
+// firstDifference is the first line where a and b differ.
+func firstDifference(a, b string) int {
+	la, lb := workspace.Lines(a), workspace.Lines(b)
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return i + 1
+		}
+	}
+	return min(len(la), len(lb)) + 1
+}
+
+// tokenCounter counts cl100k_base tokens, as hostbench's token section
+// does; the encoding ships inside the loader, so no network.
+type tokenCounter struct{ enc *tiktoken.Tiktoken }
+
+var (
+	tokenOnce sync.Once
+	tokenEnc  *tiktoken.Tiktoken
+	tokenErr  error
+)
+
+func newTokenCounter(t *testing.T) tokenCounter {
+	tokenOnce.Do(func() {
+		tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
+		tokenEnc, tokenErr = tiktoken.GetEncoding("cl100k_base")
+	})
+	if tokenErr != nil {
+		t.Fatal(tokenErr)
+	}
+	return tokenCounter{enc: tokenEnc}
+}
+
+func (c tokenCounter) Count(s string) int { return len(c.enc.EncodeOrdinary(s)) }
