@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"golang.org/x/tools/txtar"
@@ -169,10 +170,10 @@ func TestIncrementalParseEqualsFullParse(t *testing.T) {
 				if lang.refuse(next) != "" {
 					continue
 				}
-				edit := treeEdits(text, next)
+				edit := editsBetween(text, next)
 				old := tree.Copy()
 				for _, e := range edit {
-					old.Edit(e)
+					editTree(old, e)
 				}
 				inc, why, reason := parse(context.Background(), lang, next, old, parseTimeout)
 				old.Close()
@@ -269,7 +270,7 @@ func TestEditsBetweenSplitsDistantChanges(t *testing.T) {
 // once differed from a full parse: the binding hands tree-sitter the old
 // end point as the new one, and inserting lines left every node after
 // them misplaced, so the reparse answered a tree that was one ERROR node
-// (textedit.go).
+// (tsedit.go).
 func TestIncrementalParseOfRealVersions(t *testing.T) {
 	befores, err := filepath.Glob("testdata/incremental/*.before")
 	if err != nil || len(befores) == 0 {
@@ -292,8 +293,8 @@ func TestIncrementalParseOfRealVersions(t *testing.T) {
 			}
 			tree := fullParse(t, lang, string(old))
 			defer tree.Close()
-			for _, e := range treeEdits(string(old), string(next)) {
-				tree.Edit(e)
+			for _, e := range editsBetween(string(old), string(next)) {
+				editTree(tree, e)
 			}
 			inc, why, reason := parse(context.Background(), lang, string(next), tree, parseTimeout)
 			if inc == nil {
@@ -306,5 +307,20 @@ func TestIncrementalParseOfRealVersions(t *testing.T) {
 				t.Errorf("the incremental tree differs from a full parse: %s", firstDiff(got, want))
 			}
 		})
+	}
+}
+
+// editTree reads the binding's tree pointer through a mirror of its
+// BaseTree; a binding whose BaseTree changes shape must fail here, not
+// hand tree-sitter something else.
+func TestBaseTreeLayout(t *testing.T) {
+	if got, want := unsafe.Sizeof(baseTree{}), unsafe.Sizeof(sitter.BaseTree{}); got != want {
+		t.Fatalf("baseTree is %d bytes, the binding's BaseTree %d: tsedit.go no longer mirrors it", got, want)
+	}
+	lang := languageFor("a.go", "package a\n")
+	tree := fullParse(t, lang, "package a\n")
+	defer tree.Close()
+	if (*baseTree)(unsafe.Pointer(tree.BaseTree)).c == nil {
+		t.Fatal("the mirrored tree pointer is nil")
 	}
 }

@@ -21,17 +21,8 @@ import (
 // costs time. Comparing and searching the texts costs a few passes over
 // them, far below a parse.
 //
-// The Go binding hands tree-sitter the old end point as the new one
-// (EditInput's conversion to C), so after an edit that moves the end
-// point (adds or removes lines, or changes the last line's length) every
-// node after it keeps its old rows and columns, and the reparse that
-// reuses them can answer wrong: inserting an 11-line function into a Go
-// file gave a tree that was one ERROR node from line 1 to 411 where a
-// full parse finds none (testdata/incremental). So such a change is
-// handed over (treeEdits) as one edit from its first changed byte to the end of both
-// texts: no node lies after it for the wrong point to misplace, and what
-// lies before it, unchanged, is reused. Only edits that keep their end
-// point, where the binding's point is the right one, stay split.
+// The edits are handed to tree-sitter by editTree (tsedit.go), not by
+// the binding's Tree.Edit, which loses their new end points.
 
 // compareChunk is how many bytes the prefix and suffix scans compare at
 // once before looking at single bytes.
@@ -77,29 +68,6 @@ func editsBetween(old, new string) []sitter.EditInput {
 		at, atPoint = r.oldEnd, oldEnd
 	}
 	return edits
-}
-
-// treeEdits are the edits to hand the binding for a reparse of new from
-// old's tree: editsBetween's, or, when one of them moves its end point,
-// the first of them extended to the end of both texts (see above).
-func treeEdits(old, new string) []sitter.EditInput {
-	edits := editsBetween(old, new)
-	for _, e := range edits {
-		if e.NewEndPoint != e.OldEndPoint {
-			return []sitter.EditInput{toEnd(old, new, edits[len(edits)-1])}
-		}
-	}
-	return edits
-}
-
-// toEnd is first, the edit of the first changed region, extended to the
-// end of both texts.
-func toEnd(old, new string, first sitter.EditInput) sitter.EditInput {
-	first.OldEndIndex = uint32(len(old))
-	first.NewEndIndex = uint32(len(new))
-	first.OldEndPoint = pointAt(old, int(first.StartIndex), first.StartPoint, len(old))
-	first.NewEndPoint = pointAt(new, int(first.StartIndex), first.StartPoint, len(new))
-	return first
 }
 
 // changedRegions appends, in ascending order, the regions in which

@@ -227,10 +227,10 @@ func (t *Trees) get(ctx context.Context, rq request) (*lease, failure, string) {
 	var old *sitter.Tree
 	if from != nil {
 		defer from.release()
-		if edits := treeEdits(from.text, rq.text); len(edits) > 0 {
+		if edits := editsBetween(from.text, rq.text); len(edits) > 0 {
 			old = from.tree // the lease's own copy: editing it touches no one else's
 			for _, e := range edits {
-				old.Edit(e)
+				editTree(old, e)
 			}
 		}
 	}
