@@ -182,3 +182,25 @@ func TestGrepFindsTextInUTF16(t *testing.T) {
 		t.Fatalf("grep matches %+v, want line 2 of win.csv", g.Matches)
 	}
 }
+
+// A file with no mark that is not valid UTF-8 is never decoded by a
+// guess: read refuses it as NOT_TEXT, and the refusal names the encodings
+// setting that would make it text; when a rule of that setting gives the
+// file an encoding its bytes are not valid in, it names that rule.
+func TestNotTextNamesTheEncodingsSetting(t *testing.T) {
+	e, _ := newEncodedEnv(t, []config.EncodingRule{{Glob: "*.sjis", Encoding: "shift_jis"}})
+	e.put("latin1.txt", "caf\xe9\nna\xefve\n")
+	msg := e.failure("read", map[string]any{"path": "latin1.txt"}, CodeNotText)
+	for _, want := range []string{"encodings setting", `"encoding": "windows-1252"`, "never guesses"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal of a Latin-1 file does not say %q: %s", want, msg)
+		}
+	}
+	e.put("bad.sjis", "ok\n\x81\n")
+	msg = e.failure("read", map[string]any{"path": "bad.sjis"}, CodeNotText)
+	for _, want := range []string{"Shift_JIS", `"*.sjis"`, "correct that setting"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal of a file its rule misnames does not say %q: %s", want, msg)
+		}
+	}
+}
