@@ -55,12 +55,7 @@ func encodeAs(t *testing.T, enc textenc.Encoding, bom bool, text string) string 
 // has in UTF-8, every write is in the file's own encoding with its mark
 // and line endings, and rollback restores the exact bytes (issue 27).
 func TestEncodingsRoundTrip(t *testing.T) {
-	cases := []struct {
-		name, file, encoding string
-		bom                  bool
-		rules                []config.EncodingRule
-		text, line2          string // line2 replaces line 2
-	}{
+	cases := []roundTripCase{
 		{name: "UTF-16LE mark CRLF", file: "a.rc", encoding: "utf-16le", bom: true, text: "hello\r\nwörld\r\nend\r\n", line2: "wörld ☃"},
 		{name: "UTF-16BE mark", file: "a.txt", encoding: "utf-16be", bom: true, text: "hello\nwörld\nend\n", line2: "wörld 😀"},
 		{name: "UTF-32LE mark", file: "a.txt", encoding: "utf-32le", bom: true, text: "hello\nwörld\nend\n", line2: "wörld 😀"},
@@ -78,64 +73,80 @@ func TestEncodingsRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, store := newEncodedEnv(t, c.rules)
-			before := encodeAs(t, enc, c.bom, c.text)
-			e.put(c.file, before)
-			norm := strings.ReplaceAll(c.text, "\r\n", "\n")
-			e.put("plain.txt", norm)
-
-			r := e.read(map[string]any{"path": c.file})
-			if !strings.Contains(r.Content, strings.Split(norm, "\n")[1]) {
-				t.Fatalf("read shows\n%s\nwithout the decoded line 2", r.Content)
-			}
-			if plain := e.read(map[string]any{"path": "plain.txt"}); r.Tag != plain.Tag {
-				t.Fatalf("tag %s, the same text in UTF-8 has %s: the tag must be of the decoded text", r.Tag, plain.Tag)
-			}
-
-			ed, ok := e.call("edit", map[string]string{"path": c.file, "tag": r.Tag, "ops": "PUT 2.=2:\n+" + c.line2}).(*EditResult)
-			if !ok || !ed.OK {
-				t.Fatalf("edit failed: %+v", ed)
-			}
-			lines := strings.SplitAfter(c.text, "\n")
-			end := lines[1][strings.IndexAny(lines[1], "\r\n"):]
-			lines[1] = c.line2 + end
-			edited := encodeAs(t, enc, c.bom, strings.Join(lines, ""))
-			if got := e.cat(c.file); got != edited {
-				t.Fatalf("after the edit the file is\n%q\nwant\n%q", got, edited)
-			}
-
-			w := e.write(map[string]string{"path": c.file, "content": "new\n" + c.line2 + "\n"})
-			wantEnd := "\n"
-			if strings.Contains(c.text, "\r\n") {
-				wantEnd = "\r\n"
-			}
-			written := encodeAs(t, enc, c.bom, "new"+wantEnd+c.line2+wantEnd)
-			if got := e.cat(c.file); got != written {
-				t.Fatalf("after the write the file is\n%q\nwant\n%q", got, written)
-			}
-
-			dest := filepath.Join(filepath.Dir(c.file), "moved"+filepath.Ext(c.file))
-			if mv, ok := e.call("edit", map[string]string{"path": c.file, "tag": w.Tag, "ops": "MV " + filepath.ToSlash(dest)}).(*EditResult); !ok || !mv.OK {
-				t.Fatalf("MV failed: %+v", mv)
-			}
-			if got := e.cat(dest); got != written {
-				t.Fatalf("MV changed the bytes:\n%q\nwant\n%q", got, written)
-			}
-
-			// tc-1 and tc-2 are the reads; tc-3, tc-4 and tc-5 the edit,
-			// write and MV. Roll them back newest first.
-			for _, id := range []string{"tc-5", "tc-4", "tc-3"} {
-				if _, err := rollback.Rollback(context.Background(), store, e.s.ID, id); err != nil {
-					t.Fatalf("rollback %s: %v", id, err)
-				}
-			}
-			if got := e.cat(c.file); got != before {
-				t.Fatalf("after rollback the file is\n%q\nwant its first bytes\n%q", got, before)
-			}
-			if _, err := os.Stat(filepath.Join(e.root, dest)); !os.IsNotExist(err) {
-				t.Fatalf("the MV's destination survived its rollback: %v", err)
-			}
+			roundTrip(t, enc, c)
 		})
+	}
+}
+
+// roundTripCase is a file in an encoding, named by a mark or a setting,
+// and the line an edit puts in for its line 2.
+type roundTripCase struct {
+	name, file, encoding string
+	bom                  bool
+	rules                []config.EncodingRule
+	text, line2          string // line2 replaces line 2
+}
+
+// roundTrip reads, edits, writes, moves and rolls back c's file in enc,
+// checking its bytes after each step.
+func roundTrip(t *testing.T, enc textenc.Encoding, c roundTripCase) {
+	t.Helper()
+	e, store := newEncodedEnv(t, c.rules)
+	before := encodeAs(t, enc, c.bom, c.text)
+	e.put(c.file, before)
+	norm := strings.ReplaceAll(c.text, "\r\n", "\n")
+	e.put("plain.txt", norm)
+
+	r := e.read(map[string]any{"path": c.file})
+	if !strings.Contains(r.Content, strings.Split(norm, "\n")[1]) {
+		t.Fatalf("read shows\n%s\nwithout the decoded line 2", r.Content)
+	}
+	if plain := e.read(map[string]any{"path": "plain.txt"}); r.Tag != plain.Tag {
+		t.Fatalf("tag %s, the same text in UTF-8 has %s: the tag must be of the decoded text", r.Tag, plain.Tag)
+	}
+
+	ed, ok := e.call("edit", map[string]string{"path": c.file, "tag": r.Tag, "ops": "PUT 2.=2:\n+" + c.line2}).(*EditResult)
+	if !ok || !ed.OK {
+		t.Fatalf("edit failed: %+v", ed)
+	}
+	lines := strings.SplitAfter(c.text, "\n")
+	end := lines[1][strings.IndexAny(lines[1], "\r\n"):]
+	lines[1] = c.line2 + end
+	edited := encodeAs(t, enc, c.bom, strings.Join(lines, ""))
+	if got := e.cat(c.file); got != edited {
+		t.Fatalf("after the edit the file is\n%q\nwant\n%q", got, edited)
+	}
+
+	w := e.write(map[string]string{"path": c.file, "content": "new\n" + c.line2 + "\n"})
+	wantEnd := "\n"
+	if strings.Contains(c.text, "\r\n") {
+		wantEnd = "\r\n"
+	}
+	written := encodeAs(t, enc, c.bom, "new"+wantEnd+c.line2+wantEnd)
+	if got := e.cat(c.file); got != written {
+		t.Fatalf("after the write the file is\n%q\nwant\n%q", got, written)
+	}
+
+	dest := filepath.Join(filepath.Dir(c.file), "moved"+filepath.Ext(c.file))
+	if mv, ok := e.call("edit", map[string]string{"path": c.file, "tag": w.Tag, "ops": "MV " + filepath.ToSlash(dest)}).(*EditResult); !ok || !mv.OK {
+		t.Fatalf("MV failed: %+v", mv)
+	}
+	if got := e.cat(dest); got != written {
+		t.Fatalf("MV changed the bytes:\n%q\nwant\n%q", got, written)
+	}
+
+	// tc-1 and tc-2 are the reads; tc-3, tc-4 and tc-5 the edit,
+	// write and MV. Roll them back newest first.
+	for _, id := range []string{"tc-5", "tc-4", "tc-3"} {
+		if _, err := rollback.Rollback(context.Background(), store, e.s.ID, id); err != nil {
+			t.Fatalf("rollback %s: %v", id, err)
+		}
+	}
+	if got := e.cat(c.file); got != before {
+		t.Fatalf("after rollback the file is\n%q\nwant its first bytes\n%q", got, before)
+	}
+	if _, err := os.Stat(filepath.Join(e.root, dest)); !os.IsNotExist(err) {
+		t.Fatalf("the MV's destination survived its rollback: %v", err)
 	}
 }
 
@@ -169,5 +180,27 @@ func TestGrepFindsTextInUTF16(t *testing.T) {
 	g := e.grep(map[string]any{"pattern": "Zürich", "outputMode": "content"})
 	if len(g.Matches) != 1 || g.Matches[0].Line != 2 || g.Matches[0].Text != "zoë,Zürich" {
 		t.Fatalf("grep matches %+v, want line 2 of win.csv", g.Matches)
+	}
+}
+
+// A file with no mark that is not valid UTF-8 is never decoded by a
+// guess: read refuses it as NOT_TEXT, and the refusal names the encodings
+// setting that would make it text; when a rule of that setting gives the
+// file an encoding its bytes are not valid in, it names that rule.
+func TestNotTextNamesTheEncodingsSetting(t *testing.T) {
+	e, _ := newEncodedEnv(t, []config.EncodingRule{{Glob: "*.sjis", Encoding: "shift_jis"}})
+	e.put("latin1.txt", "caf\xe9\nna\xefve\n")
+	msg := e.failure("read", map[string]any{"path": "latin1.txt"}, CodeNotText)
+	for _, want := range []string{"encodings setting", `"encoding": "windows-1252"`, "never guesses"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal of a Latin-1 file does not say %q: %s", want, msg)
+		}
+	}
+	e.put("bad.sjis", "ok\n\x81\n")
+	msg = e.failure("read", map[string]any{"path": "bad.sjis"}, CodeNotText)
+	for _, want := range []string{"Shift_JIS", `"*.sjis"`, "correct that setting"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal of a file its rule misnames does not say %q: %s", want, msg)
+		}
 	}
 }

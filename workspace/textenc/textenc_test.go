@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -139,7 +140,7 @@ func TestEncodeNamesTheCharacterItCannotWrite(t *testing.T) {
 	}
 }
 
-// FuzzRoundTrip holds every encoding to the identity: bytes either
+// FuzzRoundTrip holds every supported encoding to the identity: bytes either
 // decode, and then encode back to exactly themselves, or are refused; and
 // the streaming Reader, read in pieces of any size, agrees with Decode.
 func FuzzRoundTrip(f *testing.F) {
@@ -147,8 +148,8 @@ func FuzzRoundTrip(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		for _, name := range encodings {
-			e := lookup(t, name)
+		for _, e := range Supported() {
+			name := e.Name()
 			text, err := e.Decode(raw)
 			if err == nil {
 				back, err := e.NewEncoder().Append(nil, string(text))
@@ -171,4 +172,33 @@ func FuzzRoundTrip(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Supported lists each encoding Lookup accepts once, by a name Lookup
+// gives back as that encoding, including a legacy one of every family
+// the tests name; stateful ones are not on it.
+func TestSupported(t *testing.T) {
+	all := Supported()
+	seen := map[Encoding]bool{}
+	for _, e := range all {
+		if seen[e] {
+			t.Errorf("%s listed twice", e)
+		}
+		seen[e] = true
+		if back, err := Lookup(e.Name()); err != nil || back != e {
+			t.Errorf("Lookup(%q) = %s, %v; want the listed encoding", e.Name(), back, err)
+		}
+	}
+	for _, name := range encodings {
+		if !seen[lookup(t, name)] {
+			t.Errorf("%s is supported but not listed", name)
+		}
+	}
+	for _, name := range []string{"iso-2022-jp", "hz-gb-2312"} {
+		for _, e := range all {
+			if e.Name() == name || e.Name() == strings.ToUpper(name) {
+				t.Errorf("stateful %s is listed", name)
+			}
+		}
+	}
 }
