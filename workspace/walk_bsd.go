@@ -4,8 +4,6 @@ package workspace
 
 import (
 	"os"
-	"slices"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,12 +25,7 @@ func (w *walkDir) list(*listBuffer) ([]DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries := make([]DirEntry, 0, len(des))
-	for _, e := range des {
-		entries = append(entries, DirEntry{Name: e.Name(), Type: entryType(e.Type())})
-	}
-	slices.SortFunc(entries, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
-	return entries, nil
+	return sortedEntries(des), nil
 }
 
 func openat(dir int, name string, flags int) (int, error) { return unix.Openat(dir, name, flags, 0) }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
-	"strings"
 )
 
 // nameSeparators are the bytes a name in a directory cannot hold: both
@@ -38,12 +36,7 @@ func (w *walkDir) list(*listBuffer) ([]DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries := make([]DirEntry, 0, len(des))
-	for _, e := range des {
-		entries = append(entries, DirEntry{Name: e.Name(), Type: entryType(e.Type())})
-	}
-	slices.SortFunc(entries, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
-	return entries, nil
+	return sortedEntries(des), nil
 }
 
 func (w *walkDir) has(name string) bool {
