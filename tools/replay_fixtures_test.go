@@ -47,7 +47,11 @@ func TestReplayBrokenFixtureFixes(t *testing.T) {
 	}
 	r := newReplayEnv(t)
 	s := r.session()
-	type tally struct{ made, broken, right, flaggedClean int }
+	type tally struct {
+		made, broken, right, flaggedClean int
+		startsAt int   // of right: a flag starts within 2 lines of the break
+		spans    []int // of right: the lines of the flag that holds the break
+	}
 	noRow := 0
 	tallies := map[string]*tally{"drop": {}, "bracket": {}}
 	for _, c := range cases {
@@ -88,6 +92,15 @@ func TestReplayBrokenFixtureFixes(t *testing.T) {
 			tl.broken++
 			if at := firstDifference(result, string(want)); covers(er.SyntaxErrors, at, 2) {
 				tl.right++
+				for _, f := range er.SyntaxErrors {
+					if f.StartLine-2 <= at && at <= f.EndLine+2 {
+						tl.spans = append(tl.spans, f.EndLine-f.StartLine+1)
+						if f.StartLine >= at-2 {
+							tl.startsAt++
+						}
+						break
+					}
+				}
 			} else {
 				t.Logf("MISSED %s %s: broken at line %d, flagged %+v", c.ID, kind, at, er.SyntaxErrors)
 			}
@@ -98,6 +111,7 @@ func TestReplayBrokenFixtureFixes(t *testing.T) {
 		tl := tallies[kind]
 		pct := 100 * float64(tl.right) / float64(max(tl.broken, 1))
 		t.Logf("%s: %d variants, %d of them broken; %d (%.1f%%) flagged within 2 lines of the break (goal at least 95%%); %d unbroken variants flagged", kind, tl.made, tl.broken, tl.right, pct, tl.flaggedClean)
+		t.Logf("%s: of those flagged there, %d start within 2 lines of the break; the flag holding it spans %d lines at the median, %d at most", kind, tl.startsAt, median(slices.Clone(tl.spans)), slices.Max(append([]int{0}, tl.spans...)))
 		if pct < 95 {
 			t.Logf("NOT MET: %s variants flagged at the right line %.1f%% (goal at least 95%%)", kind, pct)
 		}

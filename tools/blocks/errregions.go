@@ -39,39 +39,63 @@ type LineCopy struct{ New, Old, N int }
 const maxErrorRegions = 64
 
 // errorRegions lists the error regions of a parse tree in line order,
-// overlapping ones merged. It descends only into nodes that hold an
-// error, with a cursor (stepping node by node is linear per step in
-// tree-sitter), so a clean tree costs one check of its root.
+// overlapping ones merged.
 func errorRegions(root *sitter.Node, lines int) []ErrorRegion {
-	if root == nil || !root.HasError() {
-		return nil
-	}
 	var out []ErrorRegion
+	walkErrors(root, func(n *sitter.Node, _ []int) bool {
+		row := clampLine(int(n.StartPoint().Row)+1, lines)
+		if n.IsMissing() {
+			out = append(out, ErrorRegion{Start: row, End: row, Missing: n.Type()})
+		} else {
+			out = append(out, ErrorRegion{Start: row, End: clampLine(endLine(n), lines)})
+		}
+		if len(out) < maxErrorRegions {
+			return true
+		}
+		out[len(out)-1].End = max(out[len(out)-1].End, lines)
+		out[len(out)-1].Missing = ""
+		return false
+	})
+	return mergeRegions(out)
+}
+
+// walkErrors calls visit with each ERROR and MISSING node of a parse tree
+// in order, and the 1-based start lines of the nodes around it (the
+// root's children down to its parent, outermost first), until visit
+// returns false. It descends only into nodes that hold an error, with a
+// cursor (stepping node by node is linear per step in tree-sitter), so a
+// clean tree costs one check of its root.
+func walkErrors(root *sitter.Node, visit func(n *sitter.Node, around []int) bool) {
+	if root == nil || !root.HasError() {
+		return
+	}
 	c := sitter.NewTreeCursor(root)
 	defer c.Close()
+	var around []int // the start lines of the nodes the cursor is in, below the root
+	depth := 0       // the cursor's node's: the root's is 0
 	for {
 		n := c.CurrentNode()
 		switch {
-		case n.IsMissing():
-			row := clampLine(int(n.StartPoint().Row)+1, lines)
-			out = append(out, ErrorRegion{Start: row, End: row, Missing: n.Type()})
-		case n.IsError():
-			out = append(out, ErrorRegion{Start: clampLine(int(n.StartPoint().Row)+1, lines), End: clampLine(endLine(n), lines)})
+		case n.IsMissing() || n.IsError():
+			if !visit(n, around) {
+				return
+			}
 		case n.HasError() && c.GoToFirstChild():
+			if depth > 0 {
+				around = append(around, int(n.StartPoint().Row)+1)
+			}
+			depth++
 			continue
-		}
-		if len(out) >= maxErrorRegions {
-			out[len(out)-1].End = max(out[len(out)-1].End, lines)
-			out[len(out)-1].Missing = ""
-			break
 		}
 		for !c.GoToNextSibling() {
 			if !c.GoToParent() {
-				return mergeRegions(out)
+				return
+			}
+			if depth--; depth > 0 {
+				around = around[:len(around)-1]
 			}
 		}
 	}
-	return mergeRegions(out)
 }
 
 // endLine is the 1-based last line of n: a node that ends at the start
@@ -192,6 +216,88 @@ func addedRegions(before, after []ErrorRegion, copies []LineCopy, oldLines, newL
 	return out
 }
 
+// reachBack moves the start of each added region that holds no line the
+// change wrote (an error the parser noticed after the change that caused
+// it: a bracket opened in the lines it wrote, a closer it left out) back
+// to the start of the innermost node around its error that begins on a
+// line the change wrote, when there is one: the construct the change
+// opened or rewrote, inside which the parse went wrong. Regions that come
+// to overlap are merged. copies map the lines the change left as they
+// were, as for addedRegions.
+func reachBack(root *sitter.Node, added []ErrorRegion, copies []LineCopy, lines int) []ErrorRegion {
+	copied := make([]bool, lines+2)
+	for _, c := range copies {
+		for n := max(c.New, 1); n < c.New+c.N && n <= lines; n++ {
+			copied[n] = true
+		}
+	}
+	untouched := make([]bool, len(added)) // holds no line the change wrote
+	any := false
+	for i, r := range added {
+		untouched[i] = true
+		for n := r.Start; n <= r.End; n++ {
+			if !copied[n] {
+				untouched[i] = false
+				break
+			}
+		}
+		any = any || untouched[i]
+	}
+	if !any {
+		return added
+	}
+	out := slices.Clone(added)
+	opened := make([]bool, len(added)) // moved back to a node's start
+	last := added[len(added)-1].End
+	walkErrors(root, func(n *sitter.Node, around []int) bool {
+		row := clampLine(int(n.StartPoint().Row)+1, lines)
+		if row > last {
+			return false
+		}
+		i, found := slices.BinarySearchFunc(added, row, func(r ErrorRegion, row int) int {
+			switch {
+			case r.End < row:
+				return -1
+			case r.Start > row:
+				return 1
+			}
+			return 0
+		})
+		if !found || !untouched[i] {
+			return true
+		}
+		for k := len(around) - 1; k >= 0; k-- {
+			if a := around[k]; a < added[i].Start && !copied[a] {
+				out[i].Start = min(out[i].Start, a)
+				opened[i] = true
+				break
+			}
+		}
+		return true
+	})
+	for i, r := range added {
+		if !untouched[i] || opened[i] {
+			continue
+		}
+		// No node links the error to the change (a closer left out, so a
+		// later one closed the wrong construct): the parse still read
+		// the text before the change's lines as it did before, so the
+		// cause lies from them on; the nearest run of them above is
+		// where to look first.
+		w := r.Start - 1
+		for w >= 1 && copied[w] {
+			w--
+		}
+		for w > 1 && !copied[w-1] {
+			w--
+		}
+		if w >= 1 {
+			out[i].Start = w
+		}
+	}
+	return mergeRegions(out)
+}
+
 // AddedErrors reports the error regions a change added to the file at
 // path (edit-contract §5.6): after's regions that before's do not explain
 // (addedRegions), numbered as in after. hadBefore false says the file did
@@ -238,7 +344,12 @@ func (t *Trees) AddedErrors(ctx context.Context, path, before string, hadBefore 
 	}
 	defer l.release()
 	lines := countLines(after)
-	return addedRegions(old, errorRegions(l.tree.RootNode(), lines), copies, countLines(before), lines), nil
+	root := l.tree.RootNode()
+	added := addedRegions(old, errorRegions(root, lines), copies, countLines(before), lines)
+	if len(added) == 0 {
+		return nil, nil
+	}
+	return reachBack(root, added, copies, lines), nil
 }
 
 // feedbackFailure is the error of a text AddedErrors could not parse.

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 // regionsOf parses text from scratch and lists its error regions.
@@ -185,5 +187,70 @@ func TestWorkersAddedErrors(t *testing.T) {
 	_, err := w.AddedErrors(withBudget(t, 300*time.Millisecond), "a.ts", clean, true, clean+"// SPINME\n", []LineCopy{{1, 1, 4}}, lim)
 	if !errors.Is(err, ErrParseTime) {
 		t.Errorf("a worker that spins past the parse time: %v, want ErrParseTime", err)
+	}
+}
+
+// TestAddedErrorsReachBackToTheChange: an error the parser noticed in
+// lines the change did not write starts where the change opened the
+// construct it lies in, or, when no node links them (a closer left out),
+// at the nearest lines the change wrote above it; an error in lines the
+// change wrote stays where it is.
+func TestAddedErrorsReachBackToTheChange(t *testing.T) {
+	trees, err := NewTrees(1 << 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer trees.Close()
+	lim := config.DefaultLimits().MaxBlockParseBytes
+	before := "function f(a: number) {\n" + // 1
+		"  switch (a) {\n" + //               2
+		"    case 1: {\n" + //                3
+		"      const b = a + 1;\n" + //       4
+		"      g(b);\n" + //                  5
+		"      g(b, [\n" + //                 6
+		"        1,\n" + //                   7
+		"        2,\n" + //                   8
+		"      ]);\n" + //                    9
+		"      return;\n" + //                10
+		"    }\n" + //                        11
+		"    case 2: {\n" + //                12
+		"      return;\n" + //                13
+		"    }\n" + //                        14
+		"  }\n" + //                          15
+		"}\n" //                              16
+	lines := workspace.Lines(before)
+	change := func(from, to int, rows ...string) (string, []LineCopy) {
+		out := append(append(slices.Clone(lines[:from-1]), rows...), lines[to:]...)
+		n := len(rows) - (to - from + 1)
+		return strings.Join(out, "\n") + "\n", []LineCopy{{1, 1, from - 1}, {to + 1 + n, to + 1, len(lines) - to}}
+	}
+	for _, tc := range []struct {
+		name      string
+		from, to  int
+		rows      []string
+		wantStart int // of the first added region
+		wantLine  int // a line it must hold: where the break is
+	}{
+		// The if's "}" left out: the case's "}" closes the if, and the
+		// parser notices lines below what was written (at "case 2", or
+		// at the end in an incremental parse), past line 6, where the
+		// "}" belongs.
+		{"a closer left out", 4, 3, []string{"      if (!a) {", "        return;"}, 4, 6},
+		// "(" opened in a written line, noticed at the array's end.
+		{"a bracket opened", 6, 6, []string{"      g((b, ["}, 6, 9},
+		// The error is in the line written: it stays there.
+		{"an error in the written line", 5, 5, []string{"      g(b;"}, 5, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			after, copies := change(tc.from, tc.to, tc.rows...)
+			got, err := trees.AddedErrors(context.Background(), "a.ts", before, true, after, copies, lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := regionsOf(t, "a.ts", after)
+			if len(got) == 0 || got[0].Start != tc.wantStart || got[0].End < tc.wantLine {
+				t.Errorf("added %+v, want the first to span %d..%d; the parse's own regions are %+v", got, tc.wantStart, tc.wantLine, raw)
+			}
+		})
 	}
 }
