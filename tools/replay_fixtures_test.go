@@ -49,8 +49,8 @@ func TestReplayBrokenFixtureFixes(t *testing.T) {
 	s := r.session()
 	type tally struct {
 		made, broken, right, flaggedClean int
-		startsAt int   // of right: a flag starts within 2 lines of the break
-		spans    []int // of right: the lines of the flag that holds the break
+		startsAt                          int   // of right: a flag starts within 2 lines of the break
+		spans                             []int // of right: the lines of the flag that holds the break
 	}
 	noRow := 0
 	tallies := map[string]*tally{"drop": {}, "bracket": {}}
