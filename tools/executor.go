@@ -59,6 +59,9 @@ type Call struct {
 	// Feedback finds the syntax errors a write or an edit added
 	// (feedback.go); nil: no grammars, or the feedback is off.
 	Feedback FeedbackFunc
+	// Warm parses a version a read just recorded in the background
+	// (WarmFunc); nil: no grammars.
+	Warm WarmFunc
 	// ToolName is the tool being run, as review records it.
 	ToolName string
 	// Files are the daemon's per-file locks (lockFiles).
@@ -130,6 +133,7 @@ type Options struct {
 	Syntax   SyntaxFactory
 	Outline  OutlineFunc
 	Feedback FeedbackFunc
+	Warm     WarmFunc
 	Tools    []Tool // usually Builtin()
 	// Files are the daemon-wide per-file locks; nil: the executor makes
 	// its own. Rollback must share them (Executor.Files).
@@ -193,6 +197,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 		Syntax:     e.opt.Syntax,
 		Outline:    e.opt.Outline,
 		Feedback:   e.opt.Feedback,
+		Warm:       e.opt.Warm,
 		ToolName:   req.Tool,
 		Files:      e.opt.Files,
 		Budget:     e.opt.Budget,

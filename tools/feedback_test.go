@@ -213,3 +213,44 @@ func TestFeedbackIsGivenTheChange(t *testing.T) {
 		t.Errorf("check of %+v, want copies %+v", c, want)
 	}
 }
+
+// TestReadsWarmWhatTheyRecorded: a read (whole, a window, or since a tag)
+// hands the version it recorded, as its text, to Warm under the file's
+// path, so the edit that follows finds its tree parsed; a grep does not
+// (it may touch thousands of files), nor a read whose text is not kept.
+func TestReadsWarmWhatTheyRecorded(t *testing.T) {
+	lim := config.DefaultLimits()
+	lim.MaxRetainedFileBytes = 1 << 10
+	e := newEditEnvLimits(t, lim)
+	type warmed struct{ path, text string }
+	var got []warmed
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Warm: func(path, text string) {
+		got = append(got, warmed{path, text})
+	}})
+	e.write("a.go", goFile)
+	e.write("big.go", "package a\n\n"+strings.Repeat("// padding past the retention bound\n", 64))
+	run := func(tool string, args map[string]any) any {
+		t.Helper()
+		raw, _ := json.Marshal(args)
+		out, err := e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: tool, Args: raw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	p, err := e.s.State().Workspace.Resolve("a.go", workspace.Read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := p.Abs
+	first := run("read", map[string]any{"path": "a.go"}).(*ReadResult)
+	run("read", map[string]any{"path": "a.go", "offset": 2, "limit": 1})
+	e.write("a.go", goFile+"\nvar y = 2\n")
+	run("read", map[string]any{"path": "a.go", "since": first.Tag})
+	run("grep", map[string]any{"pattern": "return"})
+	run("read", map[string]any{"path": "big.go"})
+	want := []warmed{{abs, goFile}, {abs, goFile}, {abs, goFile + "\nvar y = 2\n"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("warmed %q\nwant %q", got, want)
+	}
+}

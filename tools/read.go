@@ -133,6 +133,7 @@ func plainRead(c *Call, p workspace.Path, w *linewindow.Window, offset, limit in
 		Bytes:   w.FileBytes,
 		Seen:    displayedLines(w.Lines).Union(carried),
 	})
+	c.warm(p.Abs, w)
 	r := &ReadResult{
 		Path:       p.Display,
 		Root:       string(p.Root),

@@ -65,6 +65,7 @@ func readSince(c *Call, p workspace.Path, w *linewindow.Window, since string, li
 		Digest: w.Digest, Text: w.Body, HasText: true,
 		Lines: w.TotalLines, Bytes: w.FileBytes, Seen: carried.Union(shown),
 	})
+	c.warm(p.Abs, w)
 	return &ReadResult{
 		Path: p.Display, Root: string(p.Root), Offset: 1, LineCount: shown.Len(),
 		TotalLines: w.TotalLines, FileBytes: w.FileBytes, Tag: newTag,

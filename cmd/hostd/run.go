@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -218,6 +219,7 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, en
 		Syntax:   syntaxCheckers(workers, cfg.Limits.MaxBlockParseBytes),
 		Outline:  outlines(workers, cfg.Limits.MaxBlockParseBytes),
 		Feedback: syntaxFeedback(workers, cfg.Limits.MaxBlockParseBytes),
+		Warm:     warm(workers, cfg.Limits),
 		Tools:    builtinTools(),
 		Budget:   mem,
 	})
@@ -305,6 +307,15 @@ func syntaxFeedback(workers *blocks.Workers, maxParseBytes int64) tools.Feedback
 		}
 		return out, nil
 	}
+}
+
+// warm has the parse workers parse each version a read records, in the
+// background and only when one is idle, so the edit that follows finds its
+// tree (blocks.Workers.Warm): the same grammars and parse limit as block
+// ops, within a call's parse time.
+func warm(workers *blocks.Workers, lim config.Limits) tools.WarmFunc {
+	limit := time.Duration(lim.MaxParseMs) * time.Millisecond
+	return func(path, text string) { workers.Warm(path, text, lim.MaxBlockParseBytes, limit) }
 }
 
 // version is the module version this binary was built from, or "dev" for

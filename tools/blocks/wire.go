@@ -46,6 +46,7 @@ const (
 	opOutline                     // the outline of lines From..To of Text
 	opStats                       // the worker's tree cache counters
 	opErrors                      // the error regions Text added to Base (AddedErrors)
+	opWarm                        // parse Text and keep its tree (Workers.Warm)
 )
 
 // workerRequest is one question to a worker.

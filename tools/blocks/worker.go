@@ -162,6 +162,8 @@ func (w *worker) serve(rq *workerRequest) *workerResponse {
 		return &workerResponse{Trees: w.trees.Stats()}
 	case opErrors:
 		return w.errors(ctx, rq)
+	case opWarm:
+		return &workerResponse{Decline: toWire(w.trees.Keep(ctx, rq.Path, rq.Text, rq.MaxBytes))}
 	}
 	return &workerResponse{Decline: toWire(fmt.Errorf("parse worker: unknown request %d", rq.Op))}
 }

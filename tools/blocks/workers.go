@@ -33,9 +33,13 @@ import (
 // is ended when no answer comes within its parse time and killGrace, or
 // when its call is cancelled, and the call is answered after that.
 //
+// A read's version is parsed ahead of its edit by a warm (warm.go), on a
+// spare worker only, and a request about a file being warmed waits for
+// that tree.
+//
 // Concurrency: safe for concurrent use. mu guards the slots, the
-// affinity map and the owners; it is a leaf lock, never held across a
-// request, a process start or a wait.
+// affinity map, the owners and the warms; it is a leaf lock, never held
+// across a request, a process start or a wait.
 type Workers struct {
 	cfg     WorkersConfig
 	perTree int64 // each worker's tree cache bound
@@ -44,9 +48,12 @@ type Workers struct {
 
 	mu       sync.Mutex
 	slots    []*slot
-	affinity map[string]place // the worker that last parsed each path
-	owners   map[string]bool  // owners with a request running
-	wake     chan struct{}    // closed and replaced when a slot or an owner frees up
+	affinity map[string]place  // the worker that last parsed each path
+	owners   map[string]bool   // owners with a request running
+	wake     chan struct{}     // closed and replaced when a slot or an owner frees up
+	warms    []warmRequest     // warms waiting for a worker, oldest first (warm.go)
+	warmed   map[string]uint64 // the digest of the text last warmed for each path
+	warming  bool              // a warm runs
 	closed   bool
 	stats    WorkerStats
 }
@@ -90,6 +97,7 @@ type WorkerStats struct {
 	Ended    int           // workers ended: deaths, overruns, cancels
 	Overruns int           // of those, ended for running past their time
 	Deaths   int           // of those, ended on their own (an abort)
+	Warms    int           // warms run (warm.go)
 	Running  int           // workers running now
 	PIDs     []int         // their process ids
 	LastTook time.Duration // the last start, until the worker was ready
@@ -100,6 +108,7 @@ type slot struct {
 	p        *proc // nil: no worker runs here
 	gen      uint64
 	busy     bool     // a request, or a start, holds the slot
+	warming  string   // the path a warm (warm.go) holding the slot parses
 	releases []uint64 // handles to release with the slot's next request
 }
 
@@ -136,6 +145,7 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 		job:      j,
 		affinity: map[string]place{},
 		owners:   map[string]bool{},
+		warmed:   map[string]uint64{},
 		wake:     make(chan struct{}),
 	}
 	for range cfg.Count {
@@ -231,6 +241,12 @@ func (w *Workers) do(ctx context.Context, path string, rq *workerRequest, hd *ha
 	if err != nil {
 		return nil, err
 	}
+	return w.serveOn(ctx, s, owner, deadline, path, rq, hd, text, base)
+}
+
+// serveOn is do's request on slot s, which the caller took for owner:
+// the slot is released when it returns.
+func (w *Workers) serveOn(ctx context.Context, s *slot, owner string, deadline time.Time, path string, rq *workerRequest, hd *handle, text, base string) (*workerResponse, error) {
 	p, gen, took, err := w.ready(s)
 	if err != nil {
 		w.release(s, owner)
@@ -335,10 +351,16 @@ func (w *Workers) acquire(ctx context.Context, deadline time.Time, owner, path s
 
 // pickLocked chooses a free slot for path: the one holding path's tree,
 // else any with a worker running, else an empty one; nil when all are
-// busy.
+// busy, or when a worker is warming path (warm.go): the request waits
+// for that tree rather than parse the file again beside it.
 func (w *Workers) pickLocked(path string) *slot {
-	if a, ok := w.affinity[path]; ok && !a.s.busy && a.s.p != nil && a.s.gen == a.gen {
-		return a.s
+	if a, ok := w.affinity[path]; ok && a.s.p != nil && a.s.gen == a.gen {
+		switch {
+		case !a.s.busy:
+			return a.s
+		case a.s.warming == path:
+			return nil
+		}
 	}
 	var empty *slot
 	for _, s := range w.slots {
@@ -374,11 +396,12 @@ func (w *Workers) spareLocked() *slot {
 // release frees a slot taken by acquire.
 func (w *Workers) release(s *slot, owner string) {
 	w.mu.Lock()
-	s.busy = false
+	s.busy, s.warming = false, ""
 	if owner != "" {
 		delete(w.owners, owner)
 	}
 	w.broadcastLocked()
+	w.drainWarmsLocked()
 	w.mu.Unlock()
 }
 

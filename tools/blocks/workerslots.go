@@ -81,6 +81,7 @@ func (w *Workers) restart(s *slot) {
 	w.mu.Lock()
 	s.busy = false
 	w.broadcastLocked()
+	w.drainWarmsLocked()
 	w.mu.Unlock()
 	if err != nil && !errors.Is(err, errClosed) && w.cfg.OnEvent != nil {
 		w.cfg.OnEvent(WorkerEvent{Why: err.Error()})
