@@ -307,7 +307,8 @@ func reachBack(root *sitter.Node, added []ErrorRegion, copies []LineCopy, lines 
 // after's is parsed incrementally from it and cached, the base of the
 // next change), within ctx's deadline. The grammar is the one the file
 // had before the change (else after's, for a new file), as for a syntax
-// check.
+// check. A language with no syntax errors (markdown) has none to add,
+// and nothing is parsed.
 //
 // An error, when the check could not be made, unwraps to ErrUnsupported
 // (no grammar for the file type), ErrTooLarge (a text over
@@ -326,6 +327,8 @@ func (t *Trees) AddedErrors(ctx context.Context, path, before string, hadBefore 
 		return nil, fmt.Errorf("%w: %s", ErrUnsupported, path)
 	case int64(len(after)) > maxParseBytes || hadBefore && int64(len(before)) > maxParseBytes:
 		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, maxParseBytes)
+	case lang.everyTextParses:
+		return nil, nil
 	}
 	var old []ErrorRegion
 	rq := request{path: path, lang: lang, text: after, keep: true, backstop: parseTimeout}

@@ -254,3 +254,28 @@ func TestAddedErrorsReachBackToTheChange(t *testing.T) {
 		})
 	}
 }
+
+// TestMarkdownHasNoSyntaxErrors: every text is a markdown document, so a
+// change to one adds no syntax error and nothing is parsed to say so.
+func TestMarkdownHasNoSyntaxErrors(t *testing.T) {
+	trees, err := NewTrees(1 << 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer trees.Close()
+	lim := config.DefaultLimits().MaxBlockParseBytes
+	got, err := trees.AddedErrors(context.Background(), "a.md", "# A\n\ntext\n", true, "# A\n\n```go\nfunc (\n[link](\n", []LineCopy{{1, 1, 2}}, lim)
+	if err != nil || got != nil {
+		t.Errorf("added %+v, %v; want none", got, err)
+	}
+	if st := trees.Stats(); st.Full+st.Incremental != 0 {
+		t.Errorf("trees %+v: a markdown change was parsed", st)
+	}
+	w := newTestWorkers(t, 2, "")
+	if got, err := w.AddedErrors(withBudget(t, 5*time.Second), "a.md", "a\n", false, "[(\n", nil, lim); err != nil || got != nil {
+		t.Errorf("through the workers: added %+v, %v; want none", got, err)
+	}
+	if st := w.Stats(); st.Starts != 0 {
+		t.Errorf("a markdown check started %d workers", st.Starts)
+	}
+}

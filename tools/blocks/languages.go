@@ -71,6 +71,11 @@ type language struct {
 	// edit that joins "else" to a following "<", the incremental tree
 	// has an error and the full one none (TestFromScratchGrammars).
 	fromScratch bool
+	// everyTextParses: the language has no syntax errors, so syntax
+	// feedback (AddedErrors) reports none without a parse. Markdown:
+	// CommonMark reads every text as a document; an ERROR node in its
+	// tree would be the grammar's limit, not the file's mistake.
+	everyTextParses bool
 }
 
 // refuse is the guard's reason for not parsing text, "" when it may be
@@ -96,7 +101,7 @@ var languages = map[string]*language{
 	"javascript": {name: "javascript", grammar: javascript.GetLanguage, attached: ecmaAttached},
 	"json":       {name: "json", grammar: jsonGrammar},
 	"jsx":        {name: "jsx", grammar: javascript.GetLanguage, attached: ecmaAttached},
-	"markdown":   {name: "markdown", grammar: markdown.GetLanguage, markdown: true, lists: []string{"list", "section"}, guard: markdownGuard},
+	"markdown":   {name: "markdown", grammar: markdown.GetLanguage, markdown: true, lists: []string{"list", "section"}, guard: markdownGuard, everyTextParses: true},
 	"python":     {name: "python", grammar: python.GetLanguage, lists: []string{"block"}, attached: []string{"decorator"}},
 	"rust":       {name: "rust", grammar: rust.GetLanguage, attached: []string{"attribute_item"}},
 	"toml":       {name: "toml", grammar: toml.GetLanguage},

@@ -249,7 +249,7 @@ func (w *Workers) AddedErrors(ctx context.Context, path, before string, hadBefor
 	if hadBefore {
 		lang = languageFor(path, before)
 	}
-	if lang == nil || int64(len(after)) > maxParseBytes || hadBefore && int64(len(before)) > maxParseBytes {
+	if lang == nil || lang.everyTextParses || int64(len(after)) > maxParseBytes || hadBefore && int64(len(before)) > maxParseBytes {
 		// No parse: the in-process answer is the same and costs nothing.
 		return (*Trees)(nil).AddedErrors(ctx, path, before, hadBefore, after, copies, maxParseBytes)
 	}
