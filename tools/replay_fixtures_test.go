@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
@@ -26,25 +28,7 @@ import (
 // fixed file has.
 func TestReplayBrokenFixtureFixes(t *testing.T) {
 	replaySize(t)
-	dir := corpusDir(t, "ts-edit-fixtures")
-	raw, err := os.ReadFile(filepath.Join(dir, "roundtrip-patches.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	type fixture struct{ ID, File, Patch string }
-	var cases []fixture
-	sc := bufio.NewScanner(strings.NewReader(string(raw)))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var c fixture
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, c)
-	}
-	if len(cases) != 106 {
-		t.Fatalf("read %d fixtures, want 106", len(cases))
-	}
+	dir, cases := loadFixtureFixes(t)
 	r := newReplayEnv(t)
 	s := r.session()
 	type tally struct {
@@ -115,6 +99,108 @@ func TestReplayBrokenFixtureFixes(t *testing.T) {
 		if pct < 95 {
 			t.Logf("NOT MET: %s variants flagged at the right line %.1f%% (goal at least 95%%)", kind, pct)
 		}
+		figure(t, "broken."+kind+".made", float64(tl.made))
+		figure(t, "broken."+kind+".broken", float64(tl.broken))
+		figure(t, "broken."+kind+".right", float64(tl.right))
+		figure(t, "broken."+kind+".startsAt", float64(tl.startsAt))
+		figure(t, "broken."+kind+".span.p50", float64(median(slices.Clone(tl.spans))))
+		figure(t, "broken."+kind+".flaggedClean", float64(tl.flaggedClean))
+	}
+}
+
+// fixtureFix is one of the 106 real fixes of ts-edit-fixtures: the file
+// it edits and its ops, under a [PATH#TAG] line.
+type fixtureFix struct{ ID, File, Patch string }
+
+// loadFixtureFixes reads the fixes and returns the corpus directory
+// their files are under.
+func loadFixtureFixes(t *testing.T) (string, []fixtureFix) {
+	t.Helper()
+	dir := corpusDir(t, "ts-edit-fixtures")
+	raw, err := os.ReadFile(filepath.Join(dir, "roundtrip-patches.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []fixtureFix
+	sc := bufio.NewScanner(strings.NewReader(string(raw)))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var c fixtureFix
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, c)
+	}
+	if len(cases) != 106 {
+		t.Fatalf("read %d fixtures, want 106", len(cases))
+	}
+	return dir, cases
+}
+
+// TestReplayFixtureFixesCost sends each of the 106 real fixes, edits of
+// the size a model makes, as the model would: a read of the file, then
+// the fix once the read's parse has settled, with syntax feedback and
+// without (each on its own copy of the file). It logs the edit p50 of
+// each, and holds every flag against a fresh parse of the fixed file, as
+// the history replay does.
+func TestReplayFixtureFixesCost(t *testing.T) {
+	replaySize(t)
+	dir, cases := loadFixtureFixes(t)
+	r := newReplayEnv(t)
+	s := r.session()
+	var on, off []time.Duration
+	flags, wrong := 0, 0
+	for i, c := range cases {
+		input, err1 := os.ReadFile(filepath.Join(dir, "fixtures", c.ID, "input", c.File))
+		want, err2 := os.ReadFile(filepath.Join(dir, "fixtures", c.ID, "expected", c.File))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		ops := c.Patch[strings.Index(c.Patch, "\n")+1:]
+		ways := []*Executor{r.on, r.off}
+		if i%2 == 1 {
+			ways = []*Executor{r.off, r.on}
+		}
+		for _, x := range ways {
+			path := map[*Executor]string{r.on: "on/", r.off: "off/"}[x] + c.ID + "/" + c.File
+			r.write(path, string(input))
+			tag := r.read(x, s, path)
+			if err := r.pool.Settle(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			out, took := r.call(x, s, "edit", map[string]any{"path": path, "tag": tag, "ops": ops})
+			er := out.(*EditResult)
+			if !er.OK || r.file(path) != string(want) {
+				t.Fatalf("%s: the fix did not land: %.300s", c.ID, er.Content)
+			}
+			if x == r.off {
+				off = append(off, took)
+				continue
+			}
+			on = append(on, took)
+			fixed, ok := r.errorsOf(path, string(want))
+			if !ok {
+				t.Fatalf("%s: the judge's parse could not be made", c.ID)
+			}
+			for _, f := range er.SyntaxErrors {
+				flags++
+				if !covers(fixed, f.StartLine, 0) && !covers(fixed, f.EndLine, 0) {
+					wrong++
+					t.Logf("WRONG FLAG %s: %+v; the fixed file's regions %+v", c.ID, f, fixed)
+				}
+			}
+		}
+	}
+	pOn, pOff := median(on), median(off)
+	t.Logf("fixes: %d; flags %d, %d of them where the fixed file has no error", len(cases), flags, wrong)
+	t.Logf("fix p50, read then edited after the read's parse settled: %v with feedback, %v without (%.2fx; goal at most 1.15x)", pOn, pOff, float64(pOn)/float64(max(pOff, 1)))
+	figure(t, "fixes.count", float64(len(cases)))
+	figure(t, "fixes.flags", float64(flags))
+	figure(t, "fixes.wrong", float64(wrong))
+	figure(t, "fixes.p50.on.ms", ms(pOn))
+	figure(t, "fixes.p50.off.ms", ms(pOff))
+	if wrong > 0 {
+		t.Errorf("%d flags name an error the fixed file does not have", wrong)
 	}
 }
 

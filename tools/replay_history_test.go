@@ -201,6 +201,16 @@ func rows(lines []string) string {
 	return b.String()
 }
 
+// figure logs one figure of a replay as "FIGURE key value", the line
+// cmd/hostbench's replay section reads into docs/benchmarks.md.
+func figure(t testing.TB, key string, value float64) {
+	t.Helper()
+	t.Logf("FIGURE %s %g", key, value)
+}
+
+// ms is d in milliseconds, for a figure.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
 // median of xs (sorted in place); 0 when empty.
 func median[T int | float64 | time.Duration](xs []T) T {
 	if len(xs) == 0 {

@@ -80,6 +80,13 @@ func TestReplayHistoryReadSince(t *testing.T) {
 	p50 := median(ratios)
 	t.Logf("read since: %d reads of a file after a commit; since/whole tokens p50 %.3f (goal at most 0.2); %d answered as a plain read", reads, p50, fellBack)
 	t.Logf("next edit with no other read: %d of %d applied; of those anchored only on lines the missed commit left unchanged, %d of %d", applied, nexts, unchangedApplied, unchangedNexts)
+	figure(t, "since.reads", float64(reads))
+	figure(t, "since.plain", float64(fellBack))
+	figure(t, "since.tokens.p50", p50)
+	figure(t, "since.next", float64(nexts))
+	figure(t, "since.next.applied", float64(applied))
+	figure(t, "since.unchanged", float64(unchangedNexts))
+	figure(t, "since.unchanged.applied", float64(unchangedApplied))
 	if p50 > 0.2 {
 		t.Errorf("since/whole tokens p50 %.3f, over the goal of 0.2", p50)
 	}

@@ -41,8 +41,9 @@ func (r *Report) section(key string) *Section {
 const dashboardIntro = `# Benchmarks
 
 What an edit costs the model in tokens, how fast hostd's edit language and daemon are, whether
-the daemon stays inside its memory bounds, grep against ripgrep, and parsing in worker
-processes: each against a reference measured on the same machine in the same run. This page is
+the daemon stays inside its memory bounds, grep against ripgrep, parsing in worker processes,
+and syntax feedback and reads since a tag on replayed real edits: each against a reference
+measured on the same machine in the same run. This page is
 generated whole by ` + "`go run ./cmd/hostbench`" + ` from one run, recorded beside it in
 [benchmarks.json](benchmarks.json); a test holds the page to that record, so do not edit it by
 hand. What moved a figure, and when, is in the [changelog](../CHANGELOG.md).

@@ -176,3 +176,22 @@ func FuzzParseBench(f *testing.F) {
 		}
 	})
 }
+
+// TestReadFigures: the replay section reads the FIGURE lines of a go
+// test -v output and nothing else.
+func TestReadFigures(t *testing.T) {
+	out := "=== RUN   TestReplayX\n" +
+		"    replay_test.go:12: FIGURE history.wrong 0\n" +
+		"    replay_test.go:13: FIGURE history.p50.off.ms 1.708734\n" +
+		"    replay_test.go:14: FIGURE broken 1 2\n" +
+		"    replay_test.go:15: FIGURE since.tokens.p50 not-a-number\n" +
+		"    replay_test.go:16: edit p50 without feedback: 1.7ms\n"
+	f := readFigures(out)
+	want := figures{"history.wrong": 0, "history.p50.off.ms": 1.708734}
+	if len(f) != len(want) || f["history.wrong"] != 0 || f["history.p50.off.ms"] != 1.708734 {
+		t.Errorf("figures %v, want %v", f, want)
+	}
+	if !f.has("history.wrong") || f.has("since.tokens.p50") || f.count("history.wrong") != "0" {
+		t.Errorf("has/count: %v", f)
+	}
+}
