@@ -107,3 +107,32 @@ func TestE2EReadSince(t *testing.T) {
 		t.Errorf("an unknown tag: %v", r)
 	}
 }
+
+// A read hands the version it recorded to the parse workers to warm, in
+// the background: a read of a file whose parse spins answers at once, and
+// only the worker warming it is ended past the parse time, with no call
+// waiting on it.
+func TestE2EReadWarmsTheParseWorkers(t *testing.T) {
+	d := launchBinary(t, hostdWithTestHooks(t), []string{blocks.TestHookEnv + "=spin:SPIN-THIS-PARSE"},
+		"--socket", filepath.Join(shortDir(t), "hostd.sock"), "--state-dir", t.TempDir())
+	d.socket = d.cmd.Args[2]
+	if !d.waitStderr("listening on "+d.socket, 30*time.Second) {
+		t.Fatalf("hostd did not start:\n%s", d.output())
+	}
+	c := d.client()
+	ws := t.TempDir()
+	s := newSession(t, c, ws)
+	if err := os.WriteFile(filepath.Join(ws, "a.go"), []byte("package a // SPIN-THIS-PARSE\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The daemon starts one worker with itself; a warm that comes before
+	// it is ready waits for it.
+	start := time.Now()
+	r := tool(t, c, s, "read", map[string]any{"path": "a.go"})
+	if took := time.Since(start); r["ok"] != true || took > 300*time.Millisecond {
+		t.Fatalf("the read took %v: %v", took, r)
+	}
+	if !d.waitStderr("parse worker ended", 10*time.Second) || !strings.Contains(d.output(), "a.go") {
+		t.Fatalf("no worker parsed the read's version:\n%s", d.output())
+	}
+}
