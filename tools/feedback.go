@@ -38,8 +38,8 @@ type FeedbackFunc func(ctx context.Context, path, before string, hadBefore bool,
 type WarmFunc func(path, text string)
 
 // warm hands the version a read just recorded to Warm, when the read
-// kept its text (a file over the retention bound is not parsed for an
-// edit either: its edit re-reads it).
+// kept its text: a file over the retention bound is not held, and warming
+// it would mean holding it for the parse.
 func (c *Call) warm(path string, w *linewindow.Window) {
 	if c.Warm != nil && w.Retained {
 		c.Warm(path, w.Body)

@@ -221,9 +221,10 @@ func addedRegions(before, after []ErrorRegion, copies []LineCopy, oldLines, newL
 // it: a bracket opened in the lines it wrote, a closer it left out) back
 // to the start of the innermost node around its error that begins on a
 // line the change wrote, when there is one: the construct the change
-// opened or rewrote, inside which the parse went wrong. Regions that come
-// to overlap are merged. copies map the lines the change left as they
-// were, as for addedRegions.
+// opened or rewrote, inside which the parse went wrong; else to the first
+// line of the nearest run of lines the change wrote above it. Regions
+// that come to overlap are merged. copies map the lines the change left
+// as they were, as for addedRegions.
 func reachBack(root *sitter.Node, added []ErrorRegion, copies []LineCopy, lines int) []ErrorRegion {
 	copied := make([]bool, lines+2)
 	for _, c := range copies {
@@ -232,7 +233,7 @@ func reachBack(root *sitter.Node, added []ErrorRegion, copies []LineCopy, lines 
 		}
 	}
 	untouched := make([]bool, len(added)) // holds no line the change wrote
-	any := false
+	someUntouched := false
 	for i, r := range added {
 		untouched[i] = true
 		for n := r.Start; n <= r.End; n++ {
@@ -241,9 +242,9 @@ func reachBack(root *sitter.Node, added []ErrorRegion, copies []LineCopy, lines 
 				break
 			}
 		}
-		any = any || untouched[i]
+		someUntouched = someUntouched || untouched[i]
 	}
-	if !any {
+	if !someUntouched {
 		return added
 	}
 	out := slices.Clone(added)

@@ -18,8 +18,8 @@ import (
 // the pool, only on a worker that is running and idle while another slot
 // stays free for the calls' own requests, and a request about the path a
 // worker is warming waits for that tree instead of parsing the file again
-// beside it. Warms that find no such worker wait in a short queue, the
-// newest first, and are dropped past it.
+// beside it. Warms that find no such worker wait in a short queue for one
+// to be released, the newest first, and the oldest are dropped past it.
 
 // maxPendingWarms bounds the warms waiting for a worker: a model that
 // reads many files edits one of the last it read.
@@ -39,8 +39,9 @@ var warmSeed = maphash.MakeSeed()
 // Warm asks for text, the version of path a session was just shown, to be
 // parsed by a worker and its tree kept, within limit (the parse time of a
 // call). It returns at once. Nothing is done in a pool of one worker, for
-// a file without a grammar, an empty text or one over maxParseBytes, a version the pool
-// warmed last for path on a worker still holding it, or a closed pool.
+// a file without a grammar, an empty text or one over maxParseBytes, for
+// the version the pool warmed last for path on a worker still running,
+// or in a closed pool.
 func (w *Workers) Warm(path, text string, maxParseBytes int64, limit time.Duration) {
 	if len(w.slots) < 2 || text == "" || int64(len(text)) > maxParseBytes || limit <= 0 || languageFor(path, text) == nil {
 		return // a pool of one has no worker to spare
