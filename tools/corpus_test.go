@@ -21,25 +21,24 @@ func corpusDir(t *testing.T, rel string) string {
 
 var patchHeader = regexp.MustCompile(`^\[([^\]#]+)#[0-9A-F]{4}\]\n`)
 
-// TestTSFixturesRoundTrip drives every fixture of the real-TypeScript
-// corpus through the real tool path: read the input over tools.execute,
-// then edit it with the fixture's patch under the tag that read minted, and
-// compare the file with expected/ byte for byte.
-func TestTSFixturesRoundTrip(t *testing.T) {
+// fixtureFix is one of the 106 real fixes of ts-edit-fixtures: the file
+// it edits and its ops, under a [PATH#TAG] line.
+type fixtureFix struct{ ID, File, Patch string }
+
+// loadFixtureFixes reads the fixes and returns the corpus directory
+// their files are under.
+func loadFixtureFixes(t *testing.T) (string, []fixtureFix) {
+	t.Helper()
 	dir := corpusDir(t, "ts-edit-fixtures")
-	f, err := os.Open(filepath.Join(dir, "roundtrip-patches.jsonl"))
+	raw, err := os.ReadFile(filepath.Join(dir, "roundtrip-patches.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	type fixture struct {
-		ID, File, Patch string
-	}
-	var cases []fixture
-	sc := bufio.NewScanner(f)
+	var cases []fixtureFix
+	sc := bufio.NewScanner(strings.NewReader(string(raw)))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var c fixture
+		var c fixtureFix
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 			t.Fatal(err)
 		}
@@ -48,6 +47,15 @@ func TestTSFixturesRoundTrip(t *testing.T) {
 	if len(cases) != 106 {
 		t.Fatalf("read %d fixtures, want 106", len(cases))
 	}
+	return dir, cases
+}
+
+// TestTSFixturesRoundTrip drives every fixture of the real-TypeScript
+// corpus through the real tool path: read the input over tools.execute,
+// then edit it with the fixture's patch under the tag that read minted, and
+// compare the file with expected/ byte for byte.
+func TestTSFixturesRoundTrip(t *testing.T) {
+	dir, cases := loadFixtureFixes(t)
 	passed := 0
 	for _, c := range cases {
 		t.Run(c.ID, func(t *testing.T) {

@@ -1,9 +1,7 @@
 package tools
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,35 +104,6 @@ func TestReplayBrokenFixtureFixes(t *testing.T) {
 		figure(t, "broken."+kind+".span.p50", float64(median(slices.Clone(tl.spans))))
 		figure(t, "broken."+kind+".flaggedClean", float64(tl.flaggedClean))
 	}
-}
-
-// fixtureFix is one of the 106 real fixes of ts-edit-fixtures: the file
-// it edits and its ops, under a [PATH#TAG] line.
-type fixtureFix struct{ ID, File, Patch string }
-
-// loadFixtureFixes reads the fixes and returns the corpus directory
-// their files are under.
-func loadFixtureFixes(t *testing.T) (string, []fixtureFix) {
-	t.Helper()
-	dir := corpusDir(t, "ts-edit-fixtures")
-	raw, err := os.ReadFile(filepath.Join(dir, "roundtrip-patches.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []fixtureFix
-	sc := bufio.NewScanner(strings.NewReader(string(raw)))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var c fixtureFix
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, c)
-	}
-	if len(cases) != 106 {
-		t.Fatalf("read %d fixtures, want 106", len(cases))
-	}
-	return dir, cases
 }
 
 // TestReplayFixtureFixesCost sends each of the 106 real fixes, edits of

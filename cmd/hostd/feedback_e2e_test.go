@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
 // Syntax feedback end to end (edit-contract §5.6): the daemon's parse
@@ -50,12 +48,7 @@ func TestE2ESyntaxFeedback(t *testing.T) {
 // and says nothing of its syntax; the daemon replaces the worker and the
 // next check is made.
 func TestE2ESyntaxFeedbackWorkerOverrun(t *testing.T) {
-	d := launchBinary(t, hostdWithTestHooks(t), []string{blocks.TestHookEnv + "=spin:SPIN-THIS-PARSE"},
-		"--socket", filepath.Join(shortDir(t), "hostd.sock"), "--state-dir", t.TempDir())
-	d.socket = d.cmd.Args[2]
-	if !d.waitStderr("listening on "+d.socket, 30*time.Second) {
-		t.Fatalf("hostd did not start:\n%s", d.output())
-	}
+	d := launchWithParseHook(t, "spin:SPIN-THIS-PARSE")
 	c := d.client()
 	ws := t.TempDir()
 	s := newSession(t, c, ws)
@@ -113,12 +106,7 @@ func TestE2EReadSince(t *testing.T) {
 // only the worker warming it is ended past the parse time, with no call
 // waiting on it.
 func TestE2EReadWarmsTheParseWorkers(t *testing.T) {
-	d := launchBinary(t, hostdWithTestHooks(t), []string{blocks.TestHookEnv + "=spin:SPIN-THIS-PARSE"},
-		"--socket", filepath.Join(shortDir(t), "hostd.sock"), "--state-dir", t.TempDir())
-	d.socket = d.cmd.Args[2]
-	if !d.waitStderr("listening on "+d.socket, 30*time.Second) {
-		t.Fatalf("hostd did not start:\n%s", d.output())
-	}
+	d := launchWithParseHook(t, "spin:SPIN-THIS-PARSE")
 	c := d.client()
 	ws := t.TempDir()
 	s := newSession(t, c, ws)

@@ -29,6 +29,20 @@ var (
 	hooksErr  error
 )
 
+// launchWithParseHook starts a hostdtesthooks build whose parse workers
+// run the hook (blocks.TestHookEnv, ACTION:MARKER) on every text holding
+// the marker, serving a socket of its own, and waits until it listens.
+func launchWithParseHook(t *testing.T, hook string) *daemon {
+	t.Helper()
+	d := launchBinary(t, hostdWithTestHooks(t), []string{blocks.TestHookEnv + "=" + hook},
+		"--socket", filepath.Join(shortDir(t), "hostd.sock"), "--state-dir", t.TempDir())
+	d.socket = d.cmd.Args[2]
+	if !d.waitStderr("listening on "+d.socket, 30*time.Second) {
+		t.Fatalf("hostd did not start:\n%s", d.output())
+	}
+	return d
+}
+
 // hostdWithTestHooks builds hostd with the hostdtesthooks tag, whose parse
 // workers honour blocks.TestHookEnv, beside the plain binary.
 func hostdWithTestHooks(t *testing.T) string {
@@ -171,12 +185,7 @@ func TestE2EParseAttackLeavesOthersServed(t *testing.T) {
 // declined naming the file; the daemon goes on, a new worker serves the
 // next block op.
 func TestE2EAParserAbortEndsOneCall(t *testing.T) {
-	d := launchBinary(t, hostdWithTestHooks(t), []string{blocks.TestHookEnv + "=abort:ABORT-THIS-PARSE"},
-		"--socket", filepath.Join(shortDir(t), "hostd.sock"), "--state-dir", t.TempDir())
-	d.socket = d.cmd.Args[2]
-	if !d.waitStderr("listening on "+d.socket, 30*time.Second) {
-		t.Fatalf("hostd did not start:\n%s", d.output())
-	}
+	d := launchWithParseHook(t, "abort:ABORT-THIS-PARSE")
 	var before []int
 	for deadline := time.Now().Add(30 * time.Second); len(before) == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
