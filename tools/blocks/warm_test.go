@@ -2,6 +2,8 @@ package blocks
 
 import (
 	"context"
+	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +132,36 @@ func TestSettleReturnsWhenNoWorkerCanWarm(t *testing.T) {
 	defer cancel()
 	if err := w.Settle(ctx); err != nil {
 		t.Fatalf("Settle with a warm no worker can take: %v", err)
+	}
+}
+
+// TestCloseEndsAWorkerBeingStarted: a pool closed while a worker starts
+// (a spare, begun by a warm or a request) returns only once that worker
+// has ended, so a daemon that exits right after leaves none running. The
+// worker takes 300 ms to start here (a shell sleeps, then runs it).
+func TestCloseEndsAWorkerBeingStarted(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the slow start is a shell's sleep")
+	}
+	began := make(chan *exec.Cmd, 1)
+	w := newTestWorkers(t, 2, "", func(c *WorkersConfig) {
+		command := c.Command
+		c.Command = func() (*exec.Cmd, error) {
+			cmd, err := command()
+			if err != nil {
+				return nil, err
+			}
+			slow := exec.Command("/bin/sh", append([]string{"-c", `sleep 0.3; exec "$0" "$@"`, cmd.Path}, cmd.Args[1:]...)...)
+			slow.Env = cmd.Env
+			began <- slow
+			return slow, nil
+		}
+	})
+	w.Start()
+	cmd := <-began // the launch is under way
+	w.Close()
+	time.Sleep(100 * time.Millisecond) // a launch Close did not wait for has started its process by now
+	if cmd.Process != nil && processAlive(cmd.Process.Pid) {
+		t.Errorf("worker %d is still running after Close", cmd.Process.Pid)
 	}
 }

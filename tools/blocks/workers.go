@@ -56,6 +56,10 @@ type Workers struct {
 	warming  bool              // a warm runs
 	closed   bool
 	stats    WorkerStats
+
+	// launches counts the workers being started (launch); Close waits
+	// for them. Added to only under mu while the pool is open.
+	launches sync.WaitGroup
 }
 
 // WorkersConfig configures a pool.
@@ -194,7 +198,8 @@ func (w *Workers) Stats() WorkerStats {
 }
 
 // Close ends every worker and refuses requests from then on; requests
-// running get their worker's end as an error.
+// running get their worker's end as an error. It returns once every
+// worker has ended, one that was being started too.
 func (w *Workers) Close() {
 	w.mu.Lock()
 	if w.closed {
@@ -213,6 +218,11 @@ func (w *Workers) Close() {
 	for _, p := range procs {
 		p.end(endedClose)
 	}
+	// A worker being started now is ended by its launch, which sees the
+	// pool closed; wait for that, or a daemon that exits next would leave
+	// it running (nothing kills an orphan where the system does not tie
+	// it to its parent: under wine, or on Windows before it joins the job).
+	w.launches.Wait()
 	w.job.close()
 }
 

@@ -35,8 +35,17 @@ func (w *Workers) ready(s *slot) (*proc, uint64, time.Duration, error) {
 	return p, gen, time.Since(start), err
 }
 
-// launch starts a worker in s, which the caller holds.
+// launch starts a worker in s, which the caller holds. Close waits for
+// every launch under way, so no worker outlives a closed pool.
 func (w *Workers) launch(s *slot) (*proc, uint64, error) {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil, 0, errClosed
+	}
+	w.launches.Add(1)
+	w.mu.Unlock()
+	defer w.launches.Done()
 	cmd, err := w.cfg.Command()
 	if err != nil {
 		return nil, 0, err
