@@ -95,7 +95,10 @@ func TestReplayBrokenFixtureFixes(t *testing.T) {
 		t.Logf("%s: %d variants, %d of them broken; %d (%.1f%%) flagged within 2 lines of the break (goal at least 95%%); %d unbroken variants flagged", kind, tl.made, tl.broken, tl.right, pct, tl.flaggedClean)
 		t.Logf("%s: of those flagged there, %d start within 2 lines of the break; the flag holding it spans %d lines at the median, %d at most", kind, tl.startsAt, median(slices.Clone(tl.spans)), slices.Max(append([]int{0}, tl.spans...)))
 		if pct < 95 {
-			t.Logf("NOT MET: %s variants flagged at the right line %.1f%% (goal at least 95%%)", kind, pct)
+			t.Errorf("%s variants flagged at the right line %.1f%% (goal at least 95%%)", kind, pct)
+		}
+		if tl.flaggedClean > 0 {
+			t.Errorf("%s: %d variants that leave the file no more broken than the fix were flagged", kind, tl.flaggedClean)
 		}
 		figure(t, "broken."+kind+".made", float64(tl.made))
 		figure(t, "broken."+kind+".broken", float64(tl.broken))

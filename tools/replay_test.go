@@ -307,9 +307,7 @@ func TestReplayHistorySyntaxFeedback(t *testing.T) {
 		t.Errorf("%d replayed edits did not land byte-exact", failed)
 	}
 	if wrongFlags > 0 {
-		// Not asserted until the incremental parse it comes from is
-		// fixed (docs/testing.md, "Replay of this repository's history").
-		t.Logf("NOT MET: %d flags on %d edits name an error the commit's post-image does not have (goal 0)", wrongFlags, flagged)
+		t.Errorf("%d flags on %d edits name an error the commit's post-image does not have (goal 0)", wrongFlags, flagged)
 	}
 	if ratio := float64(pSettled) / float64(max(pOff, 1)); ratio > 1.15 {
 		// Timing on a shared machine is logged, not asserted.
