@@ -38,6 +38,25 @@ func replaySize(t *testing.T) (commits int) {
 	return 0
 }
 
+// replayThink is the pause the feedback replay makes before each settled
+// edit and each edit without feedback, as a model's time to write the
+// edit after its read:
+// HOSTD_REPLAY_THINK, a Go duration ("100ms"); none when unset. A daemon
+// idle for a while answers more slowly, and a parse worker idle for a
+// while more slowly still, so this shows how the cost of the feedback
+// grows with the time between a read and its edit.
+func replayThink(t *testing.T) time.Duration {
+	v := os.Getenv("HOSTD_REPLAY_THINK")
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > time.Minute {
+		t.Fatalf("HOSTD_REPLAY_THINK=%q: want a duration from 0 to 1m, like 100ms", v)
+	}
+	return d
+}
+
 // replayEdit is one file of one commit: the text before and after.
 type replayEdit struct {
 	Commit, Path string

@@ -186,19 +186,23 @@ func TestReplayHistorySyntaxFeedback(t *testing.T) {
 	if size > 40 {
 		rounds = 1
 	}
+	think := replayThink(t)
 	r := newReplayEnv(t)
 	s := r.session()
 	// Each edit is sent three ways: with feedback right after its read
 	// (the parse the read started may still run), with feedback after
 	// the read's parse settled (a model takes seconds to write an edit),
-	// and without feedback.
+	// and without feedback. The last two wait think after the read.
 	type way struct {
 		dir    string // where its copies of the files are
 		x      *Executor
 		settle bool
+		think  time.Duration
 		took   []time.Duration
 	}
-	atOnce, settled, off := &way{"", r.on, false, nil}, &way{"settled/", r.on, true, nil}, &way{"off/", r.off, false, nil}
+	atOnce := &way{"", r.on, false, 0, nil}
+	settled := &way{"settled/", r.on, true, think, nil}
+	off := &way{"off/", r.off, false, think, nil}
 	var landed, failed, flagged, flags, wrongFlags, brokenPosts, unjudged int
 	// Flags and wrong flags by file extension: where they come from.
 	byExt := map[string]*[2]int{}
@@ -227,6 +231,7 @@ func TestReplayHistorySyntaxFeedback(t *testing.T) {
 					}
 					cancel()
 				}
+				time.Sleep(w.think)
 				out, took := r.call(w.x, s, "edit", map[string]any{"path": path, "tag": tag, "ops": ops})
 				er := out.(*EditResult)
 				if !er.OK || r.file(path) != ed.Post {
@@ -277,9 +282,16 @@ func TestReplayHistorySyntaxFeedback(t *testing.T) {
 	pAtOnce, pSettled, pOff := median(atOnce.took), median(settled.took), median(off.took)
 	t.Logf("replay: %d file edits from this repository's history, %d landed byte-exact each way, %d calls did not", len(edits), landed, failed)
 	t.Logf("syntax feedback: %d flags on %d edits; %d flags with no error at that place in a fresh parse of the post-image; %d post-images have syntax errors of their own", flags, flagged, wrongFlags, brokenPosts)
+	if think > 0 {
+		t.Logf("think time (HOSTD_REPLAY_THINK) before each settled edit and each edit without feedback: %v", think)
+	}
 	t.Logf("edit p50 without feedback: %v", pOff)
 	t.Logf("edit p50 with feedback, after the read's parse settled: %v (%.2fx; goal at most 1.15x)", pSettled, float64(pSettled)/float64(max(pOff, 1)))
-	t.Logf("edit p50 with feedback, right after the read: %v (%.2fx)", pAtOnce, float64(pAtOnce)/float64(max(pOff, 1)))
+	if think == 0 {
+		t.Logf("edit p50 with feedback, right after the read: %v (%.2fx)", pAtOnce, float64(pAtOnce)/float64(max(pOff, 1)))
+	} else {
+		t.Logf("edit p50 with feedback, right after the read (no think time): %v", pAtOnce)
+	}
 	t.Logf("parse workers: %+v", r.pool.Stats())
 	if st, err := r.pool.TreeStats(context.Background()); err == nil {
 		t.Logf("their trees: %+v", st)
@@ -303,6 +315,7 @@ func TestReplayHistorySyntaxFeedback(t *testing.T) {
 	figure(t, "history.p50.off.ms", ms(pOff))
 	figure(t, "history.p50.settled.ms", ms(pSettled))
 	figure(t, "history.p50.atonce.ms", ms(pAtOnce))
+	figure(t, "history.think.ms", ms(think))
 	if failed > 0 {
 		t.Errorf("%d replayed edits did not land byte-exact", failed)
 	}

@@ -32,7 +32,9 @@ func replaySection(ctx context.Context, o options) *Section {
 	t0 := time.Now()
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = o.repo
-	cmd.Env = append(os.Environ(), "HOSTD_REPLAY=1")
+	// The page's figures are back to back: no think time, whatever the
+	// environment says (docs/testing.md has the runs with it).
+	cmd.Env = append(os.Environ(), "HOSTD_REPLAY=1", "HOSTD_REPLAY_THINK=")
 	out, err := cmd.CombinedOutput()
 	f := readFigures(string(out))
 	if err != nil {
