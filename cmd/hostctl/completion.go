@@ -100,14 +100,39 @@ func zshCompletion(top []string, subs map[string][]string) string {
 func fishCompletion(top []string, subs map[string][]string) string {
 	var b strings.Builder
 	b.WriteString("# fish completion for hostctl (hostctl completion fish)\ncomplete -c hostctl -f\n")
+	// __hostctl_args prints the words typed so far that are not flags
+	// (nor the value of --socket or --timeout); __hostctl_at says whether
+	// they are exactly its arguments. A command's second words are
+	// offered only right after it, as bash and zsh do.
+	b.WriteString(`function __hostctl_args
+    set -l skip 0
+    for t in (commandline -opc)[2..-1]
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        switch $t
+            case --socket --timeout
+                set skip 1
+            case '-*'
+            case '*'
+                echo $t
+        end
+    end
+end
+function __hostctl_at
+    set -l w (__hostctl_args)
+    test "$w" = "$argv"
+end
+`)
 	b.WriteString("complete -c hostctl -l socket -r -F -d 'the daemon socket'\n")
 	b.WriteString("complete -c hostctl -l json -d 'print raw JSON'\n")
 	b.WriteString("complete -c hostctl -l timeout -x -d 'give up after DUR'\n")
 	b.WriteString("complete -c hostctl -l version -d 'print versions'\n")
 	b.WriteString("complete -c hostctl -l help -d 'show help'\n")
-	b.WriteString("complete -c hostctl -n __fish_use_subcommand -a '" + strings.Join(top, " ") + "'\n")
+	b.WriteString("complete -c hostctl -n __hostctl_at -a '" + strings.Join(top, " ") + "'\n")
 	for _, k := range sortedKeys(subs) {
-		b.WriteString("complete -c hostctl -n '__fish_seen_subcommand_from " + k + "' -a '" + strings.Join(subs[k], " ") + "'\n")
+		b.WriteString("complete -c hostctl -n '__hostctl_at " + k + "' -a '" + strings.Join(subs[k], " ") + "'\n")
 	}
 	b.WriteString("complete -c hostctl -a '(hostctl " + completeCommand + " (commandline -opc)[2..-1] 2>/dev/null)'\n")
 	return b.String()
