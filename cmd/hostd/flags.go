@@ -125,6 +125,13 @@ func printUsage(w io.Writer, fs *flag.FlagSet) {
 		"       hostd mcp [--workspace DIR]...   (the tools over MCP; hostd mcp --help)\n\n"+
 		"hostd serves file tools for coding agents over JSON-RPC 2.0 (LSP framing).\n"+
 		"By default it listens on %s.\n\nFlags:\n", config.DefaultSocketPath())
+	printFlags(w, fs)
+}
+
+// printFlags lists fs's flags spelt as the docs and `hostd --help` spell
+// them, --name (Go's flag package accepts one dash or two), with their
+// defaults where they have one worth saying (not false, empty or none).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
 		line := "  --" + f.Name
@@ -132,8 +139,8 @@ func printUsage(w io.Writer, fs *flag.FlagSet) {
 			line += " " + name
 		}
 		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
-		if f.DefValue != "" && f.DefValue != "false" {
-			fmt.Fprintf(w, " (default %q)", f.DefValue)
+		if d := f.DefValue; d != "" && d != "false" && d != "[]" {
+			fmt.Fprintf(w, " (default %q)", d)
 		}
 		fmt.Fprintln(w)
 	})

@@ -59,23 +59,6 @@ func loopbackAddr(addr string) (network, hostport string, err error) {
 	return network, net.JoinHostPort(ip.String(), port), nil
 }
 
-// printFlags lists fs's flags spelt as the docs and `hostd --help` spell
-// them, --name (Go's flag package accepts one dash or two).
-func printFlags(w io.Writer, fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
-		name, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
-		if name != "" {
-			line += " " + name
-		}
-		fmt.Fprintf(w, "%s\n    \t%s", line, usage)
-		if f.DefValue != "" && f.DefValue != "[]" {
-			fmt.Fprintf(w, " (default %q)", f.DefValue)
-		}
-		fmt.Fprintln(w)
-	})
-}
-
 // rootsFlag collects a repeatable --workspace.
 type rootsFlag []string
 
