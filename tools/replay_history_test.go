@@ -40,11 +40,10 @@ func replaySize(t *testing.T) (commits int) {
 
 // replayThink is the pause the feedback replay makes before each settled
 // edit and each edit without feedback, as a model's time to write the
-// edit after its read:
-// HOSTD_REPLAY_THINK, a Go duration ("100ms"); none when unset. A daemon
-// idle for a while answers more slowly, and a parse worker idle for a
-// while more slowly still, so this shows how the cost of the feedback
-// grows with the time between a read and its edit.
+// edit after its read: HOSTD_REPLAY_THINK, a Go duration ("100ms"); none
+// when unset. A daemon idle for a while answers more slowly, and a parse
+// worker idle for a while differently again, so this shows how the cost
+// of the feedback changes with the time between a read and its edit.
 func replayThink(t *testing.T) time.Duration {
 	v := os.Getenv("HOSTD_REPLAY_THINK")
 	if v == "" {
