@@ -176,6 +176,7 @@ func restorePath(path string, st State) error {
 	if err != nil {
 		return err
 	}
+	defer d.Close()
 	s := step{dir: d, path: path, display: path, to: st, setMode: true}
 	_, err = s.place(false)
 	return err
@@ -190,6 +191,7 @@ func restoreUnder(root, path string, st State) error {
 	s := step{path: path, display: path, to: st, setMode: true}
 	if root != "" {
 		if d, err := workspace.OpenDir(root); err == nil {
+			defer d.Close()
 			s.dir = d
 		}
 	}

@@ -121,6 +121,7 @@ func Rollback(ctx context.Context, store *review.Store, sessionID, toolCallID st
 	for _, opt := range opts {
 		opt(&o)
 	}
+	defer o.closeOpened()
 	if o.lock != nil {
 		unlock := o.lock(sessionID)
 		defer unlock()
@@ -247,6 +248,15 @@ func (o *options) rootOf(t review.Target) *workspace.Dir {
 	}
 	o.opened[t.Root] = d
 	return d
+}
+
+// closeOpened closes the recorded roots this rollback opened.
+func (o *options) closeOpened() {
+	for _, d := range o.opened {
+		if d != nil {
+			d.Close()
+		}
+	}
 }
 
 // laterCalls fills each conflict's Later from the session's review entries.

@@ -43,8 +43,13 @@ func Undo(ctx context.Context, r Request) ([]string, error) {
 	if r.Session != nil {
 		unlock := r.Session.LockMutations()
 		defer unlock()
-		state = r.Session.State() // under the lock: no workspace switch meanwhile
-		opts = append(opts, WithRoots(state.Workspace.DirOf))
+		// Under the lock: no workspace switch meanwhile. A session deleted
+		// since the caller found it is rolled back as a gone one.
+		if st, release, err := r.Session.Hold(); err == nil {
+			defer release()
+			state = st
+			opts = append(opts, WithRoots(state.Workspace.DirOf))
+		}
 	}
 	restored, err := Rollback(ctx, r.Store, r.SessionID, r.ToolCallID, opts...)
 	if errors.Is(err, review.ErrNotFound) {

@@ -81,6 +81,7 @@ func (s *Server) sessionCreate(_ context.Context, p SessionCreateParams) (Sessio
 	if err != nil {
 		return SessionRef{}, err
 	}
+	defer ws.Close() // a new session takes its own reference
 	ws = ws.WithEncodings(s.opts.Encodings)
 	sess, err := s.opts.Sessions.CreateWith(p.SessionID, ws, session.Prefs{EditResult: form})
 	if err != nil {

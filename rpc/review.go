@@ -77,8 +77,11 @@ func (s *Server) reviewList(_ context.Context, p ReviewListParams) (ReviewList, 
 	if path != "" && sess != nil {
 		// Entries know the canonical path; a path spelled another way (a
 		// symlink, a relative path) still finds them.
-		if r, err := sess.State().Workspace.Resolve(path, workspace.Read); err == nil {
-			path = r.Abs
+		if st, release, err := sess.Hold(); err == nil {
+			if r, err := st.Workspace.Resolve(path, workspace.Read); err == nil {
+				path = r.Abs
+			}
+			release()
 		}
 	}
 	entries, err := s.opts.Review.List(p.SessionID, path)

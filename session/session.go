@@ -30,6 +30,10 @@ var (
 	ErrBadID    = errors.New("invalid session id")      // invalid params
 )
 
+// errClosedWorkspace is a caller's mistake: a workspace whose every
+// reference was let go of.
+var errClosedWorkspace = errors.New("session: the workspace was closed")
+
 // Session is one agent session.
 //
 // Lock order: mutate, then mu. Tools that change files hold mutate for the
@@ -68,11 +72,30 @@ func newState(ws *workspace.Workspace, lim config.Limits, pool *retention) *Stat
 	return &State{Workspace: ws, Store: newStore(lim, pool), Registers: NewRegisters(lim.MaxNamedRegisters), Asked: NewAsked()}
 }
 
-// State returns the session's current state.
+// State returns the session's current state. Its workspace's roots may
+// be closed at any time by a switch or a delete; a call that uses them
+// takes the state with Hold.
 func (s *Session) State() *State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.state
+}
+
+// Hold returns the session's current state with its workspace's roots
+// held open until release is called (workspace.Workspace.Hold): a switch
+// or a delete meanwhile closes them after release, not under the call.
+// The error is ErrNotFound when the session was deleted.
+func (s *Session) Hold() (st *State, release func(), err error) {
+	for {
+		st = s.State()
+		if release, ok := st.Workspace.Hold(); ok {
+			return st, release, nil
+		}
+		if s.State() == st {
+			// Closed and not replaced: deleted.
+			return nil, nil, fmt.Errorf("%w: %s was deleted", ErrNotFound, quote.Short(s.ID))
+		}
+	}
 }
 
 // LockMutations serializes file mutations of this session; call the
@@ -107,6 +130,10 @@ const maxIDLen = 128
 // generated) or supplied to re-attach after a restart (wire-contract §5). A
 // supplied id that is already live is returned as it is when it has the
 // same workspace root, and ErrConflict otherwise.
+//
+// A new session takes a reference to ws's roots (workspace.Retain) and
+// lets go of it when it is deleted or switched to another workspace; the
+// caller still lets go of its own.
 func (m *Manager) Create(id string, ws *workspace.Workspace) (*Session, error) {
 	return m.create(id, ws, Prefs{EditResult: DefaultResultForm})
 }
@@ -127,6 +154,9 @@ func (m *Manager) create(id string, ws *workspace.Workspace, p Prefs) (*Session,
 	}
 	if len(m.sessions) >= m.lim.MaxSessions {
 		return nil, fmt.Errorf("%w: the daemon holds %d sessions; delete one with session.delete", ErrLimit, m.lim.MaxSessions)
+	}
+	if !ws.Retain() {
+		return nil, errClosedWorkspace
 	}
 	s := &Session{ID: id, CreatedAt: time.Now(), Guard: NewGuard(m.lim.RepeatGuardAttempts), Prefs: p, state: newState(ws, m.lim, m.pool)}
 	m.sessions[id] = s
@@ -163,7 +193,8 @@ func (m *Manager) Get(id string) (*Session, error) {
 }
 
 // Delete drops a session and all its state; its retained text leaves the
-// daemon-wide count at once.
+// daemon-wide count at once, and its workspace's roots are closed once
+// the calls holding them end.
 func (m *Manager) Delete(id string) error {
 	m.mu.Lock()
 	s, ok := m.sessions[id]
@@ -172,12 +203,15 @@ func (m *Manager) Delete(id string) error {
 	if !ok {
 		return fmt.Errorf("%w: %s", ErrNotFound, quote.Short(id))
 	}
-	s.State().Store.Close()
+	st := s.State()
+	st.Store.Close()
+	st.Workspace.Close()
 	return nil
 }
 
 // SetWorkspace switches a session to ws and drops its snapshot store and
-// registers. It waits for the session's in-flight mutation to finish.
+// registers. It waits for the session's in-flight mutation to finish. The
+// session takes a reference to ws, as Create does.
 func (m *Manager) SetWorkspace(id string, ws *workspace.Workspace) (*Session, error) {
 	s, err := m.Get(id)
 	if err != nil {
@@ -185,20 +219,28 @@ func (m *Manager) SetWorkspace(id string, ws *workspace.Workspace) (*Session, er
 	}
 	unlock := s.LockMutations()
 	defer unlock()
-	m.replaceStateLocked(s, ws)
+	if _, err := m.replaceStateLocked(s, ws); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
-// replaceStateLocked gives s a fresh State on ws and drops the old one's
-// snapshots. The caller holds s's mutation lock.
-func (m *Manager) replaceStateLocked(s *Session, ws *workspace.Workspace) *State {
+// replaceStateLocked gives s a fresh State on ws, taking a reference to
+// it, drops the old State's snapshots and lets go of its workspace (whose
+// roots close once the calls holding them end). The caller holds s's
+// mutation lock.
+func (m *Manager) replaceStateLocked(s *Session, ws *workspace.Workspace) (*State, error) {
+	if !ws.Retain() {
+		return nil, errClosedWorkspace
+	}
 	s.mu.Lock()
 	old := s.state
 	s.state = newState(ws, m.lim, m.pool)
 	st := s.state
 	s.mu.Unlock()
 	old.Store.Close()
-	return st
+	old.Workspace.Close()
+	return st, nil
 }
 
 // Info is a session's summary for session.list.

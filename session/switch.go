@@ -30,7 +30,7 @@ func (m *Manager) SwitchWorkspace(id, root string) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer ws.Close() // the session takes its own reference
 	// The daemon's encodings setting covers every workspace.
-	ws = ws.WithEncodings(s.State().Workspace.Encodings())
-	return m.replaceStateLocked(s, ws), nil
+	return m.replaceStateLocked(s, ws.WithEncodings(s.State().Workspace.Encodings()))
 }

@@ -184,9 +184,16 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 	if id == "" {
 		id = newToolCallID()
 	}
+	// The call's roots stay open until it returns, whatever a switch or
+	// a delete of the session does meanwhile.
+	st, release, err := s.Hold()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	c := &Call{
 		Session:    s,
-		State:      s.State(),
+		State:      st,
 		Args:       req.Args,
 		PromptID:   req.PromptID,
 		ToolCallID: id,

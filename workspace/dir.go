@@ -32,14 +32,20 @@ type Dir struct {
 	root *os.Root
 }
 
-// OpenDir opens the directory at a canonical path as a Dir. The
-// descriptor is closed when the Dir is garbage collected.
+// OpenDir opens the directory at a canonical path as a Dir, for the
+// caller to Close (a Workspace closes its own with Close).
 func OpenDir(path string) (*Dir, error) {
 	r, err := os.OpenRoot(path)
 	if err != nil {
 		return nil, err
 	}
 	return &Dir{path: path, root: r}, nil
+}
+
+// Close closes the directory: every operation through it fails after
+// that, with os.ErrClosed. Closing again does nothing.
+func (d *Dir) Close() {
+	d.root.Close()
 }
 
 // Path is the canonical path the Dir was opened at.

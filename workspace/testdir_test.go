@@ -1,9 +1,12 @@
 package workspace
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -44,4 +47,47 @@ func linksWork(tb testing.TB) bool {
 	}
 	_, err := os.Stat(filepath.Join(dir, "l", "f"))
 	return err == nil
+}
+
+// removeByPath removes top and everything under it by path, children
+// first. Windows refuses to remove a directory that a handle holds open.
+func removeByPath(top string) error {
+	var paths []string
+	err := filepath.WalkDir(top, func(p string, _ fs.DirEntry, err error) error {
+		if err == nil {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	slices.Reverse(paths) // children before their directory
+	for _, p := range paths {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// openUnder counts this process's descriptors open on dir or under it,
+// where the system lists them (Linux's /proc); -1 where it does not.
+func openUnder(tb testing.TB, dir string) int {
+	tb.Helper()
+	if runtime.GOOS != "linux" {
+		return -1
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, e := range entries {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
+		if err == nil && (target == dir || within(dir, target)) {
+			n++
+		}
+	}
+	return n
 }

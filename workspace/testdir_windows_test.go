@@ -1,12 +1,8 @@
 package workspace
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 )
@@ -27,24 +23,4 @@ func removeTree(tb testing.TB, dir string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	tb.Errorf("removing %s: %v", top, err)
-}
-
-func removeByPath(top string) error {
-	var paths []string
-	err := filepath.WalkDir(top, func(p string, _ fs.DirEntry, err error) error {
-		if err == nil {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	slices.Reverse(paths) // children before their directory
-	for _, p := range paths {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 )
 
 // Sentinel errors; callers match them with errors.Is and map them to wire
@@ -64,17 +65,37 @@ type External struct {
 
 // Workspace is the set of roots of one session. It is immutable after New
 // and safe for concurrent use.
+//
+// Its roots stay open while anyone holds a reference: New gives the caller
+// one, Retain and Hold take more, Close lets one go, and the last one let
+// go closes the roots. A directory held open cannot be deleted or renamed
+// on Windows, so a session that ends lets go of its directories then, not
+// when the garbage collector gets to them.
 type Workspace struct {
 	roots []Root // roots[0] is the workspace root; the rest in the order given
 	dirs  []*Dir // dirs[i] is roots[i], open: every file operation goes through it
 	// encodings give each path its charset (encodings.go); nil: UTF-8.
 	encodings *Encodings
+	open      *lifetime // shared with the copies WithEncodings makes
+}
+
+// lifetime counts the references to a workspace's open roots.
+type lifetime struct {
+	mu   sync.Mutex
+	refs int  // references not yet let go
+	shut bool // refs reached 0 and the roots are closed: no new reference
 }
 
 // New validates and canonicalizes the roots. The workspace and scratch
-// roots are writable; external roots as approved.
-func New(root, scratch string, externals []External) (*Workspace, error) {
-	w := &Workspace{}
+// roots are writable; external roots as approved. The caller holds the
+// one reference to the roots and lets go of it with Close.
+func New(root, scratch string, externals []External) (_ *Workspace, err error) {
+	w := &Workspace{open: &lifetime{refs: 1}}
+	defer func() {
+		if err != nil {
+			w.Close() // the roots opened before the one refused
+		}
+	}()
 	add := func(p string, kind RootKind, writable bool) error {
 		canon, err := canonicalDir(p)
 		if err != nil {
@@ -103,6 +124,54 @@ func New(root, scratch string, externals []External) (*Workspace, error) {
 	}
 	return w, nil
 }
+
+// Retain takes a reference to the roots, for an owner that lets go of it
+// with Close (a session holds one from its creation until it is deleted
+// or switched); false when the last reference was let go already and the
+// roots are closed.
+func (w *Workspace) Retain() bool {
+	l := w.open
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.shut {
+		return false
+	}
+	l.refs++
+	return true
+}
+
+// Hold takes a reference for one call, let go of by release (a release
+// after the first does nothing); ok is false as Retain's is.
+func (w *Workspace) Hold() (release func(), ok bool) {
+	if !w.Retain() {
+		return nil, false
+	}
+	var once sync.Once
+	return func() { once.Do(w.Close) }, true
+}
+
+// Close lets go of one reference, and closes the roots when it was the
+// last: every operation through them fails after that, with os.ErrClosed.
+// Each reference is let go of once.
+func (w *Workspace) Close() {
+	l := w.open
+	l.mu.Lock()
+	l.refs--
+	shut := l.refs == 0 && !l.shut
+	if shut {
+		l.shut = true
+	}
+	l.mu.Unlock()
+	if shut {
+		for _, d := range w.dirs {
+			d.Close()
+		}
+	}
+}
+
+// Shares reports whether w and o are the same roots (o may be a copy
+// WithEncodings made), under one count of references.
+func (w *Workspace) Shares(o *Workspace) bool { return w.open == o.open }
 
 func canonicalDir(p string) (string, error) {
 	if p == "" {

@@ -231,6 +231,7 @@ func newToolRigAt(rel, text string) (*toolRig, error) {
 		os.RemoveAll(root)
 		return nil, err
 	}
+	defer ws.Close() // the session takes its own reference
 	m := session.NewManager(lim)
 	// The full result form, which the bench's "hostd edit" arms measure;
 	// the compact arms make their own session (tokens_compact.go).
