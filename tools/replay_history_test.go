@@ -13,6 +13,7 @@ import (
 
 	"github.com/hostd-dev/hostd/tools/blocks"
 	"github.com/hostd-dev/hostd/tools/drift"
+	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -188,13 +189,13 @@ func editOps(pre, post string) (string, []int, error) {
 	for _, h := range hs {
 		switch {
 		case h.To >= h.From && len(h.Rows) > 0:
-			ops = append(ops, fmt.Sprintf("PUT %d.=%d:\n%s", h.From, h.To, rows(h.Rows)))
+			ops = append(ops, fmt.Sprintf("PUT %d.=%d:\n%s", h.From, h.To, hashline.Body(h.Rows)))
 		case h.To >= h.From:
 			ops = append(ops, fmt.Sprintf("CUT %d.=%d", h.From, h.To))
 		case h.From == 1:
-			ops = append(ops, "PUT <1:\n"+rows(h.Rows))
+			ops = append(ops, "PUT <1:\n"+hashline.Body(h.Rows))
 		default:
-			ops = append(ops, fmt.Sprintf("PUT >%d:\n%s", h.From-1, rows(h.Rows)))
+			ops = append(ops, fmt.Sprintf("PUT >%d:\n%s", h.From-1, hashline.Body(h.Rows)))
 		}
 		for l := max(1, min(h.From, h.To)); l <= max(h.From, h.To) && l <= len(old); l++ {
 			anchors = append(anchors, l)
@@ -207,17 +208,6 @@ func editOps(pre, post string) (string, []int, error) {
 }
 
 func endsNL(s string) bool { return strings.HasSuffix(s, "\n") }
-
-func rows(lines []string) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString("+" + l)
-	}
-	return b.String()
-}
 
 // figure logs one figure of a replay as "FIGURE key value", the line
 // cmd/hostbench's replay section reads into docs/benchmarks.md.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hostd-dev/hostd/tools/hashline"
 	tiktoken "github.com/pkoukk/tiktoken-go"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
@@ -114,29 +115,17 @@ func jsonValue(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// bodyRows are the +-prefixed rows of a replacement.
-func bodyRows(lines []string) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString("+" + l)
-	}
-	return b.String()
-}
-
 // putOp is one replacement as an op of this project's edit language (and
 // of oh-my-pi's, whose PUT syntax is the same).
 func putOp(start, end int, lines []string) string {
-	return fmt.Sprintf("PUT %d.=%d:\n%s", start, end, bodyRows(lines))
+	return fmt.Sprintf("PUT %d.=%d:\n%s", start, end, hashline.Body(lines))
 }
 
 // hostdOp is one replacement as this project's edit tool teaches it: a
 // one-line range in its one-line spelling, "PUT 7:" (edit-contract §7.1).
 func hostdOp(start, end int, lines []string) string {
 	if start == end {
-		return fmt.Sprintf("PUT %d:\n%s", start, bodyRows(lines))
+		return fmt.Sprintf("PUT %d:\n%s", start, hashline.Body(lines))
 	}
 	return putOp(start, end, lines)
 }

@@ -222,9 +222,8 @@ func (p *Patch) Format() string {
 	for _, op := range p.Ops {
 		b.WriteString(op.String())
 		b.WriteByte('\n')
-		for _, row := range op.Body {
-			b.WriteByte('+')
-			b.WriteString(row)
+		if len(op.Body) > 0 {
+			b.WriteString(Body(op.Body))
 			b.WriteByte('\n')
 		}
 	}
@@ -233,6 +232,20 @@ func (p *Patch) Format() string {
 	}
 	if p.MoveTo != "" {
 		b.WriteString("MV " + formatDest(p.MoveTo) + "\n")
+	}
+	return b.String()
+}
+
+// Body is rows as the body of a PUT: each row a line of its own after
+// its '+', with no newline after the last.
+func Body(rows []string) string {
+	var b strings.Builder
+	for i, row := range rows {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteByte('+')
+		b.WriteString(row)
 	}
 	return b.String()
 }
