@@ -110,6 +110,9 @@ const maxLinkHops = 40
 func (w *Workspace) canonicalPath(p string) (string, error) { return w.canonicalPathHops(p, 0) }
 
 func (w *Workspace) canonicalPathHops(p string, hops int) (string, error) {
+	if real, rest, ok := w.belowRoot(p); ok {
+		return filepath.Join(w.stored(real), rest), nil
+	}
 	rest := ""
 	cur := p
 	for {
@@ -146,6 +149,44 @@ func (w *Workspace) canonicalPathHops(p string, hops int) (string, error) {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
+}
+
+// belowRoot resolves p, a clean absolute path, by looking only at its
+// elements below the root it lies under: a root was resolved when the
+// workspace was made (New), and filepath.EvalSymlinks would look at each
+// of its elements again on every call (four of the read tool's ten system
+// calls on a small file). It returns the deepest existing prefix of p,
+// which holds no symbolic link, and the rest, which does not exist. ok is
+// false when p is under no root, when an element below the root is a
+// symbolic link, or when one cannot be looked at (a file where a directory
+// should be, no permission): the caller then resolves p from "/", which
+// follows links and reports errors. Every file operation goes through the
+// open root all the same (Dir). Not on Windows, where resolving also
+// spells each element through the system (short names, junctions).
+func (w *Workspace) belowRoot(p string) (real, rest string, ok bool) {
+	if windowsRules {
+		return "", "", false
+	}
+	i, in := w.rootIndex(p)
+	if !in {
+		return "", "", false
+	}
+	sep := string(filepath.Separator)
+	cur := w.roots[i].Path
+	below := strings.TrimPrefix(p[len(cur):], sep)
+	for below != "" {
+		name, more, _ := strings.Cut(below, sep)
+		next := filepath.Join(cur, name)
+		info, err := os.Lstat(next)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return cur, below, true
+		case err != nil || info.Mode()&fs.ModeSymlink != 0:
+			return "", "", false
+		}
+		cur, below = next, more
+	}
+	return cur, "", true
 }
 
 // stored is storedPath of p, an existing path without symbolic links,

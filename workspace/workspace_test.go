@@ -172,3 +172,39 @@ func TestRootsAreCanonical(t *testing.T) {
 		t.Errorf("two spellings resolve to %s and %s", a.Abs, b.Abs)
 	}
 }
+
+// Resolution below a root (belowRoot: only the elements under the root
+// are looked at) gives what resolution from "/" gives, for paths through
+// files, directories, links in and out, dangling links, cycles, .git and
+// names that do not exist.
+func TestBelowRootResolvesAsFromSlash(t *testing.T) {
+	w, base := tree(t)
+	defer w.Close()
+	fromSlash := &Workspace{} // no roots: every path is resolved from "/"
+	names := []string{"src", "a.go", "in", "out", "secret", "dangling", "dangling-in", "loop-a", ".git", "objects", "sub", "nope", ".."}
+	var paths []string
+	for _, a := range names {
+		paths = append(paths, a)
+		for _, b := range names {
+			paths = append(paths, filepath.Join(a, b))
+			for _, c := range []string{"a.go", "nope", "x.txt"} {
+				paths = append(paths, filepath.Join(a, b, c))
+			}
+		}
+	}
+	fast := 0
+	for _, rel := range paths {
+		p := filepath.Join(base, "ws", rel)
+		got, gotErr := w.canonicalPath(p)
+		want, wantErr := fromSlash.canonicalPath(p)
+		if got != want || (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("%s: below the root %q (%v), from / %q (%v)", rel, got, gotErr, want, wantErr)
+		}
+		if _, _, ok := w.belowRoot(p); ok {
+			fast++
+		}
+	}
+	if fast == 0 && !windowsRules {
+		t.Error("no path was resolved below its root")
+	}
+}
