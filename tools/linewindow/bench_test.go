@@ -232,3 +232,26 @@ func BenchmarkGenerated256MiB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadSmall is a whole read of a 40-line source file, the most
+// common read, beside plain crypto/sha256 of the same bytes (sha-ns/op):
+// on a file this small the fixed cost of a pass is what shows.
+func BenchmarkReadSmall(b *testing.B) {
+	var sb strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&sb, "\tvalue%d := compute(input, %d) // a line of source\n", i, i)
+	}
+	text := sb.String()
+	opt := Options{Offset: 1, Limit: 2000, MaxLineChars: 2000, RetainBytes: 1 << 20}
+	b.SetBytes(int64(len(text)))
+	var sha time.Duration
+	for b.Loop() {
+		if _, err := Read(struct{ io.Reader }{strings.NewReader(text)}, opt); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		_ = sha256.Sum256([]byte(text))
+		sha += time.Since(start)
+	}
+	b.ReportMetric(float64(sha.Nanoseconds())/float64(b.N), "sha-ns/op")
+}

@@ -91,31 +91,37 @@ const maxJobs = 3
 // validation, counting and trimming fit in the time it takes, so a pass
 // costs about what the digest alone costs.
 //
+// The goroutine starts with the second chunk that has bytes to hash: a
+// file of one chunk (most source files) is hashed by finish on the
+// caller's goroutine, with no goroutine started and no hand-off, which on
+// a small read cost more than the hashing.
+//
 // Ownership: a job belongs to the scan from next until submit, then to the
-// digest goroutine until it comes back on spare. finish must be called
-// before the pass returns, so that no buffer is read after release.
+// digest (the goroutine, or finish for the one job held) until it comes
+// back on spare. finish must be called before the pass returns, so that no
+// buffer is read after release.
 type digestPipe struct {
-	jobs   chan *chunkJob
-	spare  chan *chunkJob // capacity maxJobs: the digest never blocks on it
-	done   chan error
-	digest workspace.Digest // valid after finish
-	err    error            // likewise
-	newJob func() *chunkJob
-	free   func(*chunkJob)
-	owned  []*chunkJob
-	ended  bool
+	jobs    chan *chunkJob
+	spare   chan *chunkJob // capacity maxJobs: the digest never blocks on it
+	done    chan error
+	digest  workspace.Digest // valid after finish
+	err     error            // likewise
+	newJob  func() *chunkJob
+	free    func(*chunkJob)
+	owned   []*chunkJob
+	held    *chunkJob // the first job with bytes to hash, until the goroutine starts
+	started bool      // the goroutine runs
+	ended   bool
 }
 
 func startDigest(newJob func() *chunkJob, free func(*chunkJob)) *digestPipe {
-	p := &digestPipe{
+	return &digestPipe{
 		jobs:   make(chan *chunkJob, 1),
 		spare:  make(chan *chunkJob, maxJobs),
 		done:   make(chan error, 1),
 		newJob: newJob,
 		free:   free,
 	}
-	go p.run()
-	return p
 }
 
 func (p *digestPipe) run() {
@@ -149,16 +155,41 @@ func (p *digestPipe) next() *chunkJob {
 	return j
 }
 
-func (p *digestPipe) submit(j *chunkJob) { p.jobs <- j }
+// submit hands j to the digest, in file order.
+func (p *digestPipe) submit(j *chunkJob) {
+	switch {
+	case p.started:
+		p.jobs <- j
+	case len(j.ops) == 0:
+		p.spare <- j // nothing to hash (the end of the file, read empty)
+	case p.held == nil:
+		p.held = j
+	default:
+		p.started = true
+		go p.run()
+		p.jobs <- p.held
+		p.held = nil
+		p.jobs <- j
+	}
+}
 
 // finish waits for every submitted job and returns the digest. It is safe
 // to call more than once.
 func (p *digestPipe) finish() (workspace.Digest, error) {
-	if !p.ended {
-		p.ended = true
+	if p.ended {
+		return p.digest, p.err
+	}
+	p.ended = true
+	if p.started {
 		close(p.jobs)
 		p.err = <-p.done
+		return p.digest, p.err
 	}
+	d := digester{h: sha256.New()}
+	if p.held != nil {
+		p.err = d.apply(p.held.ops)
+	}
+	p.digest = d.sum()
 	return p.digest, p.err
 }
 
