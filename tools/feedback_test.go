@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -216,8 +217,10 @@ func TestFeedbackIsGivenTheChange(t *testing.T) {
 
 // TestReadsWarmWhatTheyRecorded: a read (whole, a window, or since a tag)
 // hands the version it recorded, as its text, to Warm under the file's
-// path, so the edit that follows finds its tree parsed; a grep does not
-// (it may touch thousands of files), nor a read whose text is not kept.
+// path, so the edit that follows finds its tree parsed; a read whose text
+// is not kept does not. A grep that shows matches warms the first
+// grepWarmFiles files whose text it kept, last first (the pool warms the
+// newest waiting first); one that lists names or counts warms none.
 func TestReadsWarmWhatTheyRecorded(t *testing.T) {
 	lim := config.DefaultLimits()
 	lim.MaxRetainedFileBytes = 1 << 10
@@ -247,10 +250,36 @@ func TestReadsWarmWhatTheyRecorded(t *testing.T) {
 	run("read", map[string]any{"path": "a.go", "offset": 2, "limit": 1})
 	e.write("a.go", goFile+"\nvar y = 2\n")
 	run("read", map[string]any{"path": "a.go", "since": first.Tag})
-	run("grep", map[string]any{"pattern": "return"})
 	run("read", map[string]any{"path": "big.go"})
 	want := []warmed{{abs, goFile}, {abs, goFile}, {abs, goFile + "\nvar y = 2\n"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("warmed %q\nwant %q", got, want)
+	}
+
+	got = nil
+	var files []warmed
+	for i := range grepWarmFiles + 2 {
+		name := fmt.Sprintf("g%d.go", i)
+		text := fmt.Sprintf("package a\n\nvar match%d = 1\n", i)
+		e.write(name, text)
+		p, err := e.s.State().Workspace.Resolve(name, workspace.Read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, warmed{p.Abs, text})
+	}
+	for _, mode := range []string{"filesWithMatches", "count"} {
+		run("grep", map[string]any{"pattern": "var match", "outputMode": mode})
+	}
+	if len(got) != 0 {
+		t.Errorf("a grep that shows no lines warmed %q", got)
+	}
+	run("grep", map[string]any{"pattern": "var match"})
+	want = nil
+	for i := grepWarmFiles - 1; i >= 0; i-- {
+		want = append(want, files[i])
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("a grep warmed %q\nwant %q", got, want)
 	}
 }

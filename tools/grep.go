@@ -214,6 +214,9 @@ func grepResult(c *Call, a grepArgs, p workspace.Path, opt grep.Options, gr *gre
 			fmt.Fprintf(&b, "\n%d matching %s", gf.Count, plural(gf.Count, "line", "lines"))
 		}
 	}
+	if opt.Mode == grep.Content {
+		warmMatched(c, gr.Files)
+	}
 	r.Notice = grepNotice(c, a, p, opt, gr)
 	if r.Notice != "" {
 		if b.Len() > 0 {
@@ -223,6 +226,30 @@ func grepResult(c *Call, a grepArgs, p workspace.Path, opt grep.Options, gr *gre
 	}
 	r.Content = b.String()
 	return r
+}
+
+// grepWarmFiles is how many of a grep's files are warmed: the first few
+// with matches shown, the ones the model most likely edits next. A grep
+// may list thousands, and the parse workers keep only a few warms
+// waiting.
+const grepWarmFiles = 4
+
+// warmMatched hands the first grepWarmFiles files whose text the grep kept
+// to Warm, last first: the pool warms the newest waiting first, so the
+// first file is parsed first.
+func warmMatched(c *Call, files []*grep.File) {
+	if c.Warm == nil {
+		return
+	}
+	var kept []*grep.File
+	for _, f := range files {
+		if f.HasText && len(kept) < grepWarmFiles {
+			kept = append(kept, f)
+		}
+	}
+	for i := len(kept) - 1; i >= 0; i-- {
+		c.Warm(kept[i].Abs, kept[i].Text)
+	}
 }
 
 // seenLines is the set of the ascending line numbers ns, built by halves so

@@ -124,3 +124,22 @@ func TestE2EReadWarmsTheParseWorkers(t *testing.T) {
 		t.Fatalf("no worker parsed the read's version:\n%s", d.output())
 	}
 }
+
+// A grep that shows matches warms the files it matched, as a read does.
+func TestE2EGrepWarmsTheParseWorkers(t *testing.T) {
+	d := launchWithParseHook(t, "spin:SPIN-THIS-PARSE")
+	c := d.client()
+	ws := t.TempDir()
+	s := newSession(t, c, ws)
+	if err := os.WriteFile(filepath.Join(ws, "b.go"), []byte("package b // SPIN-THIS-PARSE\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := tool(t, c, s, "grep", map[string]any{"pattern": "package"})
+	if took := time.Since(start); r["ok"] != true || took > 300*time.Millisecond {
+		t.Fatalf("the grep took %v: %v", took, r)
+	}
+	if !d.waitStderr("parse worker ended", 10*time.Second) || !strings.Contains(d.output(), "b.go") {
+		t.Fatalf("no worker parsed the grep's version:\n%s", d.output())
+	}
+}
