@@ -27,6 +27,15 @@ import (
 // stale one.
 const probeTimeout = time.Second
 
+// freshEvery is how often a listener sets the times of its socket, its
+// lock file and their directory to now. The cleaners of temporary
+// directories remove what has not been touched for days (macOS's, in the
+// user temporary directory where the socket lives there, after three
+// days unread; systemd-tmpfiles by age), a connection touches none of
+// them, and a desktop daemon runs for weeks: a socket removed under a
+// live daemon leaves its clients starting a second one.
+var freshEvery = time.Hour
+
 // Listener is the daemon's Unix listener. Accept refuses peers of another
 // uid; Close removes the socket file and releases the lock.
 type Listener struct {
@@ -38,6 +47,7 @@ type Listener struct {
 	OnRefuse  func(Peer, error)
 	closeOnce sync.Once
 	closeErr  error
+	stop      chan struct{} // closed by Close: ends keepFresh
 }
 
 // Path is the socket's absolute path.
@@ -102,7 +112,31 @@ func (c *Claim) Listen() (*Listener, error) {
 		c.Release()
 		return nil, err
 	}
-	return &Listener{UnixListener: l, path: c.path, lock: c.lock, uid: os.Getuid()}, nil
+	ln := &Listener{UnixListener: l, path: c.path, lock: c.lock, uid: os.Getuid(), stop: make(chan struct{})}
+	go ln.keepFresh(freshEvery)
+	return ln, nil
+}
+
+// keepFresh touches the listener's files every interval until Close.
+func (l *Listener) keepFresh(interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case now := <-t.C:
+			l.touch(now)
+		}
+	}
+}
+
+// touch sets the access and modification times of the socket, its lock
+// file and their directory to now. A file that is gone is left gone.
+func (l *Listener) touch(now time.Time) {
+	for _, p := range []string{l.path, l.path + ".lock", filepath.Dir(l.path)} {
+		_ = os.Chtimes(p, now, now)
+	}
 }
 
 // Listen claims path and listens on it.
@@ -276,6 +310,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 // draining, and the daemon again on its way out.
 func (l *Listener) Close() error {
 	l.closeOnce.Do(func() {
+		close(l.stop)
 		l.closeErr = l.UnixListener.Close()
 		if err := os.Remove(l.path); err != nil && !errors.Is(err, fs.ErrNotExist) && l.closeErr == nil {
 			l.closeErr = err

@@ -345,3 +345,51 @@ func TestADirectoryGivenAsTheSocketSaysWhatToPass(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A listener keeps its socket, its lock file and their directory looking
+// recently used, so a cleaner of temporary directories that removes what
+// is days old (macOS's user temporary directory, systemd-tmpfiles) never
+// removes them under a live daemon.
+func TestAListenerKeepsItsFilesFresh(t *testing.T) {
+	old := freshEvery
+	freshEvery = 20 * time.Millisecond
+	defer func() { freshEvery = old }()
+	path := filepath.Join(shortDir(t), "run", "hostd.sock")
+	l, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{path, path + ".lock", filepath.Dir(path)}
+	long := time.Now().Add(-10 * 24 * time.Hour)
+	for _, p := range files {
+		if err := os.Chtimes(p, long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, p := range files {
+		for {
+			info, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if time.Since(info.ModTime()) < time.Hour {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s still looks %v old", p, time.Since(info.ModTime()).Round(time.Hour))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	// After Close nothing touches them: the socket is gone, the lock
+	// file stays as it was left.
+	l.Close()
+	if err := os.Chtimes(path+".lock", long, long); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * freshEvery)
+	if info, err := os.Stat(path + ".lock"); err != nil || time.Since(info.ModTime()) < time.Hour {
+		t.Errorf("the lock file was touched after Close: %v", err)
+	}
+}
