@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -11,7 +12,7 @@ import (
 // tree builds a workspace root, a scratch root and two external roots (one
 // read-only) under one temp dir and returns the Workspace and the dir.
 // The symbolic links are made where links work (linksWork).
-func tree(t *testing.T) (*Workspace, string) {
+func tree(t testing.TB) (*Workspace, string) {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(tempDir(t))
 	if err != nil {
@@ -48,7 +49,7 @@ func tree(t *testing.T) (*Workspace, string) {
 	return w, base
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -171,6 +172,32 @@ func TestRootsAreCanonical(t *testing.T) {
 	if a.Abs != b.Abs {
 		t.Errorf("two spellings resolve to %s and %s", a.Abs, b.Abs)
 	}
+}
+
+// FuzzBelowRootResolvesAsFromSlash: for any path under the fixture's
+// directory, resolution below its root gives what resolution from "/"
+// gives (TestBelowRootResolvesAsFromSlash is the table of it).
+func FuzzBelowRootResolvesAsFromSlash(f *testing.F) {
+	w, base := tree(f)
+	f.Cleanup(w.Close)
+	for _, seed := range []string{"ws/src/a.go", "ws/in/a.go", "ws/out/secret.txt", "ws/dangling-in/x", "ws/loop-a/b", "ws/.git/objects/x", "ws/src/../in/nope", "scratch/new.txt", "ws/src/a.go/x", "ext-ro/lib.txt"} {
+		f.Add(seed)
+	}
+	fromSlash := &Workspace{}
+	f.Fuzz(func(t *testing.T, rel string) {
+		if strings.ContainsRune(rel, 0) || filepath.IsAbs(rel) {
+			t.Skip()
+		}
+		p := filepath.Join(base, rel)
+		if !within(base, p) {
+			t.Skip()
+		}
+		got, gotErr := w.canonicalPath(p)
+		want, wantErr := fromSlash.canonicalPath(p)
+		if got != want || (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("%q: below the root %q (%v), from / %q (%v)", rel, got, gotErr, want, wantErr)
+		}
+	})
 }
 
 // Resolution below a root (belowRoot: only the elements under the root
