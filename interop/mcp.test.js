@@ -2,8 +2,9 @@
 // client no one in this project wrote: it lists the tools and runs
 // read -> edit -> read, with --workspace and with the client's roots over
 // stdio, and over streamable HTTP with the token in the Authorization
-// header. The SDK validates each result's structuredContent against the
-// tool's outputSchema. The MCP server runs its tools in a hostd daemon listening on a
+// header. By default a result is its text alone; with --structured-results
+// the SDK validates each result's structuredContent against the tool's
+// outputSchema. The MCP server runs its tools in a hostd daemon listening on a
 // socket, which the test also talks to with vscode-jsonrpc to see the MCP
 // session and its review record there. HOSTD_BIN names the binary;
 // without it the test builds one. MCP_TRANSCRIPT=1 prints the exchange.
@@ -98,40 +99,58 @@ async function call(client, name, args) {
 
 // readEditRead is the exchange every agent makes: read, edit line 6 by
 // number with the tag the read showed, read the result. The tools are
-// listed first, so the SDK checks every result against its outputSchema.
-async function readEditRead(client, dir) {
+// listed first, so with structured results (hostd mcp
+// --structured-results) the SDK checks every result against its
+// outputSchema; without, a result is its text block and _meta names the
+// session and the call.
+async function readEditRead(client, dir, structured) {
   const { tools } = await client.listTools();
   for (const t of tools) {
     assert.equal(t.title, t.annotations.title);
-    assert.equal(t.outputSchema.type, 'object');
+    assert.equal(structured ? t.outputSchema.type : t.outputSchema, structured ? 'object' : undefined);
   }
   const first = await call(client, 'read', { path: 'main.go' });
   assert.ok(!first.isError);
   assert.equal(first.content.length, 1);
   const tag = /^\[main\.go#([0-9A-F]{4})\]/.exec(first.content[0].text)[1];
-  // A host reads the tag without parsing text; the model's text is there too.
-  assert.equal(first.structuredContent.tag, tag);
-  assert.equal(first.structuredContent.content, first.content[0].text);
+  if (structured) {
+    // A host reads the tag without parsing text; the model's text is there too.
+    assert.equal(first.structuredContent.tag, tag);
+    assert.equal(first.structuredContent.content, first.content[0].text);
+  } else {
+    assert.equal(first.structuredContent, undefined);
+  }
   assert.match(first.content[0].text, /\n6:\tfmt\.Println\("hi"\)\n/);
 
   const stale = await call(client, 'edit', { path: 'main.go', tag: tag === '0000' ? '0001' : '0000', ops: 'PUT 6.=6:\n+x' });
   assert.equal(stale.isError, true);
   assert.match(stale.content[0].text, /^Error EDIT_TAG_(UNKNOWN|MISMATCH): /);
-  assert.equal(stale.structuredContent.ok, false);
-  assert.match(stale.structuredContent.error.code, /^EDIT_TAG_(UNKNOWN|MISMATCH)$/);
+  if (structured) {
+    assert.equal(stale.structuredContent.ok, false);
+    assert.match(stale.structuredContent.error.code, /^EDIT_TAG_(UNKNOWN|MISMATCH)$/);
+  }
 
   const edit = await call(client, 'edit', { path: 'main.go', tag, ops: 'PUT 6.=6:\n+\tfmt.Println("hello")' });
   assert.ok(!edit.isError, edit.content[0].text);
   // The compact result, the default: a change in place is its new tag alone.
-  assert.equal(edit.content[0].text, `#${edit.structuredContent.tag}`);
-  const meta = edit._meta['dev.hostd/result'];
-  assert.equal(meta.ok, true);
-  assert.match(meta.diff, /\+\tfmt\.Println\("hello"\)/);
+  assert.match(edit.content[0].text, /^#[0-9A-F]{4}$/);
+  const toolCallId = edit._meta['dev.hostd/toolCallId'];
+  assert.match(toolCallId, /^tc-/);
+  if (structured) {
+    assert.equal(edit.content[0].text, `#${edit.structuredContent.tag}`);
+    const meta = edit._meta['dev.hostd/result'];
+    assert.equal(meta.ok, true);
+    assert.equal(meta.toolCallId, toolCallId);
+    assert.match(meta.diff, /\+\tfmt\.Println\("hello"\)/);
+  } else {
+    assert.equal(edit.structuredContent, undefined);
+    assert.equal(edit._meta['dev.hostd/result'], undefined);
+  }
 
   const second = await call(client, 'read', { path: 'main.go', offset: 6, limit: 1 });
   assert.match(second.content[0].text, /^\[main\.go#[0-9A-F]{4}\]\n6:\tfmt\.Println\("hello"\)/);
   assert.equal(fs.readFileSync(path.join(dir, 'main.go'), 'utf8'), 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("hello")\n}\n');
-  return { sessionId: edit._meta['dev.hostd/sessionId'], toolCallId: meta.toolCallId };
+  return { sessionId: edit._meta['dev.hostd/sessionId'], toolCallId };
 }
 
 test('the TypeScript MCP client lists the four tools with the daemon\'s descriptions', async () => {
@@ -156,7 +175,7 @@ test('read -> edit -> read over MCP with --workspace; the session and its change
   const { client, stderr } = await connect(['--workspace', dir]);
   let ids;
   try {
-    ids = await readEditRead(client, dir);
+    ids = await readEditRead(client, dir, false);
     const { sessions } = await conn.sendRequest('session.list');
     const live = sessions.find((s) => s.sessionId === ids.sessionId);
     assert.ok(live, `session.list lacks ${ids.sessionId}: ${JSON.stringify(sessions)}`);
@@ -173,11 +192,11 @@ test('read -> edit -> read over MCP with --workspace; the session and its change
   assert.match(fs.readFileSync(path.join(dir, 'main.go'), 'utf8'), /Println\("hi"\)/);
 });
 
-test('read -> edit -> read over MCP on the client\'s roots', async () => {
+test('read -> edit -> read over MCP on the client\'s roots, with structured results', async () => {
   const dir = workspace();
-  const { client } = await connect([], { capabilities: { roots: {} }, roots: [{ uri: pathToFileURL(dir).href, name: 'ws' }] });
+  const { client } = await connect(['--structured-results'], { capabilities: { roots: {} }, roots: [{ uri: pathToFileURL(dir).href, name: 'ws' }] });
   try {
-    const { sessionId } = await readEditRead(client, dir);
+    const { sessionId } = await readEditRead(client, dir, true);
     const { sessions } = await conn.sendRequest('session.list');
     assert.equal(sessions.find((s) => s.sessionId === sessionId).workspace, fs.realpathSync(dir));
   } finally {
@@ -226,7 +245,7 @@ test('read -> edit -> read over streamable HTTP with the token in the Authorizat
       requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
     }));
     try {
-      const { sessionId } = await readEditRead(client, dir);
+      const { sessionId } = await readEditRead(client, dir, false);
       assert.match(sessionId, /^mcp-interop-http-/);
       assert.match(client.getInstructions(), /\[PATH#TAG\]/);
     } finally {

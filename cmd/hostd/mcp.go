@@ -35,6 +35,8 @@ type mcpFlags struct {
 	httpNet string
 	// editResult is the sessions' edit result form (--edit-result).
 	editResult string
+	// structured: --structured-results.
+	structured bool
 }
 
 // loopbackAddr checks --http's address: a loopback IP address or
@@ -79,10 +81,11 @@ func parseMCPFlags(args []string, out io.Writer) (mcpFlags, error) {
 	socket := fs.String("socket", f.cfg.Socket, "the shared daemon's socket `path` (started there if none listens)")
 	file := fs.String("config", "", "settings and limits (limits.maxMcpSessions, and for a daemon this command starts, the rest) from this JSON `file`")
 	editResult := fs.String("edit-result", "compact", "the `form` of edit results when a call does not choose one: compact (the new tag and the spans that moved) or full (every changed line)")
+	structured := fs.Bool("structured-results", false, "give each tool an outputSchema and each result structuredContent and the whole result in _meta, for hosts that read them; a host that shows the model structuredContent (Claude Code) then pays several times the tokens")
 	httpAddr := fs.String("http", "", "serve MCP's streamable HTTP transport on this loopback `address` (127.0.0.1:PORT or [::1]:PORT; port 0 picks one) instead of stdin/stdout; every request must carry the token hostd writes to a file only you can read")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(out, "Usage: hostd mcp [--workspace DIR]... [--socket PATH] [--config FILE] [--http 127.0.0.1:PORT] [--edit-result compact|full]\n\n"+
+			fmt.Fprintf(out, "Usage: hostd mcp [--workspace DIR]... [--socket PATH] [--config FILE] [--http 127.0.0.1:PORT] [--edit-result compact|full] [--structured-results]\n\n"+
 				"Serves hostd's tools (read, grep, write, edit) over the Model Context Protocol on\n"+
 				"stdin/stdout. Tools run in the shared daemon, so `hostctl sessions` and `hostctl review`\n"+
 				"see the MCP session and its changes.\n\nFlags:\n")
@@ -94,6 +97,7 @@ func parseMCPFlags(args []string, out io.Writer) (mcpFlags, error) {
 	if fs.NArg() > 0 {
 		return f, usageErrorf("unexpected argument %q; hostd mcp takes flags only (run hostd mcp --help)", fs.Arg(0))
 	}
+	f.structured = *structured
 	if f.editResult = *editResult; f.editResult != "compact" && f.editResult != "full" {
 		return f, usageErrorf("--edit-result %q: give compact or full", *editResult)
 	}
@@ -150,7 +154,7 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 		fmt.Fprintf(std.err, "hostd %s: started the shared daemon on %s (it stops %s after its last client)\n", version(), f.cfg.Socket, sharedIdleExit)
 	}
 	face, err := mcpface.New(ctx, mcpface.Options{Daemon: daemon, Roots: f.roots, Version: version(),
-		MaxFrameBytes: f.cfg.Limits.MaxFrameBytes, MaxSessions: f.cfg.Limits.MaxMCPSessions, EditResult: f.editResult})
+		MaxFrameBytes: f.cfg.Limits.MaxFrameBytes, MaxSessions: f.cfg.Limits.MaxMCPSessions, EditResult: f.editResult, Structured: f.structured})
 	if err != nil {
 		return err
 	}

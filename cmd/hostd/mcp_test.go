@@ -112,6 +112,12 @@ func TestE2EMCPRunsInTheSharedDaemon(t *testing.T) {
 	if res.IsError || !regexp.MustCompile(`^#[0-9A-F]{4}$`).MatchString(edit) {
 		t.Fatalf("edit: %q", edit)
 	}
+	// And the text alone (no --structured-results): no output schema, no
+	// structuredContent, the call named in _meta for review.
+	callID, _ := res.Meta[mcpface.MetaToolCallID].(string)
+	if res.StructuredContent != nil || res.Meta[mcpface.MetaResult] != nil || callID == "" || tools.Tools[0].OutputSchema != nil {
+		t.Errorf("edit: structuredContent %v, _meta %v, output schema %v", res.StructuredContent, res.Meta, tools.Tools[0].OutputSchema)
+	}
 
 	nc, err := net.Dial("unix", sharedSocket(runtime))
 	if err != nil {
@@ -123,10 +129,12 @@ func TestE2EMCPRunsInTheSharedDaemon(t *testing.T) {
 	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != id || !strings.HasPrefix(id, "mcp-e2e-") {
 		t.Errorf("session.list %+v, want the MCP session %s", list.Sessions, id)
 	}
-	var rv struct{ Entries []struct{ Tool, Path string } }
+	var rv struct {
+		Entries []struct{ Tool, Path, ToolCallID string }
+	}
 	mustCall(t, c, "review.list", map[string]string{"sessionId": id}, &rv)
-	if len(rv.Entries) != 1 || rv.Entries[0].Tool != "edit" {
-		t.Errorf("review.list %+v", rv.Entries)
+	if len(rv.Entries) != 1 || rv.Entries[0].Tool != "edit" || rv.Entries[0].ToolCallID != callID {
+		t.Errorf("review.list %+v, want the edit %s", rv.Entries, callID)
 	}
 
 	mustCall(t, c, "host.shutdown", nil, nil)

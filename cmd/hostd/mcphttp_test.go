@@ -108,7 +108,7 @@ func TestE2EMCPOverHTTP(t *testing.T) {
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a\n"), 0o644)
 	state := t.TempDir()
-	p := startMCPHTTP(t, state, "127.0.0.1:0", "--socket", socket, "--workspace", ws)
+	p := startMCPHTTP(t, state, "127.0.0.1:0", "--socket", socket, "--workspace", ws, "--structured-results")
 
 	if !strings.HasPrefix(p.url, "http://127.0.0.1:") || filepath.Dir(p.tokenFile) != filepath.Join(state, "hostd", "mcp") || len(p.token) != 64 {
 		t.Fatalf("url %s, token file %s, token %q", p.url, p.tokenFile, p.token)

@@ -75,7 +75,18 @@ func connect(t *testing.T, f *Face, client *mcp.Client) *mcp.ClientSession {
 
 func newFace(t *testing.T, d Daemon, roots ...string) *Face {
 	t.Helper()
-	f, err := New(context.Background(), Options{Daemon: d, Roots: roots, Version: "test"})
+	return newFaceWith(t, Options{Daemon: d, Roots: roots, Version: "test"})
+}
+
+// newStructuredFace is newFace with Options.Structured.
+func newStructuredFace(t *testing.T, d Daemon, roots ...string) *Face {
+	t.Helper()
+	return newFaceWith(t, Options{Daemon: d, Roots: roots, Version: "test", Structured: true})
+}
+
+func newFaceWith(t *testing.T, o Options) *Face {
+	t.Helper()
+	f, err := New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,14 +230,12 @@ func TestReadEditReadCarriesTheJSONRPCText(t *testing.T) {
 	if !stale.IsError || !strings.HasPrefix(text(t, stale), "Error EDIT_TAG_UNKNOWN: ") {
 		t.Errorf("stale tag: isError=%v %q", stale.IsError, text(t, stale))
 	}
-	meta, _ := json.Marshal(stale.Meta[MetaResult])
-	var failed struct {
-		OK    bool
-		Error struct{ Code string }
-	}
-	json.Unmarshal(meta, &failed)
-	if failed.OK || failed.Error.Code != "EDIT_TAG_UNKNOWN" {
-		t.Errorf("_meta result %s", meta)
+	// The text alone by default: _meta names the session and the call.
+	meta, _ := json.Marshal(stale.Meta)
+	var named map[string]any
+	json.Unmarshal(meta, &named)
+	if id, _ := named[MetaToolCallID].(string); id == "" || named[MetaSessionID] == nil || named[MetaResult] != nil || stale.StructuredContent != nil {
+		t.Errorf("_meta %s, structuredContent %v", meta, stale.StructuredContent)
 	}
 
 	edit := call(t, cs, "edit", map[string]any{"path": "main.go", "tag": m[1], "ops": "PUT 4.=4:\n+\tprintln(\"hello\")"})

@@ -203,9 +203,9 @@ func TestHTTPRefusesRequestsWithoutTheToken(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("with the token: status %d %q", status, body)
 	}
-	// On the wire, structuredContent starts with the text the model reads.
-	if !strings.Contains(body, `"structuredContent":{"content":"[pwned.txt#`) {
-		t.Errorf("structuredContent does not start with content: %s", body)
+	// On the wire, the result is the text the model reads, once.
+	if !strings.Contains(body, `"content":[{"type":"text","text":"[pwned.txt#`) || strings.Contains(body, "structuredContent") {
+		t.Errorf("the result is not its text block alone: %s", body)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "pwned.txt")); err != nil {
 		t.Fatalf("with the token the write did not land: %v", err)

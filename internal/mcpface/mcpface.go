@@ -25,10 +25,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Meta keys of a tool result's _meta: the whole hostd result except
-// content (ok, toolCallId, warnings, error, tag, terminate, ...) and the
-// hostd session the call ran in. Clients that know them can offer review
-// and rollback; others ignore them.
+// Meta keys of a tool result's _meta: the hostd session the call ran in
+// and the call's id (MetaToolCallID), which review and rollback name it
+// by, and with Options.Structured the whole hostd result except content
+// (ok, toolCallId, warnings, error, tag, terminate, ...). Clients that
+// know them can offer review and rollback; others ignore them.
 const (
 	MetaResult    = "dev.hostd/result"
 	MetaSessionID = "dev.hostd/sessionId"
@@ -36,6 +37,7 @@ const (
 
 // Meta keys a client may put in a tools/call's _meta to name the call's
 // user turn and its review id (tools.execute's promptId and toolCallId).
+// A result's _meta names its call's id under MetaToolCallID too.
 const (
 	MetaPromptID   = "dev.hostd/promptId"
 	MetaToolCallID = "dev.hostd/toolCallId"
@@ -65,6 +67,13 @@ type Options struct {
 	// call does not choose one (session.create's editResult): "compact"
 	// (also when empty) or "full".
 	EditResult string
+	// Structured gives each tool an outputSchema and each result the
+	// whole tools.execute result as structuredContent and in _meta. Off,
+	// a result is its text block, and _meta carries only the session and
+	// the call's id: hosts that give the model structuredContent instead
+	// of the text (Claude Code), or beside it, made it pay for the result
+	// twice over, a compact edit result 185 tokens instead of 12.
+	Structured bool
 }
 
 // Face serves hostd's tools to MCP clients. Each MCP session gets its
@@ -77,8 +86,9 @@ type Face struct {
 	server   *mcp.Server
 	maxFrame int64
 	maxHeld  int
-	// structured: the daemon described its results, so tools have an
-	// outputSchema and results carry structuredContent.
+	// structured: Options.Structured, and the daemon described the
+	// tool's results, so it has an outputSchema and its results carry
+	// structuredContent.
 	structured map[string]bool
 
 	// mu guards the fields below and every held session's bookkeeping;
@@ -111,9 +121,12 @@ func New(ctx context.Context, opts Options) (*Face, error) {
 	if err := opts.Daemon.Call(ctx, "tools.definitions", struct{}{}, &defs); err != nil {
 		return nil, fmt.Errorf("ask hostd for its tools: %w", err)
 	}
-	outputs, err := outputSchemas(ctx, opts.Daemon)
-	if err != nil {
-		return nil, err
+	var outputs map[string]map[string]any
+	if opts.Structured {
+		var err error
+		if outputs, err = outputSchemas(ctx, opts.Daemon); err != nil {
+			return nil, err
+		}
 	}
 	maxHeld, err := sessionCap(ctx, opts.Daemon, opts.MaxSessions)
 	if err != nil {

@@ -15,11 +15,12 @@ import (
 
 // toolResult turns a tools.execute result into an MCP result. content is
 // the one text block the model sees, error and warnings folded in as the
-// daemon folded them (wire-contract §4); a failed tool is isError. With
-// structured, structuredContent is the whole tools.execute result, content
-// first: hosts read the tag, regions and error code there without parsing
-// text, and a host that shows the model structuredContent instead of
-// content (some do) still shows it the text.
+// daemon folded them (wire-contract §4); a failed tool is isError. _meta
+// names the session and the call. With structured, structuredContent is
+// the whole tools.execute result, content first: hosts read the tag,
+// regions and error code there without parsing text, and a host that
+// shows the model structuredContent instead of content (some do) still
+// shows it the text; and _meta carries the rest of the result.
 func toolResult(res map[string]json.RawMessage, sessionID string, structured bool) (*mcp.CallToolResult, error) {
 	var content string
 	var ok bool
@@ -30,12 +31,13 @@ func toolResult(res map[string]json.RawMessage, sessionID string, structured boo
 		return nil, fmt.Errorf("hostd answered tools.execute without ok: %w", err)
 	}
 	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: content}}, IsError: !ok}
+	out.Meta = mcp.Meta{MetaSessionID: sessionID, MetaToolCallID: res["toolCallId"]}
 	if structured {
 		out.StructuredContent = contentFirst(res)
+		rest := maps.Clone(res)
+		delete(rest, "content")
+		out.Meta[MetaResult] = rest
 	}
-	rest := maps.Clone(res)
-	delete(rest, "content")
-	out.Meta = mcp.Meta{MetaResult: rest, MetaSessionID: sessionID}
 	return out, nil
 }
 

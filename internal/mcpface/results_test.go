@@ -10,10 +10,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Tools have a top-level title and an output schema, and the server
-// gives the host instructions (MCP 2025-06-18).
+// Tools have a top-level title and, with Options.Structured, an output
+// schema, and the server gives the host instructions (MCP 2025-06-18).
 func TestToolsHaveTitlesAndOutputSchemas(t *testing.T) {
-	cs := connect(t, newFace(t, daemon(t), project(t)), nil)
+	cs := connect(t, newStructuredFace(t, daemon(t), project(t)), nil)
 	if got := cs.InitializeResult().Instructions; !strings.Contains(got, "[PATH#TAG]") {
 		t.Errorf("instructions %q", got)
 	}
@@ -61,7 +61,7 @@ func schemas(t *testing.T, cs *mcp.ClientSession) map[string]*jsonschema.Resolve
 // and the error code without parsing text.
 func TestResultsAreStructured(t *testing.T) {
 	d := daemon(t)
-	cs := connect(t, newFace(t, d, project(t)), nil)
+	cs := connect(t, newStructuredFace(t, d, project(t)), nil)
 	check := schemas(t, cs)
 	structured := func(tool string, args map[string]any) map[string]any {
 		t.Helper()
@@ -109,7 +109,7 @@ func TestResultsAreStructured(t *testing.T) {
 // failed tool result, with the error's code.
 func TestFaceFailuresAreStructured(t *testing.T) {
 	d := daemon(t)
-	f, err := New(context.Background(), Options{Daemon: d, Roots: []string{project(t)}, Version: "test", MaxFrameBytes: envelopeBytes + 10})
+	f, err := New(context.Background(), Options{Daemon: d, Roots: []string{project(t)}, Version: "test", MaxFrameBytes: envelopeBytes + 10, Structured: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,10 +171,10 @@ func (d discoverRefused) Call(ctx context.Context, method string, params, result
 	return d.Daemon.Call(ctx, method, params, result)
 }
 
-// Without the daemon's result schemas the tools still work: no output
-// schema, no structured content.
+// Without the daemon's result schemas the tools still work, structured
+// results asked for or not: no output schema, no structured content.
 func TestNoResultSchemasNoStructuredContent(t *testing.T) {
-	cs := connect(t, newFace(t, discoverRefused{daemon(t)}, project(t)), nil)
+	cs := connect(t, newStructuredFace(t, discoverRefused{daemon(t)}, project(t)), nil)
 	listed, err := cs.ListTools(context.Background(), nil)
 	if err != nil || len(listed.Tools) != 4 || listed.Tools[0].OutputSchema != nil {
 		t.Fatalf("tools/list: %v %+v", err, listed)
@@ -182,5 +182,57 @@ func TestNoResultSchemasNoStructuredContent(t *testing.T) {
 	res := call(t, cs, "read", map[string]any{"path": "main.go"})
 	if res.IsError || res.StructuredContent != nil || !header.MatchString(text(t, res)) {
 		t.Errorf("read: isError=%v structured=%v %q", res.IsError, res.StructuredContent, text(t, res))
+	}
+}
+
+// By default a tool has no output schema and a result is its text block
+// alone, with the session and the call named in _meta: a host that gives
+// the model structuredContent instead of the text (Claude Code), or both,
+// would otherwise pay several times the tokens for the same result. The
+// figures are the bytes of what such a host shows the model.
+func TestResultsAreTheTextByDefault(t *testing.T) {
+	d := daemon(t)
+	dir := project(t)
+	plain := connect(t, newFace(t, d, dir), nil)
+	structured := connect(t, newStructuredFace(t, d, dir), nil)
+	listed, err := plain.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range listed.Tools {
+		if tool.OutputSchema != nil {
+			t.Errorf("%s has an output schema", tool.Name)
+		}
+	}
+	shown := func(res *mcp.CallToolResult) int {
+		if res.StructuredContent != nil {
+			raw, _ := json.Marshal(res.StructuredContent)
+			return len(raw)
+		}
+		return len(text(t, res))
+	}
+	editOf := func(cs *mcp.ClientSession, word string) *mcp.CallToolResult {
+		m := header.FindStringSubmatch(text(t, call(t, cs, "read", map[string]any{"path": "main.go"})))
+		if m == nil {
+			t.Fatal("no tag")
+		}
+		return call(t, cs, "edit", map[string]any{"path": "main.go", "tag": m[1], "ops": "PUT 4.=4:\n+\tprintln(\"" + word + "\")"})
+	}
+	for name, pair := range map[string][2]*mcp.CallToolResult{
+		"grep": {call(t, plain, "grep", map[string]any{"pattern": "println"}), call(t, structured, "grep", map[string]any{"pattern": "println"})},
+		"edit": {editOf(plain, "plain"), editOf(structured, "structured")},
+	} {
+		res, full := pair[0], pair[1]
+		if res.IsError || full.IsError {
+			t.Fatalf("%s: %q / %q", name, text(t, res), text(t, full))
+		}
+		meta, _ := json.Marshal(res.Meta)
+		if res.StructuredContent != nil || res.Meta[MetaResult] != nil || res.Meta[MetaToolCallID] == nil || res.Meta[MetaSessionID] == nil {
+			t.Errorf("%s: structuredContent %v, _meta %s", name, res.StructuredContent, meta)
+		}
+		t.Logf("%s: %d bytes shown by default, %d as structuredContent", name, shown(res), shown(full))
+		if shown(full) < 2*shown(res) {
+			t.Errorf("%s: structuredContent is %d bytes against the text's %d; this test's reason is gone", name, shown(full), shown(res))
+		}
 	}
 }
