@@ -23,6 +23,19 @@ type compactEdits struct {
 	contents    []string // each per-edit result's content, session form
 	perCallArgs []string // each per-edit request carrying result "compact"
 	batchResult string   // the one call of the applicable ops
+	// shown pairs what an MCP host shows the model of a result: its text
+	// (hostd mcp's default) and its JSON, which structuredContent carries
+	// with --structured-results: the read, a grep, each edit.
+	shown []mcpShown
+}
+
+// mcpShown is one result as text and as JSON.
+type mcpShown struct{ call, text, json string }
+
+// shownOf is out as mcpShown: the JSON written as JSON.stringify writes
+// it (no HTML escapes).
+func shownOf(call string, out tools.Outcome) mcpShown {
+	return mcpShown{call: call, text: out.Base().Content, json: jsonValue(out)}
 }
 
 // runCompactEdits repeats the edit-by-edit run and the one call in a
@@ -43,12 +56,19 @@ func runCompactEdits(ctx context.Context, c tokenCorpus, real realEdits) (compac
 		return out, err
 	}
 	tag := read.(*tools.ReadResult).Tag
+	out.shown = append(out.shown, shownOf("read", read))
+	grep, err := x.call(ctx, "grep", jsonArgs("pattern", mcpGrepPattern))
+	if err != nil {
+		return out, err
+	}
+	out.shown = append(out.shown, shownOf("grep", grep))
 	for _, e := range c.Edits {
 		ops := hostdOp(e.SeqStart, e.SeqEnd, e.Replacement)
 		res, err := x.call(ctx, "edit", hostdArgs(benchPath, tag, ops))
 		if err != nil {
 			return out, fmt.Errorf("compact edit %d: %w", e.I, err)
 		}
+		out.shown = append(out.shown, shownOf("edit", res))
 		out.contents = append(out.contents, res.Base().Content)
 		out.perCallArgs = append(out.perCallArgs, jsonArgs("path", benchPath+"#"+tag, "ops", ops, "result", "compact"))
 		tag = res.(*tools.EditResult).Tag
@@ -129,4 +149,44 @@ func resultFormTable(a armCounts, comp compactEdits, enc cl100k) (Table, Goal, s
 		"The session form adds nothing to the requests; a result argument in every call adds %d tokens in all.",
 		len(a.per), hq, fmtRatio(float64(hq)/float64(ok)), ok, room, len(a.per), room/float64(len(a.per)), bare, len(a.per), float64(cr)/float64(len(a.per)), long, cq-hq)
 	return t, atMost(goalCompact, float64(hq+cr)/float64(ok), 0.75, "x").vs(againstOK), note
+}
+
+// mcpGrepPattern is the grep of the MCP table: a word the token bench's
+// file uses on several lines.
+const mcpGrepPattern = "return"
+
+// mcpTable is what an MCP host shows the model of the compact run's
+// results: hostd mcp's default, the text alone, against the JSON that
+// structuredContent carries with --structured-results, which Claude Code
+// shows the model in place of the text and other hosts beside it.
+func mcpTable(comp compactEdits, enc cl100k) Table {
+	t := Table{Title: "What an MCP host shows the model of a result: the text (hostd mcp's default) or structuredContent's JSON (--structured-results)",
+		Header: []string{"results", "text", "structuredContent JSON", "ratio"}}
+	type sum struct{ n, text, json int }
+	sums := map[string]*sum{}
+	var order []string
+	for _, r := range comp.shown {
+		if sums[r.call] == nil {
+			sums[r.call] = &sum{}
+			order = append(order, r.call)
+		}
+		s := sums[r.call]
+		s.n++
+		s.text += enc.Count(r.text)
+		s.json += enc.Count(r.json)
+	}
+	names := map[string]string{
+		"read": "read of the whole file",
+		"grep": fmt.Sprintf("grep %q in the workspace", mcpGrepPattern),
+		"edit": "compact edit results, one call per replacement",
+	}
+	for _, k := range order {
+		s := sums[k]
+		name := names[k]
+		if s.n > 1 {
+			name = fmt.Sprintf("%s (%d, summed)", name, s.n)
+		}
+		t.Add(name, strconv.Itoa(s.text), strconv.Itoa(s.json), fmtRatio(float64(s.json)/float64(s.text)))
+	}
+	return t
 }

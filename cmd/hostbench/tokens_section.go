@@ -65,7 +65,7 @@ func tokenSection(ctx context.Context, o options) *Section {
 		s.Goals = append(s.Goals, skippedGoal(goalCompact, "<= 0.75x", err.Error()).vs(againstOK))
 	} else {
 		ft, fg, fnote := resultFormTable(arms, comp, enc)
-		s.Tables = append(s.Tables, ft)
+		s.Tables = append(s.Tables, ft, mcpTable(comp, enc))
 		s.Goals = append(s.Goals, fg)
 		formNote = append(formNote, fnote)
 	}
@@ -240,7 +240,7 @@ func newToolRigAt(rel, text string) (*toolRig, error) {
 		os.RemoveAll(root)
 		return nil, err
 	}
-	x := tools.NewExecutor(tools.Options{Sessions: m, Limits: lim, Tools: []tools.Tool{tools.Read{}, tools.Edit{}}, Outline: outlineRows(lim.MaxBlockParseBytes)})
+	x := tools.NewExecutor(tools.Options{Sessions: m, Limits: lim, Tools: []tools.Tool{tools.Read{}, tools.Grep{}, tools.Edit{}}, Outline: outlineRows(lim.MaxBlockParseBytes)})
 	return &toolRig{root: root, m: m, s: s, x: x}, nil
 }
 
