@@ -33,7 +33,8 @@ const probeTimeout = time.Second
 // user temporary directory where the socket lives there, after three
 // days unread; systemd-tmpfiles by age), a connection touches none of
 // them, and a desktop daemon runs for weeks: a socket removed under a
-// live daemon leaves its clients starting a second one.
+// live daemon leaves its clients unable to reach it, and a second daemon
+// unable to start beside it (the first holds the locks).
 var freshEvery = time.Hour
 
 // Listener is the daemon's Unix listener. Accept refuses peers of another
