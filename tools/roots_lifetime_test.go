@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -116,7 +117,7 @@ func TestCallsHoldTheirRootsThroughASwitch(t *testing.T) {
 		t.Errorf("only %d switches happened while the calls ran", switches)
 	}
 	for _, r := range roots {
-		if n := openUnder(r); n > 0 {
+		if n, _ := testenv.OpenUnder(os.Getpid(), r); n > 0 {
 			t.Errorf("%d descriptors still open under %s after the delete", n, r)
 		}
 	}
@@ -129,22 +130,4 @@ func closed(c <-chan struct{}) bool {
 	default:
 		return false
 	}
-}
-
-// openUnder counts this process's descriptors open on dir or under it
-// where the system lists them (Linux's /proc), 0 elsewhere.
-func openUnder(dir string) int {
-	fds := "/proc/self/fd"
-	entries, err := os.ReadDir(fds)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, e := range entries {
-		target, err := os.Readlink(filepath.Join(fds, e.Name()))
-		if err == nil && (target == dir || strings.HasPrefix(target, dir+string(filepath.Separator))) {
-			n++
-		}
-	}
-	return n
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // lifetimeRoot is a canonical workspace root holding a.txt.
@@ -42,7 +44,7 @@ func TestRootsCloseWithTheLastReference(t *testing.T) {
 		t.Fatalf("a held workspace's root was closed under the call: %v", err)
 	}
 	f.Close()
-	if n := openUnder(t, root); n == 0 {
+	if n, ok := testenv.OpenUnder(os.Getpid(), root); ok && n == 0 {
 		t.Error("no descriptor is open on the root while a call holds it")
 	}
 
@@ -57,7 +59,7 @@ func TestRootsCloseWithTheLastReference(t *testing.T) {
 	if w.Retain() {
 		t.Error("Retain succeeded on closed roots")
 	}
-	if n := openUnder(t, root); n > 0 {
+	if n, _ := testenv.OpenUnder(os.Getpid(), root); n > 0 {
 		t.Errorf("%d descriptors still open under %s", n, root)
 	}
 	// No collection first: nothing may hold the directory now.
@@ -92,11 +94,11 @@ func TestCopiesShareTheRoots(t *testing.T) {
 // New closes the roots it opened before one it refuses.
 func TestNewClosesTheRootsOfAFailure(t *testing.T) {
 	root := lifetimeRoot(t)
-	before := openUnder(t, root)
+	before, _ := testenv.OpenUnder(os.Getpid(), root)
 	if _, err := New(root, filepath.Join(root, "a.txt"), nil); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("a file as the scratch root: %v", err)
 	}
-	if n := openUnder(t, root); n != before {
+	if n, _ := testenv.OpenUnder(os.Getpid(), root); n != before {
 		t.Errorf("%d descriptors open under the root after a refused New, %d before", n, before)
 	}
 	if err := removeByPath(root); err != nil {

@@ -70,24 +70,3 @@ func removeByPath(top string) error {
 	}
 	return nil
 }
-
-// openUnder counts this process's descriptors open on dir or under it,
-// where the system lists them (Linux's /proc); -1 where it does not.
-func openUnder(tb testing.TB, dir string) int {
-	tb.Helper()
-	if runtime.GOOS != "linux" {
-		return -1
-	}
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return -1
-	}
-	n := 0
-	for _, e := range entries {
-		target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
-		if err == nil && (target == dir || within(dir, target)) {
-			n++
-		}
-	}
-	return n
-}

@@ -3,9 +3,9 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // A session lets go of its workspace's directories when it ends (deleted,
@@ -38,7 +38,11 @@ func TestE2ESessionEndClosesItsRoots(t *testing.T) {
 	}
 	want := func(when string, dir string, n int) {
 		t.Helper()
-		if got := openUnder(t, pid, dir); got != n {
+		got, ok := testenv.OpenUnder(pid, dir)
+		if !ok {
+			t.Fatal("/proc lists no descriptors of the daemon")
+		}
+		if got != n {
 			t.Errorf("%s: the daemon has %d descriptors open under %s, want %d", when, got, dir, n)
 		}
 	}
@@ -57,22 +61,4 @@ func TestE2ESessionEndClosesItsRoots(t *testing.T) {
 
 	mustCall(t, c, "session.delete", map[string]any{"sessionId": "s1"}, nil)
 	want("after the delete", proj[1], 0)
-}
-
-// openUnder counts the descriptors process pid has open on dir or under it.
-func openUnder(t *testing.T, pid int, dir string) int {
-	t.Helper()
-	fds := filepath.Join("/proc", strconv.Itoa(pid), "fd")
-	entries, err := os.ReadDir(fds)
-	if err != nil {
-		t.Fatalf("listing the daemon's descriptors: %v", err)
-	}
-	n := 0
-	for _, e := range entries {
-		target, err := os.Readlink(filepath.Join(fds, e.Name()))
-		if err == nil && (target == dir || strings.HasPrefix(target, dir+string(filepath.Separator))) {
-			n++
-		}
-	}
-	return n
 }

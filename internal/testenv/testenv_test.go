@@ -68,3 +68,27 @@ func TestAMissingCorpusPartSaysHowToGetIt(t *testing.T) {
 		t.Fatalf("under CI: skipped %q, failed %q", f.skipped, f.failed)
 	}
 }
+
+// OpenUnder counts a descriptor open under a directory while it is open,
+// and not after it is closed.
+func TestOpenUnderCountsWhatIsOpen(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, ok := OpenUnder(os.Getpid(), dir)
+	if !ok {
+		t.Skip("this system lists no descriptors in /proc")
+	}
+	f, err := os.Create(filepath.Join(dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := OpenUnder(os.Getpid(), dir); n != before+1 {
+		t.Errorf("with a file open: %d, want %d", n, before+1)
+	}
+	f.Close()
+	if n, _ := OpenUnder(os.Getpid(), dir); n != before {
+		t.Errorf("after Close: %d, want %d", n, before)
+	}
+}
