@@ -102,44 +102,36 @@ func TestE2EReadSince(t *testing.T) {
 }
 
 // A read hands the version it recorded to the parse workers to warm, in
-// the background: a read of a file whose parse spins answers at once, and
-// only the worker warming it is ended past the parse time, with no call
+// the background, and so does a grep that shows matches for the files it
+// matched: the call on a file whose parse spins answers at once, and only
+// the worker warming it is ended past the parse time, with no call
 // waiting on it.
-func TestE2EReadWarmsTheParseWorkers(t *testing.T) {
-	d := launchWithParseHook(t, "spin:SPIN-THIS-PARSE")
-	c := d.client()
-	ws := t.TempDir()
-	s := newSession(t, c, ws)
-	if err := os.WriteFile(filepath.Join(ws, "a.go"), []byte("package a // SPIN-THIS-PARSE\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// The daemon starts one worker with itself; a warm that comes before
-	// it is ready waits for it.
-	start := time.Now()
-	r := tool(t, c, s, "read", map[string]any{"path": "a.go"})
-	if took := time.Since(start); r["ok"] != true || took > 300*time.Millisecond {
-		t.Fatalf("the read took %v: %v", took, r)
-	}
-	if !d.waitStderr("parse worker ended", 10*time.Second) || !strings.Contains(d.output(), "a.go") {
-		t.Fatalf("no worker parsed the read's version:\n%s", d.output())
-	}
-}
-
-// A grep that shows matches warms the files it matched, as a read does.
-func TestE2EGrepWarmsTheParseWorkers(t *testing.T) {
-	d := launchWithParseHook(t, "spin:SPIN-THIS-PARSE")
-	c := d.client()
-	ws := t.TempDir()
-	s := newSession(t, c, ws)
-	if err := os.WriteFile(filepath.Join(ws, "b.go"), []byte("package b // SPIN-THIS-PARSE\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	r := tool(t, c, s, "grep", map[string]any{"pattern": "package"})
-	if took := time.Since(start); r["ok"] != true || took > 300*time.Millisecond {
-		t.Fatalf("the grep took %v: %v", took, r)
-	}
-	if !d.waitStderr("parse worker ended", 10*time.Second) || !strings.Contains(d.output(), "b.go") {
-		t.Fatalf("no worker parsed the grep's version:\n%s", d.output())
+func TestE2EReadAndGrepWarmTheParseWorkers(t *testing.T) {
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"read", map[string]any{"path": "a.go"}},
+		{"grep", map[string]any{"pattern": "package"}},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			d := launchWithParseHook(t, "spin:SPIN-THIS-PARSE")
+			c := d.client()
+			ws := t.TempDir()
+			s := newSession(t, c, ws)
+			if err := os.WriteFile(filepath.Join(ws, "a.go"), []byte("package a // SPIN-THIS-PARSE\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// The daemon starts one worker with itself; a warm that comes
+			// before it is ready waits for it.
+			start := time.Now()
+			r := tool(t, c, s, tc.tool, tc.args)
+			if took := time.Since(start); r["ok"] != true || took > 300*time.Millisecond {
+				t.Fatalf("the %s took %v: %v", tc.tool, took, r)
+			}
+			if !d.waitStderr("parse worker ended", 10*time.Second) || !strings.Contains(d.output(), "a.go") {
+				t.Fatalf("no worker parsed the version the %s recorded:\n%s", tc.tool, d.output())
+			}
+		})
 	}
 }
