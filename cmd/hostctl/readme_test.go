@@ -107,10 +107,12 @@ const readmeSocket = "/tmp/hostd-0/hostd.sock"
 
 // tourMask hides what differs from run to run and machine to machine:
 // times, uptimes and latencies, pids, generated toolCallIds, the memory
-// the collector reports and the goroutine count. Sizes of what the tour
+// the collector reports, the goroutine count, and the daemon's version
+// (what Go stamps on the build: "dev", a pseudo-version in a git checkout,
+// the release version in a release). Sizes of what the tour
 // made (retained bytes, review bytes, file bytes) are not masked: they
 // are the same every run, and the README must show them as they are.
-var tourMask = regexp.MustCompile(`\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?Z?|\(pid \d+\)|\bpid\s+\d+|tc-[0-9a-f]+|\d+(\.\d+)?(µs|ms|s)\b|heap\s+\d+(\.\d+)? \w+|collector .*|goroutines\s+\d+`)
+var tourMask = regexp.MustCompile(`(?m)^version\s+\S+|\bhostd (dev|v\d\S*|\d+\.\d+\.\d+\S*) \(|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?Z?|\(pid \d+\)|\bpid\s+\d+|tc-[0-9a-f]+|\d+(\.\d+)?(µs|ms|s)\b|heap\s+\d+(\.\d+)? \w+|collector .*|goroutines\s+\d+`)
 
 var tourSpaces = regexp.MustCompile(`[ \t]+`)
 

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/internal/buildinfo"
 )
 
 func TestVersionShowsClientAndDaemon(t *testing.T) {
@@ -13,7 +15,7 @@ func TestVersionShowsClientAndDaemon(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		code, out, errOut := runCLI(t, nil, "", append([]string{"--socket", d.socket}, args...)...)
 		want := []string{
-			"client  hostctl dev, protocol 1, ",
+			"client  " + buildinfo.Read().Describe("hostctl", 1) + "\n",
 			", " + runtime.Version() + "\n",
 			"daemon  hostd 0.1.0, protocol 1, commit unknown, pid 4242, on " + d.socket + "\n",
 		}

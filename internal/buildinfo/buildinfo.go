@@ -1,8 +1,16 @@
 // Package buildinfo owns what a hostd binary knows about how it was built:
-// the module version, the commit and whether the checkout was modified,
-// and the Go version, read from the binary's embedded build information.
-// It is a leaf that imports nothing of hostd's, so hostctl can share it
-// without importing the server.
+// its version, the commit and whether the checkout was modified, and the
+// Go version, read from the binary's embedded build information. It is a
+// leaf that imports nothing of hostd's, so hostctl can share it without
+// importing the server.
+//
+// The version is, in order: the release version the release build stamps
+// (cmd/release passes -X with the VERSION file's MAJOR.MINOR.PATCH);
+// else the module version Go stamps (v0.1.0 for `go install …@v0.1.0`, a
+// pseudo-version such as v0.0.0-20261205014810-6b8a67f98dfd, possibly
+// with +dirty, for a `go build` in a git checkout); else "dev", for a
+// build without version control information (-buildvcs=false, a test
+// binary, a source tree that is not a checkout).
 package buildinfo
 
 import (
@@ -11,9 +19,13 @@ import (
 	"runtime/debug"
 )
 
+// release is the release version, MAJOR.MINOR.PATCH, set only by the
+// release build: -ldflags "-X github.com/hostd-dev/hostd/internal/buildinfo.release=0.1.0".
+var release string
+
 // Info describes one build.
 type Info struct {
-	Version  string `json:"version"`          // the module version, or "dev" for a build from a checkout
+	Version  string `json:"version"`          // the release version, else the module version Go stamped, else "dev"
 	Commit   string `json:"commit,omitempty"` // vcs.revision, empty when the build did not record it
 	Modified bool   `json:"modified"`         // vcs.modified: the checkout had uncommitted changes
 	Go       string `json:"goVersion"`
@@ -23,9 +35,17 @@ type Info struct {
 func Read() Info {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return Info{Version: "dev", Go: runtime.Version()}
+		return stamp(Info{Version: "dev", Go: runtime.Version()}, release)
 	}
-	return From(bi)
+	return stamp(From(bi), release)
+}
+
+// stamp gives b the release version, when the release build set one.
+func stamp(b Info, release string) Info {
+	if release != "" {
+		b.Version = release
+	}
+	return b
 }
 
 // From reads bi, as debug.ReadBuildInfo returns it.

@@ -26,3 +26,17 @@ func TestFromReadsVersionCommitAndModified(t *testing.T) {
 		t.Errorf("Describe = %q, want %q", got, want)
 	}
 }
+
+// A release build's version is the one it was stamped with, whatever Go
+// recorded of the module; the commit stays as Go recorded it.
+func TestAReleaseBuildReportsItsReleaseVersion(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261205014810-6b8a67f98dfd"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "6b8a67f98dfd"}}}
+	b := stamp(From(bi), "0.1.0")
+	if got, want := b.Describe("hostd", 1), "hostd 0.1.0, protocol 1, commit 6b8a67f98dfd, go1.26.8"; got != want {
+		t.Errorf("Describe = %q, want %q", got, want)
+	}
+	if got := stamp(From(bi), "").Version; got != "v0.0.0-20261205014810-6b8a67f98dfd" {
+		t.Errorf("without a release version: %q, want Go's pseudo-version", got)
+	}
+}
