@@ -20,6 +20,7 @@ import {
 import type { CallOptions, ClientOptions, Disposable, RestartEvent, SpawnOptions } from './options';
 import { Restarter, SessionMemory } from './restart';
 import { runTool, type AnyToolResult, type RunToolOptions, type ToolCall, type ToolOutcome, type ToolRun } from './tools';
+import { hostdBinary } from './binary';
 import { socketTransport, spawnTransport, type Transport } from './transport';
 
 /** The arguments of call(method, ...): params may be left out when none is required. */
@@ -80,12 +81,14 @@ export class HostdClient {
 
   /**
    * spawn starts `hostd --stdio` and connects to it over its stdin and
-   * stdout, then checks its protocol version. It rejects when the binary
-   * cannot be started, exits first, or speaks another protocol
-   * (HostdProtocolError).
+   * stdout, then checks its protocol version. The binary is options.bin,
+   * else $HOSTD_BIN, else the one in the installed platform package
+   * (hostdBinary). It rejects with HostdBinaryError when there is none,
+   * and when the binary cannot be started, exits first, or speaks another
+   * protocol (HostdProtocolError).
    */
   static async spawn(options: SpawnOptions = {}): Promise<HostdClient> {
-    const bin = options.bin ?? 'hostd';
+    const bin = options.bin ?? hostdBinary();
     const args = options.args ?? [];
     const argv = args.includes('--stdio') ? [...args] : ['--stdio', ...args];
     const client: HostdClient = new HostdClient(

@@ -4,6 +4,7 @@
 // docs/openrpc.json.
 
 export * from './generated';
+export { HostdBinaryError, hostdBinEnv, hostdBinary, hostdPlatformPackages, type HostdBinaryOptions } from './binary';
 export { HostdClient, defaultRequestTimeoutMs, type CallArgs, type ExecuteOptions } from './client';
 export { HostdConnectionError, HostdError, HostdProtocolError, HostdTimeoutError } from './errors';
 export type {

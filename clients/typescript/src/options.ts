@@ -87,7 +87,11 @@ export interface ClientOptions {
 }
 
 export interface SpawnOptions extends ClientOptions {
-  /** The hostd binary: a path, or a name looked up on PATH. Default "hostd". */
+  /**
+   * The hostd binary: a path, or a name looked up on PATH. Default: the
+   * environment variable HOSTD_BIN when set, else the binary of the
+   * installed @hostd/hostd-<platform>-<arch> package (hostdBinary).
+   */
   bin?: string;
   /**
    * Arguments after `--stdio` (added unless present). Without `--standalone`

@@ -48,7 +48,7 @@ export async function spawnTransport(o: ProcessOptions): Promise<Transport> {
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', (err: NodeJS.ErrnoException) => {
-      const hint = err.code === 'ENOENT' ? ': no such file; pass spawn({bin}) the path of a hostd binary, or put hostd on PATH' : '';
+      const hint = err.code === 'ENOENT' ? ': no such file; pass spawn({bin}) or set HOSTD_BIN to the path of a hostd binary' : '';
       reject(new Error(`cannot start ${o.bin}: ${err.message}${hint}`));
     });
   });

@@ -220,7 +220,7 @@ test('a spawned hostd that dies fails the call in flight with its exit status an
 });
 
 test('spawn and connect say what to do when there is no hostd', async () => {
-  await assert.rejects(HostdClient.spawn({ bin: path.join(tempDir(), 'no-hostd') }), /cannot start .*no-hostd: .*pass spawn\(\{bin\}\) the path of a hostd binary/);
+  await assert.rejects(HostdClient.spawn({ bin: path.join(tempDir(), 'no-hostd') }), /cannot start .*no-hostd: .*pass spawn\(\{bin\}\) or set HOSTD_BIN to the path of a hostd binary/);
   await assert.rejects(HostdClient.connect(path.join(tempDir(), 'none.sock')), /cannot connect to .*none\.sock: .*no hostd listens there/);
 });
 
