@@ -241,7 +241,7 @@ func runner(t *testing.T, tg target) (prefix []string, ok bool) {
 	case tg.goos == "linux" && runtime.GOOS == "linux":
 		_, err := os.Stat("/proc/sys/fs/binfmt_misc/qemu-" + map[string]string{"arm64": "aarch64"}[tg.goarch])
 		return nil, err == nil
-	case tg.goos == "windows" && runtime.GOOS == "linux":
+	case tg.goos == "windows" && tg.goarch == "amd64" && runtime.GOOS == "linux":
 		_, err := exec.LookPath("wine")
 		return []string{"wine"}, err == nil
 	}
@@ -249,12 +249,18 @@ func runner(t *testing.T, tg target) (prefix []string, ok bool) {
 }
 
 // Each archive's binaries answer --version with the release's version
-// (linux/arm64 under qemu, windows under wine).
+// (linux/arm64 under qemu, windows/amd64 under wine; windows/arm64 is not
+// run on linux).
 func TestReleaseBinariesAnswerVersion(t *testing.T) {
 	dir := releaseDir(t)
 	version := releaseVersion(t, dir)
 	for tg, p := range archives(t, dir) {
 		prefix, ok := runner(t, tg)
+		if !ok && tg == (target{"windows", "arm64"}) && runtime.GOOS == "linux" {
+			// wine runs x86-64 Windows programs only.
+			t.Logf("%s: nothing on linux runs it; the native workflow's windows-11-arm runner does", tg)
+			continue
+		}
 		if !ok {
 			testenv.Missing(t, "this machine cannot run %s binaries (qemu-user's binfmt_misc registration, wine)", tg)
 			continue

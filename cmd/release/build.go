@@ -103,6 +103,7 @@ type builder struct {
 	out  string
 	work string // scratch space, removed when the release is done
 	zig  string
+	sign string
 	log  io.Writer
 }
 

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,7 @@ type options struct {
 	targets  []target // what to build
 	zig      string   // the zig binary, for the targets whose compiler is zig
 	npm      bool     // also build the npm packages
+	sign     string   // a command run as `sign GOOS PATH` on every binary before it is packed
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -65,6 +67,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&targets, "targets", "", "comma-separated GOOS/GOARCH list (default: every target this machine builds)")
 	fs.StringVar(&o.zig, "zig", os.Getenv("ZIG"), "the zig binary, for targets compiled with zig cc (default $ZIG)")
 	fs.BoolVar(&o.npm, "npm", true, "also build the npm packages (needs node and npm)")
+	fs.StringVar(&o.sign, "sign", "", "a command run as `CMD GOOS PATH` on each binary before it is archived and packed, which signs it in place (codesign, osslsigncode)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -114,7 +117,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer os.RemoveAll(work)
 
-	b := &builder{src: src, root: o.root, out: o.out, work: work, zig: o.zig, log: stdout}
+	b := &builder{src: src, root: o.root, out: o.out, work: work, zig: o.zig, sign: o.sign, log: stdout}
 	completions, err := b.completions(ctx)
 	if err != nil {
 		return err
@@ -125,6 +128,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		bd, err := b.build(ctx, t)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t, err)
+		}
+		if err := b.signAll(ctx, bd); err != nil {
+			return fmt.Errorf("%s: sign: %w", t, err)
 		}
 		if err := b.archive(bd, completions); err != nil {
 			return fmt.Errorf("%s: archive: %w", t, err)
@@ -145,6 +151,23 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "== %s\n%s", filepath.Join(o.out, sumsFile), sums)
+	return nil
+}
+
+// signAll runs the -sign command on each of bd's binaries. The SBOM is
+// read from the binaries after, and a signature keeps their build
+// information.
+func (b *builder) signAll(ctx context.Context, bd *build) error {
+	if b.sign == "" {
+		return nil
+	}
+	for _, bin := range bd.bins {
+		cmd := exec.CommandContext(ctx, b.sign, bd.goos, bin)
+		cmd.Stdout, cmd.Stderr = b.log, b.log
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s %s %s: %w", b.sign, bd.goos, bin, err)
+		}
+	}
 	return nil
 }
 
