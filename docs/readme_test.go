@@ -7,24 +7,31 @@ import (
 	"testing"
 )
 
-// The README's examples spawn `hostd` by name (the TypeScript client's
-// spawn, the MCP configuration), so it must say how to put hostd and
-// hostctl on PATH before the first of them, with the packages it names
-// being the real commands.
+// The README's examples spawn `hostd` by name (the MCP configuration) and
+// through the npm package (the TypeScript client's spawn), so it must say
+// how to install a release, from an archive onto PATH and from npm, before
+// the first of them; and how to install from source, with the packages it
+// names being the real commands.
 func TestREADMEPutsTheCommandsOnPathBeforeSpawningThem(t *testing.T) {
 	root := mustRoot(t)
 	readme := mustRead(t, root, "README.md")
-	const install = "$ go install ./cmd/hostd ./cmd/hostctl"
+	const install = "install -m 755 hostd_${v}_$a/hostd hostd_${v}_$a/hostctl ~/.local/bin/"
 	at := strings.Index(readme, install)
 	if at < 0 {
 		t.Fatalf("the README never says %q", install)
+	}
+	if npm := strings.Index(readme, "$ npm install @hostd/client"); npm < 0 || npm > strings.Index(readme, "HostdClient.spawn()") {
+		t.Errorf("the README must say $ npm install @hostd/client before it spawns through the package")
+	}
+	if !strings.Contains(readme, "$ go install ./cmd/hostd ./cmd/hostctl") {
+		t.Errorf("the README no longer says how to install from source")
 	}
 	for _, pkg := range []string{"cmd/hostd", "cmd/hostctl"} {
 		if _, err := os.Stat(filepath.Join(root, pkg, "main.go")); err != nil {
 			t.Errorf("the README installs ./%s, which is not a command: %v", pkg, err)
 		}
 	}
-	for _, spawn := range []string{"bin: 'hostd'", `"command": "hostd"`} {
+	for _, spawn := range []string{"HostdClient.spawn()", `"command": "hostd"`} {
 		i := strings.Index(readme, spawn)
 		if i < 0 {
 			t.Errorf("the README no longer spawns hostd with %s; keep this test's list true", spawn)
