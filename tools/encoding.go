@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
+	"path/filepath"
+	"strings"
 
 	"github.com/hostd-dev/hostd/workspace"
 	"github.com/hostd-dev/hostd/workspace/textenc"
@@ -17,6 +20,11 @@ func notText(p workspace.Path, err error) *Error {
 	var nt *workspace.NotTextError
 	errors.As(err, &nt)
 	switch {
+	case nt != nil && nt.NUL && nt.Enc.IsUTF8() && p.Charset.Rule == nil:
+		if e, ok := resembles(p); ok {
+			return Errorf(CodeNotText, "%s holds NUL bytes and starts with no byte-order mark, so hostd reads it as binary (grep skips it too), but it looks like %s text without a mark; hostd never guesses an encoding. To read and edit it as text, name that encoding for it in the encodings setting of hostd's config file (for example {\"encodings\": [{\"glob\": %q, \"encoding\": %q}]}, read when hostd starts), or give the file a byte-order mark. Otherwise it is binary: replace it whole with write if you must", p.Display, e.Name(), globFor(p), strings.ToLower(e.Name()))
+		}
+		return Errorf(CodeNotText, "%s holds a NUL character in its first 8 KiB, so it is binary and cannot be shown or edited as text (grep skips it too). If it is text in UTF-16 or UTF-32 without a byte-order mark, hostd decodes it once the encodings setting of its config file names that encoding (utf-16le, utf-16be, utf-32le or utf-32be) for the file; it never guesses one. Otherwise replace it whole with write if you must", p.Display)
 	case nt != nil && nt.NUL:
 		return Errorf(CodeNotText, "%s holds a NUL character in its first 8 KiB, so it is binary and cannot be shown or edited as text (grep skips it too); replace it whole with write if you must", p.Display)
 	case p.Charset.Rule != nil:
@@ -26,6 +34,30 @@ func notText(p workspace.Path, err error) *Error {
 		return Errorf(CodeNotText, "%s starts with the byte-order mark of %s but is not valid %s%s, so it cannot be shown or edited as text (grep skips it too); replace it whole with write if you must", p.Display, nt.Enc.Name(), nt.Enc.Name(), at(nt))
 	}
 	return Errorf(CodeNotText, "%s is binary or not valid UTF-8%s and cannot be shown or edited as text (grep skips it too). If it is text in a legacy encoding such as windows-1252 or shift_jis, hostd decodes it once its config file's encodings setting names that encoding for the file (for example {\"glob\": \"*.txt\", \"encoding\": \"windows-1252\"}); it never guesses one. Otherwise replace it whole with write if you must", p.Display, at(nt))
+}
+
+// resembles is the UTF-16 or UTF-32 byte order the start of p's bytes
+// look like they are text in (textenc.Resemble), for the refusal of a
+// file with NUL bytes and no byte-order mark.
+func resembles(p workspace.Path) (textenc.Encoding, bool) {
+	f, err := p.Open()
+	if err != nil {
+		return textenc.UTF8, false
+	}
+	defer f.Close()
+	head := make([]byte, workspace.NULScanBytes)
+	n, _ := io.ReadFull(f, head)
+	return textenc.Resemble(head[:n])
+}
+
+// globFor is an encodings rule's glob that covers p: its extension at
+// any depth, or its name when it has none.
+func globFor(p workspace.Path) string {
+	name := path.Base(filepath.ToSlash(p.Display))
+	if ext := path.Ext(name); ext != "" && ext != name {
+		return "*" + ext
+	}
+	return name
 }
 
 // at says where decoding failed, when it is known.

@@ -2,8 +2,10 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -202,5 +204,64 @@ func TestNotTextNamesTheEncodingsSetting(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the refusal of a file its rule misnames does not say %q: %s", want, msg)
 		}
+	}
+}
+
+// A file in UTF-16 or UTF-32 with no byte-order mark holds NUL bytes, so
+// it is not text as hostd reads it; the refusal says which encoding it
+// looks like and gives the encodings rule that makes it text, and that
+// rule, once in the setting, does. Binary bytes get no such hint.
+func TestNotTextSaysAFileLooksLikeUTF16(t *testing.T) {
+	text := "hello\nwörld\n"
+	cases := []struct{ file, encoding string }{
+		{"le.txt", "utf-16le"},
+		{"src/be.rc", "utf-16be"},
+		{"wide.dat", "utf-32le"},
+		{"README", "utf-32be"},
+	}
+	rule := regexp.MustCompile(`\{"encodings": (\[[^]]*\])\}`)
+	for _, c := range cases {
+		t.Run(c.encoding, func(t *testing.T) {
+			enc, err := textenc.Lookup(c.encoding)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, _ := newEncodedEnv(t, nil)
+			e.put(c.file, encodeAs(t, enc, false, text))
+			var msg string
+			for _, call := range []struct {
+				tool string
+				args map[string]any
+			}{
+				{"read", map[string]any{"path": c.file}},
+				{"edit", map[string]any{"path": c.file, "tag": "0000", "ops": "CUT 1.=1"}},
+			} {
+				msg = e.failure(call.tool, call.args, CodeNotText)
+				for _, want := range []string{"looks like " + enc.Name(), "encodings setting", "byte-order mark"} {
+					if !strings.Contains(msg, want) {
+						t.Errorf("%s's refusal does not say %q: %s", call.tool, want, msg)
+					}
+				}
+			}
+			m := rule.FindStringSubmatch(msg)
+			if m == nil {
+				t.Fatalf("the refusal gives no encodings rule: %s", msg)
+			}
+			var rules []config.EncodingRule
+			if err := json.Unmarshal([]byte(m[1]), &rules); err != nil {
+				t.Fatalf("the rule %s: %v", m[1], err)
+			}
+			e, _ = newEncodedEnv(t, rules)
+			e.put(c.file, encodeAs(t, enc, false, text))
+			if got := e.read(map[string]any{"path": c.file}).Content; !strings.Contains(got, "wörld") {
+				t.Errorf("with the rule %s, read gives %q", m[1], got)
+			}
+		})
+	}
+	e, _ := newEncodedEnv(t, nil)
+	e.put("a.bin", "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3e\x00")
+	msg := e.failure("read", map[string]any{"path": "a.bin"}, CodeNotText)
+	if strings.Contains(msg, "looks like") || !strings.Contains(msg, "utf-16le, utf-16be, utf-32le or utf-32be") {
+		t.Errorf("the refusal of a binary file: %s", msg)
 	}
 }

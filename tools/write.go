@@ -54,7 +54,7 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	}
 	lim := c.Limits
 	if n := int64(len(*a.Content)); n > lim.MaxWriteBytes {
-		return Failed(Errorf(CodeFileTooLarge, "content is %d bytes, over the %d-byte write limit; write a smaller file, or write the first part and append the rest with edit (PUT >$:)", n, lim.MaxWriteBytes))
+		return Failed(overWriteLimit(fmt.Sprintf("content is %d bytes", n), n, lim.MaxWriteBytes, lim.MaxWriteBytes))
 	}
 	// No record may interleave between what this call reads of the old
 	// file and the write (edit-contract §13.3).
@@ -120,7 +120,17 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 		return Failed(Errorf(CodeToolFailed, "cannot encode the content of %s: %v", p.Display, err))
 	}
 	if int64(len(data)) > lim.MaxWriteBytes {
-		return Failed(Errorf(CodeFileTooLarge, "with the file's line endings restored the content is %d bytes, over the %d-byte write limit; write a smaller file", len(data), lim.MaxWriteBytes))
+		// A part of the content that fits whatever it holds: a byte of
+		// it is at most Growth bytes in the encoding, an LF two as CRLF.
+		growth, mark := enc.Enc.Growth(), int64(0)
+		if enc.CRLF {
+			growth *= 2
+		}
+		if enc.BOM {
+			mark = int64(len(enc.Enc.BOM()))
+		}
+		perFile := max(1, (lim.MaxWriteBytes-mark)/growth)
+		return Failed(overWriteLimit(fmt.Sprintf("in %s's encoding and line endings the content is %d bytes", p.Display, len(data)), int64(len(*a.Content)), perFile, lim.MaxWriteBytes))
 	}
 	change := review.Edit{Path: p, Mode: newFilePerm, After: data}
 	if old != nil {
@@ -239,4 +249,15 @@ func refuseHeaderSpelling(c *Call, arg string, p workspace.Path) *Error {
 		return nil
 	}
 	return Errorf(CodeInvalidArgument, "%s is spelled like the [PATH#TAG] header of %s, and write takes the path alone: write %s (a whole file needs no tag); nothing was written", arg, base.Display, base.Display)
+}
+
+// overWriteLimit refuses a write whose content, n bytes as the call sent
+// it, is over the write limit as what says; perFile is how many of
+// those bytes surely fit in one file. The limit bounds every file a
+// write or edit handles, so no series of calls makes one file that large
+// (appending with edit stops at it too): the content has to go into
+// several files, unless whoever runs hostd raises the limit.
+func overWriteLimit(what string, n, perFile, limit int64) *Error {
+	return Errorf(CodeFileTooLarge, "%s, over the %d-byte write limit (limits.maxWriteBytes), which bounds every file write and edit handle, so no series of calls makes one file this large: split the content into %d or more files of at most %d bytes each and write each one. If it must be one file, the limit is raised in hostd's config file (limits.maxWriteBytes, with limits.maxFrameBytes above it), which hostd reads when it starts",
+		what, limit, (n+perFile-1)/perFile, perFile)
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
+	"github.com/hostd-dev/hostd/workspace/textenc"
 )
 
 func TestStripPasted(t *testing.T) {
@@ -281,4 +284,80 @@ func TestWriteRefusesAHeaderSpelledPath(t *testing.T) {
 			t.Fatalf("%s is %q", path, got)
 		}
 	}
+}
+
+// The refusal of content over the write limit gives advice that works:
+// the content split into the files it names, each written whole,
+// succeeds; so does the one write once the limit is raised as it says.
+// Content that grows past the limit as it is encoded for its file
+// (UTF-16, CRLF) is split by the same advice, sized in the content's
+// own bytes.
+func TestWriteOverTheLimitAdviceWorks(t *testing.T) {
+	advice := regexp.MustCompile(`split the content into (\d+) or more files of at most (\d+) bytes each`)
+	// follow writes the parts of content to name.1, name.2, ..., each
+	// first put as seed (a file of the same encoding and line endings)
+	// unless seed is "".
+	follow := func(t *testing.T, e *prodEnv, msg, content, name, seed string) {
+		t.Helper()
+		m := advice.FindStringSubmatch(msg)
+		if m == nil || strings.Contains(msg, "edit (PUT") {
+			t.Fatalf("no advice to split the content: %s", msg)
+		}
+		files, _ := strconv.Atoi(m[1])
+		per, _ := strconv.Atoi(m[2])
+		var parts []string
+		for rest := content; rest != ""; {
+			cut := strings.LastIndexByte(rest[:min(per, len(rest))], '\n') + 1
+			if len(rest) <= per {
+				cut = len(rest)
+			}
+			if cut == 0 {
+				t.Fatalf("a line of the content is longer than %d bytes", per)
+			}
+			parts = append(parts, rest[:cut])
+			rest = rest[cut:]
+		}
+		if len(parts) < files {
+			t.Errorf("the content fits in %d files, the refusal says %d or more", len(parts), files)
+		}
+		for i, part := range parts {
+			p := fmt.Sprintf("%s.%d", name, i+1)
+			if seed != "" {
+				e.put(p, seed)
+			}
+			e.write(map[string]any{"path": p, "content": part})
+			if got := e.cat(p); len(got) > int(e.lim.MaxWriteBytes) {
+				t.Errorf("%s is %d bytes, over the limit", p, len(got))
+			}
+		}
+	}
+	content := strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyz\n", 70) // 2590 bytes
+	lim := config.DefaultLimits()
+	lim.MaxWriteBytes = 1000
+	e := newProdEnv(t, lim)
+	msg := e.failure("write", map[string]any{"path": "big.txt", "content": content}, CodeFileTooLarge)
+	follow(t, e, msg, content, "big.txt", "")
+	if !strings.Contains(msg, "limits.maxWriteBytes") {
+		t.Errorf("the refusal does not name the limit's setting: %s", msg)
+	}
+	lim.MaxWriteBytes = int64(len(content))
+	newProdEnv(t, lim).write(map[string]any{"path": "big.txt", "content": content})
+
+	lim.MaxWriteBytes = 1000
+	e = newProdEnv(t, lim)
+	e.put("crlf.txt", "a\r\nb\r\n")
+	short := strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyz\n", 26) // 962 bytes, 988 with CRLF
+	e.write(map[string]any{"path": "crlf.txt", "content": short})
+	long := short + strings.Repeat("z\n", 10) // 982 bytes, 1018 with CRLF
+	msg = e.failure("write", map[string]any{"path": "crlf.txt", "content": long}, CodeFileTooLarge)
+	follow(t, e, msg, long, "crlf.txt", "a\r\nb\r\n")
+
+	e, _ = newEncodedEnv(t, nil)
+	e.lim.MaxWriteBytes = 1000
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin()})
+	wide := encodeAs(t, textenc.UTF16LE, true, "a\r\nb\r\n")
+	e.put("wide.txt", wide)
+	long = strings.Repeat("wörld\n", 100) // 700 bytes, 1402 in UTF-16LE with CRLF and its mark
+	msg = e.failure("write", map[string]any{"path": "wide.txt", "content": long}, CodeFileTooLarge)
+	follow(t, e, msg, long, "wide.txt", wide)
 }

@@ -56,7 +56,8 @@ goal missed reads NOT MET with its measured value; nothing is tuned to pass. A t
 target can land on either side from run to run on a loaded machine: read it with the load below.
 
     go run ./cmd/hostbench                 # every section: rewrites this page and benchmarks.json
-    go run ./cmd/hostbench -quick          # few iterations: a smoke run, marked as such
+    go run ./cmd/hostbench -quick          # few iterations: a smoke run, printed only
+                                           # (-out FILE writes it, marked as such)
     go run ./cmd/hostbench -sections host  # some sections, printed only (-out FILE writes them)
     go run ./cmd/hostbench -compare        # each section also run by the base build's own
                                            # hostbench (-base): a before/after table of every goal,

@@ -6,9 +6,10 @@
 // JSON-RPC echo server, whether the daemon stays inside its memory bounds,
 // the figures the packages' own Go benchmarks produce, and what parsing in
 // worker processes costs beside a daemon that parsed in its own (built
-// from a base commit). It prints a table per section and writes
-// docs/benchmarks.md whole, from that run alone, with the run's record
-// beside it (docs/benchmarks.json). With -compare it also runs the base
+// from a base commit). It prints a table per section and, for a full run,
+// writes docs/benchmarks.md whole, from that run alone, with the run's
+// record beside it (docs/benchmarks.json); a -quick run, or one of some
+// -sections, writes a page only where -out says. With -compare it also runs the base
 // build's own hostbench, section by section, for a before/after table.
 //
 // Absolute times on shared machines are noisy, so every timing is reported
@@ -98,8 +99,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	keys := strings.Join(sectionKeys(), ", ")
 	var (
 		only    = fs.String("sections", "", "comma-separated `list` of sections to run (default all): "+keys)
-		quick   = fs.Bool("quick", false, "run every section with few iterations (a smoke run; the page says so)")
-		out     = fs.String("out", "docs/benchmarks.md", "the page `file` to write, relative to the module root, with its record (.json) beside it; empty writes none. A run of some -sections writes only when -out is given")
+		quick   = fs.Bool("quick", false, "run every section with few iterations: a smoke run, printed only unless -out is given (the page it writes says it is one)")
+		out     = fs.String("out", "docs/benchmarks.md", "the page `file` to write, relative to the module root, with its record (.json) beside it; empty writes none. A -quick run, or a run of some -sections, writes only when -out is given")
 		repo    = fs.String("repo", "", "module root `directory` (default: found from the working directory)")
 		corpus  = fs.String("corpus", "", "shared corpus `directory` (default: <repo>/../shared/corpus)")
 		base    = fs.String("base", defaultBase, "git `ref` of the base build: the parse section compares its workers with its daemon, and -compare runs its hostbench")
@@ -108,8 +109,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: go run ./cmd/hostbench [flags]\n\n"+
-			"Runs hostd's benchmarks beside their references and writes docs/benchmarks.md and\n"+
-			"docs/benchmarks.json from that one run. Sections: %s.\n\nFlags:\n", keys)
+			"Runs hostd's benchmarks beside their references and, for a full run (every section,\n"+
+			"not -quick), writes docs/benchmarks.md and docs/benchmarks.json from that one run.\n"+
+			"Sections: %s.\n\nFlags:\n", keys)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -141,6 +143,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	case len(o.sections) < len(sectionDefs) && !outGiven:
 		// The page holds one whole run: a run of some sections does not
 		// overwrite it unless asked to write somewhere.
+		o.out = ""
+	}
+	if o.quick && !outGiven {
+		// Nor does a smoke run replace the committed figures.
 		o.out = ""
 	}
 	if o.render && o.out == "" {

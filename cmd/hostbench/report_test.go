@@ -144,6 +144,15 @@ func TestParseOptions(t *testing.T) {
 	if err != nil || len(o.sections) != len(sectionDefs) || o.out != "docs/benchmarks.md" || o.base.ref != defaultBase {
 		t.Errorf("defaults: %+v, %v", o, err)
 	}
+	// Nor does a smoke run of every section overwrite the committed page.
+	o, err = parseOptions([]string{"-quick", "-repo", "."}, &sink)
+	if err != nil || len(o.sections) != len(sectionDefs) || o.out != "" {
+		t.Errorf("-quick writes %q (%v)", o.out, err)
+	}
+	o, err = parseOptions([]string{"-quick", "-out", "quick.md", "-repo", "."}, &sink)
+	if err != nil || o.out != "quick.md" {
+		t.Errorf("-quick -out quick.md writes %q (%v)", o.out, err)
+	}
 	if _, err := parseOptions([]string{"-sections", "speed", "-repo", "."}, &sink); err == nil || !strings.Contains(err.Error(), "unknown section") {
 		t.Errorf("unknown section: %v", err)
 	}

@@ -10,9 +10,12 @@ import (
 // and flags, made from the command table so it never falls behind it.
 // Where a word is a session id, a toolCallId or a method name, the script
 // asks the daemon through the hidden `hostctl __complete` (complete.go).
-// Install: `hostctl completion bash > ~/.local/share/bash-completion/completions/hostctl`,
-// zsh: into a directory on $fpath as _hostctl, fish: into
-// ~/.config/fish/completions/hostctl.fish.
+// Install (the directories may not exist yet on a fresh home, hence the
+// mkdir -p): bash, `mkdir -p ~/.local/share/bash-completion/completions &&
+// hostctl completion bash > ~/.local/share/bash-completion/completions/hostctl`;
+// zsh, into a directory on $fpath as _hostctl; fish, `mkdir -p
+// ~/.config/fish/completions && hostctl completion fish >
+// ~/.config/fish/completions/hostctl.fish`.
 func cmdCompletion(a *app, shell string) error {
 	top, subs := completionWords()
 	var script string

@@ -136,17 +136,17 @@ func appendCopies(out []Edit, src int, c Cursor, rows []string, from int) []Edit
 func checkLocator(op Op, n int) error {
 	loc := op.Loc
 	if loc.Kind == LocRange && loc.Start > loc.End {
-		verb := "PUT"
-		if op.Kind == OpCut {
-			verb = "CUT"
-		}
+		// Each suggestion keeps the op's verb, colon and register, so
+		// it is a header the parser accepts above the same body.
 		alt := op
 		alt.Loc.Start, alt.Loc.End = loc.End, loc.Start
+		one := op
+		one.Loc.End = loc.Start
 		count := op
 		count.Loc.End = loc.Start + loc.End - 1
 		return fail(CodeRangeInvalid, op.Line, loc.Start,
-			"%q runs backwards: %d.=%d names absolute first and last lines, not a count. For lines %d to %d write %s; for one line write %s %d.=%d; for %d lines from %d write %s",
-			op.Header, loc.Start, loc.End, loc.End, loc.Start, alt.String(), verb, loc.Start, loc.Start, loc.End, loc.Start, count.String())
+			"%q runs backwards: %d.=%d names absolute first and last lines, not a count. For lines %d to %d write %s; for one line write %s; for %d lines from %d write %s",
+			op.Header, loc.Start, loc.End, loc.End, loc.Start, alt.String(), one.String(), loc.End, loc.Start, count.String())
 	}
 	switch loc.Kind {
 	case LocEnd:

@@ -17,10 +17,12 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/ianaindex"
-	"golang.org/x/text/encoding/unicode"
+	xunicode "golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/encoding/unicode/utf32"
 )
 
@@ -45,8 +47,8 @@ var UTF8 = Encoding{}
 // ignore a BOM: the caller strips the file's one (Sniff), and a second
 // U+FEFF is content.
 var (
-	UTF16LE = Encoding{&codec{name: "UTF-16LE", enc: unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), bom: []byte{0xFF, 0xFE}}}
-	UTF16BE = Encoding{&codec{name: "UTF-16BE", enc: unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), bom: []byte{0xFE, 0xFF}}}
+	UTF16LE = Encoding{&codec{name: "UTF-16LE", enc: xunicode.UTF16(xunicode.LittleEndian, xunicode.IgnoreBOM), bom: []byte{0xFF, 0xFE}}}
+	UTF16BE = Encoding{&codec{name: "UTF-16BE", enc: xunicode.UTF16(xunicode.BigEndian, xunicode.IgnoreBOM), bom: []byte{0xFE, 0xFF}}}
 	UTF32LE = Encoding{&codec{name: "UTF-32LE", enc: utf32.UTF32(utf32.LittleEndian, utf32.IgnoreBOM), bom: []byte{0xFF, 0xFE, 0x00, 0x00}}}
 	UTF32BE = Encoding{&codec{name: "UTF-32BE", enc: utf32.UTF32(utf32.BigEndian, utf32.IgnoreBOM), bom: []byte{0x00, 0x00, 0xFE, 0xFF}}}
 )
@@ -87,6 +89,81 @@ func Sniff(head []byte) (e Encoding, bomLen int, ok bool) {
 		}
 	}
 	return UTF8, 0, false
+}
+
+// Resemble returns the UTF-16 or UTF-32 byte order, without a byte-order
+// mark, that head (a file's first bytes) decodes to text in (textLike),
+// or ok false. It is a hint for the message that refuses a file as not
+// text, never a decision: hostd does not decode a file by a guess. Only a
+// head holding a zero byte can resemble one: text in UTF-16 or UTF-32
+// that is mostly ASCII has a zero byte in nearly every character, while
+// bytes with none are more likely text in a legacy 8-bit encoding.
+func Resemble(head []byte) (Encoding, bool) {
+	if bytes.IndexByte(head, 0) < 0 {
+		return UTF8, false
+	}
+	for _, e := range []Encoding{UTF32LE, UTF32BE} {
+		if textLike(e, whole(e, head)) {
+			return e, true
+		}
+	}
+	// Nearly any bytes decode to UTF-16 characters, most of them CJK: the
+	// zeros decide. Text in UTF-16 has them in the high byte of every
+	// ASCII character (line ends and spaces at least) and rarely in the
+	// low byte, so the order is the one whose high bytes hold the zeros,
+	// and a head resembles it only if at least one character in eight
+	// has one there and no more than one zero in eight is elsewhere. A
+	// UTF-8 text with a stray NUL, or ASCII in UTF-16LE read as UTF-16BE,
+	// does not.
+	var zeros [2]int // at even and at odd offsets
+	for i, b := range head {
+		if b == 0 {
+			zeros[i&1]++
+		}
+	}
+	e, high, low := UTF16LE, zeros[1], zeros[0]
+	if zeros[0] > zeros[1] {
+		e, high, low = UTF16BE, zeros[0], zeros[1]
+	}
+	if units := len(head) / 2; units >= 8 && high*8 >= units && low*8 <= high && textLike(e, whole(e, head)) {
+		return e, true
+	}
+	return UTF8, false
+}
+
+// whole is head cut to whole characters of e, a UTF-16 or UTF-32
+// encoding: head may end inside one.
+func whole(e Encoding, head []byte) []byte {
+	if e == UTF32LE || e == UTF32BE {
+		return head[:len(head)&^3]
+	}
+	head = head[:len(head)&^1]
+	if n := len(head); n >= 2 {
+		hi := head[n-1] // the high byte of the last unit
+		if e == UTF16BE {
+			hi = head[n-2]
+		}
+		if hi&0xFC == 0xD8 { // a high surrogate whose pair was cut off
+			head = head[:n-2]
+		}
+	}
+	return head
+}
+
+// textLike reports whether b decodes in e to two or more characters, each
+// graphic (a letter, mark, number, punctuation, symbol or space) or tab,
+// line feed, carriage return, form feed or escape.
+func textLike(e Encoding, b []byte) bool {
+	text, err := e.Decode(b)
+	if err != nil || utf8.RuneCount(text) < 2 {
+		return false
+	}
+	for _, r := range string(text) {
+		if !unicode.IsGraphic(r) && !strings.ContainsRune("\t\n\r\f\x1b", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // MaxBOM is the length of the longest byte-order mark: how much of a file

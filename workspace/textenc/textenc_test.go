@@ -202,3 +202,53 @@ func TestSupported(t *testing.T) {
 		}
 	}
 }
+
+// Resemble names the byte order of UTF-16 and UTF-32 text without a
+// mark, also when the head ends inside a character, and nothing for
+// binary bytes or for text that has no zero byte.
+func TestResemble(t *testing.T) {
+	enc := func(e Encoding, s string) []byte {
+		b, err := e.NewEncoder().Append(nil, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	text := "package main\r\n\tfmt.Println(\"héllo 😀\")\n"
+	for _, e := range []Encoding{UTF16LE, UTF16BE, UTF32LE, UTF32BE} {
+		b := enc(e, text)
+		for cut := len(b) - 3; cut <= len(b); cut++ {
+			if got, ok := Resemble(b[:cut]); !ok || got != e {
+				t.Errorf("%s cut at %d of %d bytes resembles %v, %v", e, cut, len(b), got, ok)
+			}
+		}
+		if e == UTF16LE || e == UTF16BE {
+			// The surrogate pair of 😀, cut after its high half.
+			i := bytes.Index(b, enc(e, "😀")) + 2
+			if got, ok := Resemble(b[:i]); !ok || got != e {
+				t.Errorf("%s cut inside a surrogate pair resembles %v, %v", e, got, ok)
+			}
+		}
+	}
+	ru := "привет мир\nещё одна строка\n"
+	for _, e := range []Encoding{UTF16LE, UTF16BE} {
+		if got, ok := Resemble(enc(e, ru)); !ok || got != e {
+			t.Errorf("Russian in %s resembles %v, %v", e, got, ok)
+		}
+	}
+	for name, head := range map[string][]byte{
+		"utf-8":          []byte(text),
+		"windows-1252":   []byte("caf\xe9\n"),
+		"an ELF header":  []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3e\x00"),
+		"a PNG header":   []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00"),
+		"zeros":          make([]byte, 64),
+		"one character":  enc(UTF16LE, "a"),
+		"a control char": enc(UTF16LE, "ab\x01cdefgh"),
+		"a stray NUL":    []byte("binary\n\x00"),
+		"a NUL in text":  []byte("package main\n\nfunc main() {}\n\x00\n"),
+	} {
+		if got, ok := Resemble(head); ok {
+			t.Errorf("%s resembles %s", name, got)
+		}
+	}
+}

@@ -109,10 +109,17 @@ export class HostdClient {
   }
 
   /**
-   * connect opens a connection to the daemon listening on socketPath (the
-   * default socket is $XDG_RUNTIME_DIR/hostd/hostd.sock, see
-   * wire-contract §1), then checks its protocol version. It rejects when
-   * nothing listens there, or the daemon speaks another protocol.
+   * connect opens a connection to the daemon listening on socketPath, then
+   * checks its protocol version. It rejects when nothing listens there, or
+   * the daemon speaks another protocol. The client computes no default
+   * path: pass the one a plain hostd listens on, which `hostd --help`
+   * prints (wire-contract §1). It is the user's own, derived from who the
+   * user is: on Linux /run/user/$UID/hostd/hostd.sock when /run/user/$UID
+   * is the user's own directory, else /tmp/hostd-$UID/hostd.sock; on macOS
+   * hostd/hostd.sock in the user's temporary directory as the system
+   * reports it; on Windows the named pipe \\.\pipe\hostd-<SID>. No
+   * environment variable moves it (XDG_RUNTIME_DIR is not read); hostd's
+   * --socket does.
    */
   static async connect(socketPath: string, options: ClientOptions = {}): Promise<HostdClient> {
     const client = new HostdClient(() => socketTransport(socketPath), `the hostd on ${socketPath}`, options);
