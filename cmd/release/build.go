@@ -227,8 +227,7 @@ func quietGrammarWarnings(s string) string {
 		case l == "":
 		case strings.Contains(l, "null character(s) preserved in literal"),
 			strings.Contains(l, "anon_sym_] = "),
-			strings.HasPrefix(strings.TrimSpace(l), "^"),
-			strings.TrimSpace(l) == "|",
+			strings.Trim(l, " |^\n") == "",
 			strings.Contains(l, "warning generated"),
 			strings.HasPrefix(l, "# github.com/smacker/go-tree-sitter/lua"):
 		default:
