@@ -105,7 +105,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "hostd %s from commit %s (%s)\n", src.version, src.commit, src.time.UTC().Format("2006-01-02 15:04:05 UTC"))
-	if err := os.RemoveAll(o.out); err != nil {
+	if err := clearOut(o.out, o.root); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
@@ -152,6 +152,28 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "== %s\n%s", filepath.Join(o.out, sumsFile), sums)
 	return nil
+}
+
+// clearOut empties the output directory, refusing one that could hold
+// anything but an earlier release: the repository, a directory above it,
+// or a directory with files but no SHA256SUMS.
+func clearOut(out, root string) error {
+	if rel, err := filepath.Rel(out, root); err == nil && !strings.HasPrefix(rel, "..") {
+		return fmt.Errorf("-out %s holds the repository; name a directory of its own, such as dist", out)
+	}
+	entries, err := os.ReadDir(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		if _, err := os.Stat(filepath.Join(out, sumsFile)); err != nil {
+			return fmt.Errorf("-out %s is not empty and holds no earlier release (no %s); name a new or empty directory", out, sumsFile)
+		}
+	}
+	return os.RemoveAll(out)
 }
 
 // signAll runs the -sign command on each of bd's binaries. The SBOM is

@@ -187,3 +187,37 @@ func readJSON(t *testing.T, data []byte, v any) {
 		t.Fatalf("%v in %s", err, data)
 	}
 }
+
+// The output directory is emptied only when it holds nothing or an
+// earlier release: never the repository or a directory of other files.
+func TestClearOutEmptiesOnlyAnEarlierRelease(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	os.MkdirAll(repo, 0o755)
+	for _, out := range []string{repo, root} {
+		if err := clearOut(out, repo); err == nil || !strings.Contains(err.Error(), "holds the repository") {
+			t.Errorf("-out %s: %v", out, err)
+		}
+	}
+	other := filepath.Join(root, "other")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644)
+	if err := clearOut(other, repo); err == nil || !strings.Contains(err.Error(), "holds no earlier release") {
+		t.Errorf("a directory of other files: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(other, "notes.txt")); err != nil {
+		t.Errorf("the refused directory lost its file: %v", err)
+	}
+	earlier := filepath.Join(root, "dist")
+	os.MkdirAll(earlier, 0o755)
+	os.WriteFile(filepath.Join(earlier, sumsFile), nil, 0o644)
+	if err := clearOut(earlier, repo); err != nil {
+		t.Errorf("an earlier release: %v", err)
+	}
+	if _, err := os.Stat(earlier); !os.IsNotExist(err) {
+		t.Errorf("the earlier release is still there: %v", err)
+	}
+	if err := clearOut(filepath.Join(root, "new"), repo); err != nil {
+		t.Errorf("a new directory: %v", err)
+	}
+}
