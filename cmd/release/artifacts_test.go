@@ -55,7 +55,8 @@ func archives(t *testing.T, dir string) map[target]string {
 // releaseVersion is the version the archives are named with.
 func releaseVersion(t *testing.T, dir string) string {
 	for tg, p := range archives(t, dir) {
-		return strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "hostd_"), "_"+tg.goos+"_"+tg.goarch+filepath.Ext(p))
+		stem := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(p), ".zip"), ".tar.gz")
+		return strings.TrimSuffix(strings.TrimPrefix(stem, "hostd_"), "_"+tg.goos+"_"+tg.goarch)
 	}
 	return ""
 }
