@@ -66,7 +66,7 @@ func (e *ConflictError) Error() string {
 			parts[i] += " (later calls changed it: roll back " + strings.Join(c.Later, ", ") + " first, in that order)"
 		}
 	}
-	return "rollback conflict: " + strings.Join(parts, "; ") + "; nothing was restored"
+	return "rollback conflict: " + strings.Join(parts, "; ") + "; nothing was restored. " + waysForward + " (name this call with toolCallId, or --call)"
 }
 
 // Unwrap makes errors.Is(err, ErrConflict) hold.
