@@ -393,7 +393,12 @@ func (t *RewindTxn) Rewind(puts []Put, rootOf func(RewindPath) *workspace.Dir) (
 	if err := t.s.finishRewind(in, done, data); err != nil {
 		return "", fmt.Errorf("%w: the files were rewound but the rewind could not be recorded (%v); it will be recorded when hostd restarts", ErrRollbackIncomplete, err)
 	}
-	return in.ToolCallID, nil
+	for _, p := range in.Puts {
+		if p.Record != 0 && !sameFacts(p.From, p.To) {
+			return in.ToolCallID, nil
+		}
+	}
+	return "", nil
 }
 
 // rewindHook, when set, runs at each point of a rewind: "before" its

@@ -337,30 +337,35 @@ func (f formatter) reviewList(w io.Writer, sessionID string, entries []review.En
 		return
 	}
 	// Entries come oldest first; a turn is the run of calls that share a
-	// promptId, and a call without one stands alone.
-	prompts := false
+	// promptId. A session whose client sends none is one plain table.
+	prompts := slices.ContainsFunc(entries, func(e review.Entry) bool { return e.PromptID != "" })
 	for start := 0; start < len(entries); {
 		end := start + 1
 		for end < len(entries) && sameTurn(entries[end-1], entries[end]) {
 			end++
 		}
-		if start > 0 {
-			fmt.Fprintln(w)
-		}
-		if id := entries[start].PromptID; id != "" {
-			prompts = true
-			fmt.Fprintf(w, "turn %s\n", cell(id))
+		indent := ""
+		if prompts {
+			indent = "  "
+			if start > 0 {
+				fmt.Fprintln(w)
+			}
+			if id := entries[start].PromptID; id != "" {
+				fmt.Fprintf(w, "turn %s\n", cell(id))
+			} else {
+				fmt.Fprintln(w, "calls without a turn (no promptId)")
+			}
 		} else {
-			fmt.Fprintln(w, "no turn (a call without a promptId)")
+			end = len(entries)
 		}
 		tw := table(w)
-		row(tw, "  AT", "TOOL CALL", "TOOL", "CHANGE", "PATH", "STATE")
+		row(tw, indent+"AT", "TOOL CALL", "TOOL", "CHANGE", "PATH", "STATE")
 		for _, e := range entries[start:end] {
 			state := "applied"
 			if e.RolledBack {
 				state = "rolled back"
 			}
-			row(tw, "  "+f.when(e.At), cell(e.ToolCallID), cell(e.Tool), cell(e.Change), cell(e.Path), state)
+			row(tw, indent+f.when(e.At), cell(e.ToolCallID), cell(e.Tool), cell(e.Change), cell(e.Path), state)
 		}
 		tw.Flush()
 		start = end
@@ -378,9 +383,6 @@ func (f formatter) reviewList(w io.Writer, sessionID string, entries []review.En
 // sameTurn reports whether b, listed right after a, belongs to a's turn:
 // the same promptId, or, without one, the same call.
 func sameTurn(a, b review.Entry) bool {
-	if a.PromptID == "" || b.PromptID == "" {
-		return a.PromptID == b.PromptID && a.ToolCallID == b.ToolCallID
-	}
 	return a.PromptID == b.PromptID
 }
 
