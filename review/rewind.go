@@ -408,6 +408,14 @@ func (t *RewindTxn) Rewind(puts []Put, rootOf func(RewindPath) *workspace.Dir) (
 // kill the daemon at an exact point of a rewind.
 var rewindHook func(point string)
 
+// RewindHookEnv is the environment variable that makes a hostd built
+// with the hostdtesthooks tag (the end-to-end tests' hostd) stop for good
+// at one point of every rewind (rewindHook): "before", "intent", "stepN"
+// or "written". It says so on stderr first ("rewind hook: stopped at
+// POINT"), and the test, which waits for that line, kills the daemon
+// there. Release builds ignore it.
+const RewindHookEnv = "HOSTD_TEST_REWIND_HOOK"
+
 // plan turns the caller's puts into the rewind's intent, and the bytes
 // the intent stores with it, by their future seq's place: ownData[i] is
 // what goes under puts i's own seq (a merge), keepData[i] the live bytes
