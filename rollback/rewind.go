@@ -91,8 +91,8 @@ func (e *RewindConflictError) Error() string {
 	var parts []string
 	for _, f := range e.Report.Files {
 		c := f.Conflict
-		if c == nil {
-			continue
+		if c == nil || f.Action != "conflict" {
+			continue // no conflict, or one the resolve deals with
 		}
 		part := f.Path + ": " + c.Reason
 		if len(c.ChangedBy) > 0 {
