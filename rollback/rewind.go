@@ -43,6 +43,9 @@ type RewindRequest struct {
 	// Resolve is what to do with every conflicted file: "" (refuse),
 	// KeepTheirs, Merge or Force.
 	Resolve string
+	// ResolveFiles overrides Resolve for the files it names (as the
+	// report shows them, or canonical).
+	ResolveFiles map[string]string
 	// MaxFileBytes bounds how much of a changed file is read to merge or
 	// to keep what a force overwrites.
 	MaxFileBytes int64
@@ -130,10 +133,13 @@ const defaultMaxFileBytes = 16 << 20
 // to its last write, and invalidates the session's snapshots of what it
 // wrote. With DryRun it answers the same report and writes nothing.
 func Rewind(ctx context.Context, r RewindRequest) (Report, error) {
-	switch r.Resolve {
-	case "", KeepTheirs, Merge, Force:
-	default:
-		return Report{}, fmt.Errorf("%w: resolve must be keepTheirs, merge or force, not %s", review.ErrInvalidChange, quote.Short(r.Resolve))
+	if err := ValidResolve(r.Resolve); err != nil {
+		return Report{}, err
+	}
+	for _, v := range r.ResolveFiles {
+		if err := ValidResolve(v); err != nil || v == "" {
+			return Report{}, fmt.Errorf("%w: resolveFiles: each value must be keepTheirs, merge or force, not %s", ErrBadRequest, quote.Short(v))
+		}
 	}
 	if r.MaxFileBytes <= 0 {
 		r.MaxFileBytes = defaultMaxFileBytes
@@ -173,6 +179,20 @@ func Rewind(ctx context.Context, r RewindRequest) (Report, error) {
 		}
 		defer unlockFiles()
 	}
+	named := map[string]bool{}
+	for _, p := range paths {
+		if _, ok := r.ResolveFiles[p.Display]; ok {
+			named[p.Display] = true
+		}
+		if _, ok := r.ResolveFiles[p.Path]; ok {
+			named[p.Path] = true
+		}
+	}
+	for f := range r.ResolveFiles {
+		if !named[f] {
+			return Report{}, fmt.Errorf("%w: resolveFiles names %s, which this rewind does not touch; a dry run lists the files it does", ErrBadRequest, quote.Short(f))
+		}
+	}
 	rep := Report{DryRun: r.DryRun, Calls: txn.Calls(), Note: Unrecorded}
 	puts := make([]review.Put, len(paths))
 	refuseMerge := false
@@ -185,7 +205,7 @@ func Rewind(ctx context.Context, r RewindRequest) (Report, error) {
 		puts[i] = put
 		if plan.Conflict != nil {
 			rep.Conflicts++
-			if r.Resolve == Merge && plan.Action == "conflict" {
+			if r.resolveOf(p) == Merge && plan.Action == "conflict" {
 				refuseMerge = true
 			}
 		}
@@ -217,15 +237,39 @@ func Rewind(ctx context.Context, r RewindRequest) (Report, error) {
 	return rep, nil
 }
 
+// ErrBadRequest: the request itself is wrong (a resolve that is not one
+// of the three, a file the rewind does not touch); nothing was done.
+var ErrBadRequest = errors.New("invalid rewind request")
+
+// ValidResolve checks a resolve: "", KeepTheirs, Merge or Force.
+func ValidResolve(v string) error {
+	switch v {
+	case "", KeepTheirs, Merge, Force:
+		return nil
+	}
+	return fmt.Errorf("%w: resolve must be keepTheirs, merge or force, not %s", ErrBadRequest, quote.Short(v))
+}
+
+// resolveOf is what the request says to do with p when it conflicts.
+func (r RewindRequest) resolveOf(p review.RewindPath) string {
+	if v, ok := r.ResolveFiles[p.Display]; ok {
+		return v
+	}
+	if v, ok := r.ResolveFiles[p.Path]; ok {
+		return v
+	}
+	return r.Resolve
+}
+
 // rewindRoot is rootOf for a rewind's path.
 func (o *options) rewindRoot(p review.RewindPath) *workspace.Dir {
 	return o.rootOf(review.Target{Path: p.Path, Root: p.Root})
 }
 
 // assess checks one path's live file against what the agent left, and
-// decides what the rewind does to it under r.Resolve. A file the agent's
+// decides what the rewind does to it under its resolve. A file the agent's
 // calls left as it is now, with nothing unrecorded between them, is
-// restored; any other is a conflict, dealt with as r.Resolve says, or
+// restored; any other is a conflict, dealt with as its resolve says, or
 // left as "conflict" (refused unless a dry run).
 func assess(txn *review.RewindTxn, r RewindRequest, p review.RewindPath) (FilePlan, review.Put, error) {
 	plan := FilePlan{Path: p.Display}
@@ -270,7 +314,7 @@ func assess(txn *review.RewindTxn, r RewindRequest, p review.RewindPath) (FilePl
 	} else {
 		plan.Diff = fmt.Sprintf("%s: hostd cannot read what it holds now (not a regular file, or larger than %d bytes), so it cannot keep it: only keepTheirs\n", p.Display, r.MaxFileBytes)
 	}
-	switch r.Resolve {
+	switch r.resolveOf(p) {
 	case KeepTheirs:
 		plan.Action, plan.Diff, plan.MergeDiff = "keep", "", ""
 		put.Keep = true

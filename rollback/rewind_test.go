@@ -121,3 +121,28 @@ func TestRewindConflictChoices(t *testing.T) {
 	}
 	f.want("a.txt", str("1\n2\n3\nfour!\n5\n6\n7\n8\nNINE\n"), 0o644)
 }
+
+// resolveFiles gives each conflicted file its own way forward; a file the
+// rewind does not touch is a bad request, and nothing is written.
+func TestRewindResolvePerFile(t *testing.T) {
+	f := newFixture(t)
+	f.write("a.txt", "1\n2\n3\n4\n5\n6\n", 0o644)
+	f.write("b.txt", "1\n2\n3\n", 0o644)
+	f.turn("s", "p", "c1", f.change("a.txt", str("1\nTWO\n3\n4\n5\n6\n")), f.change("b.txt", str("1\nTWO\n3\n")))
+	f.write("a.txt", "1\nTWO\n3\n4\n5\nsix\n", 0o644)
+	f.write("b.txt", "1\ntwo!\n3\n", 0o644)
+	req := RewindRequest{Store: f.store, SessionID: "s", Selection: review.Selection{PromptID: "p"}, ResolveFiles: map[string]string{"x.txt": Force}}
+	if _, err := Rewind(context.Background(), req); !errors.Is(err, ErrBadRequest) {
+		t.Fatalf("a file the rewind does not touch: %v", err)
+	}
+	req.ResolveFiles = map[string]string{"a.txt": Merge, "b.txt": KeepTheirs}
+	rep, err := Rewind(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Files[0].Action != "merge" || rep.Files[1].Action != "keep" {
+		t.Errorf("actions %s, %s", rep.Files[0].Action, rep.Files[1].Action)
+	}
+	f.want("a.txt", str("1\n2\n3\n4\n5\nsix\n"), 0o644)
+	f.want("b.txt", str("1\ntwo!\n3\n"), 0o644)
+}

@@ -35,6 +35,7 @@ var reviewSentinels = []sentinel{
 	{rollback.ErrConflict, CodeRollbackConflict},
 	{review.ErrRolledBack, CodeRollbackConflict},
 	{review.ErrNothingToRewind, CodeRollbackConflict},
+	{rollback.ErrBadRequest, CodeInvalidParams},
 	{review.ErrBusy, CodeRollbackConflict},
 	// An I/O failure stands in the way of a rollback as a changed file
 	// does; the message names the cause and whether anything changed.
@@ -115,9 +116,7 @@ func (s *Server) reviewRewind(ctx context.Context, p RewindParams) (RewindResult
 	if set != 1 {
 		return RewindResult{}, paramError("params", "name exactly one of promptId, since, toolCallId or all: what to rewind")
 	}
-	switch p.Resolve {
-	case "", rollback.KeepTheirs, rollback.Merge, rollback.Force:
-	default:
+	if rollback.ValidResolve(p.Resolve) != nil {
 		return RewindResult{}, paramError("params.resolve", "must be keepTheirs, merge or force, not "+quote.Short(p.Resolve))
 	}
 	sess, err := s.recordedSession(p.SessionID)
@@ -127,7 +126,7 @@ func (s *Server) reviewRewind(ctx context.Context, p RewindParams) (RewindResult
 	return rollback.Rewind(ctx, rollback.RewindRequest{
 		Store: s.opts.Review, Files: s.fileLocks(), Session: sess, SessionID: p.SessionID,
 		Selection: review.Selection{PromptID: p.PromptID, Since: p.Since, ToolCallID: p.ToolCallID, All: p.All},
-		DryRun:    p.DryRun, Resolve: p.Resolve, MaxFileBytes: s.opts.Limits.MaxWriteBytes,
+		DryRun:    p.DryRun, Resolve: p.Resolve, ResolveFiles: p.ResolveFiles, MaxFileBytes: s.opts.Limits.MaxWriteBytes,
 	})
 }
 

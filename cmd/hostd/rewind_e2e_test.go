@@ -351,6 +351,24 @@ func TestE2ERewindConflictChoices(t *testing.T) {
 	r.wantFiles("after force", map[string]fileState{abs("d.txt"): present([]byte(orig), 0o644)})
 	mustCall(t, r.c, "review.rollback", map[string]any{"sessionId": s, "toolCallId": rep.Recorded}, nil)
 	r.wantFiles("after rolling back what force overwrote", map[string]fileState{abs("d.txt"): mine})
+
+	// One way forward per file: merge one, force the other.
+	for _, name := range []string{"e.txt", "f.txt"} {
+		put(t, abs(name), present([]byte(orig), 0o644))
+		r.turnCall(s, "t4", "edit", "t4-"+name, map[string]any{"path": name, "tag": r.tagIn(s, name), "ops": "PUT 3.=3:\n+THREE"})
+	}
+	put(t, abs("e.txt"), present([]byte(lines(10, map[int]string{3: "THREE", 7: "person's seven"})), 0o644))
+	put(t, abs("f.txt"), present([]byte(lines(10, map[int]string{3: "person's three"})), 0o644))
+	if _, e := r.rewind(map[string]any{"sessionId": s, "promptId": "t4", "resolveFiles": map[string]string{"nope.txt": "force"}}); e == nil || e.Name != "INVALID_PARAMS" {
+		t.Errorf("resolveFiles naming a file the rewind does not touch: %v", e)
+	}
+	if _, e := r.rewind(map[string]any{"sessionId": s, "promptId": "t4", "resolveFiles": map[string]string{"e.txt": "merge", "f.txt": "force"}}); e != nil {
+		t.Fatal(e)
+	}
+	r.wantFiles("after a merge of one file and a force of the other", map[string]fileState{
+		abs("e.txt"): present([]byte(lines(10, map[int]string{7: "person's seven"})), 0o644),
+		abs("f.txt"): present([]byte(orig), 0o644),
+	})
 }
 
 // Two sessions edit one file in turns; one rewinds its turn. The other's

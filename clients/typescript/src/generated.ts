@@ -644,6 +644,10 @@ export interface ReviewRewindParams {
   dryRun?: boolean;
   /** what to do with every conflicted file: keepTheirs (leave it, rewind the rest), merge (keep the later edits where they touch other lines; refused with the lines when they overlap) or force (restore anyway; what it overwrites is recorded as an entry of its own); absent: a conflict refuses the rewind */
   resolve?: string;
+  /** per file (as the answer's files[].path shows it), what to do with it when it conflicts: keepTheirs, merge or force; overrides resolve for that file */
+  resolveFiles?: {
+    [key: string]: string;
+  };
 }
 
 /** Result of review.rewind. */
