@@ -429,7 +429,12 @@ func (f formatter) rewind(w io.Writer, sessionID string, p wire.RewindParams, re
 	if rep.DryRun {
 		verb = "would rewind"
 	}
-	fmt.Fprintf(w, "%s %d tool call(s), newest first: %s\n", verb, len(rep.Calls), cell(strings.Join(rep.Calls, ", ")))
+	calls := rep.Calls
+	more := ""
+	if len(calls) > maxCallsShown {
+		calls, more = calls[:maxCallsShown], fmt.Sprintf(", … (%d more; --json lists every one)", len(rep.Calls)-maxCallsShown)
+	}
+	fmt.Fprintf(w, "%s %d tool call(s), newest first: %s%s\n", verb, len(rep.Calls), cell(strings.Join(calls, ", ")), more)
 	tw := table(w)
 	row(tw, "  PATH", "ACTION", "CALLS")
 	for _, file := range rep.Files {
@@ -492,6 +497,9 @@ func (f formatter) rewind(w io.Writer, sessionID string, p wire.RewindParams, re
 	}
 	fmt.Fprintf(w, "note: %s\n", rep.Note)
 }
+
+// maxCallsShown bounds the calls a rewind's heading names.
+const maxCallsShown = 12
 
 // flagsOf names resolves as hostctl's flags.
 func flagsOf(choices []string) []string {
