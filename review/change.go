@@ -33,6 +33,10 @@ type Call struct {
 	Session    string
 	ToolCallID string
 	Tool       string
+	// PromptID is the user turn the call belongs to (tools.execute's
+	// promptId), which a rewind of the turn goes by; "" when the client
+	// sent none.
+	PromptID string
 	// Workspace is the session's workspace root, which review.sessions
 	// reports.
 	Workspace string
@@ -93,7 +97,7 @@ func (s *Store) Apply(c Call, edits []Edit) (map[string][]byte, error) {
 	}
 	var txn *Txn
 	if s != nil {
-		if txn, err = s.Begin(c.Session, c.ToolCallID, c.Tool, changesOf(c, edits)); err != nil {
+		if txn, err = s.BeginTurn(c.Session, c.ToolCallID, c.Tool, c.PromptID, changesOf(c, edits)); err != nil {
 			prepared()
 			discardPrepared(steps)
 			return nil, fmt.Errorf("%w, so nothing was written: %w", ErrNotRecorded, err)

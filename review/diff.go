@@ -126,3 +126,9 @@ func humanBytes(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// Diff describes for a person what replacing from by to at a path does,
+// as an entry's diff does (a unified diff, or one summary line).
+func Diff(display string, from, to State) string {
+	return renderDiff(display, stateFacts(from), stateFacts(to), from.Data, to.Data, textenc.UTF8)
+}

@@ -4,13 +4,19 @@
 // the digests of what was there before and what landed after, and a
 // bounded unified diff for the desktop app to show.
 //
-// A change has one way in, Store.Apply, and one way back, RestoreTxn.Restore:
+// A change has one way in, Store.Apply, and one way back, RestoreTxn.Restore
+// for one call, RewindTxn.Rewind for many calls as one (a user turn, the
+// calls since one, a session):
 //
 //	landed, err := store.Apply(call, edits) // intent, write (each path checked against what the tool read), commit; undone on failure
 //
 //	txn, err := store.BeginRestore(session, toolCallID) // a rollback: load the before bytes
 //	// ... the caller (package rollback) checks each target's live file ...
 //	err = txn.Restore(live, rootOf)                      // intent, restore each path, mark rolled back; undone on failure
+//
+//	rw, err := store.BeginRewind(session, sel)            // a rewind: per path, the selected changes and the before bytes
+//	// ... the caller checks each path and decides (restore, merge, keep, force) ...
+//	recorded, err := rw.Rewind(puts, rootOf)             // one intent, one write per path, one transaction; undone on failure
 //
 // Both record their intent durably before the first byte is written, so a
 // crash at any moment leaves a record from which Open puts every path back

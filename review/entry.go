@@ -112,6 +112,7 @@ type Entry struct {
 	ID           string    `json:"id"`
 	ToolCallID   string    `json:"toolCallId"`
 	Tool         string    `json:"tool"`
+	PromptID     string    `json:"promptId,omitempty" doc:"the user turn (tools.execute's promptId) the call belonged to; absent when the client sent none"`
 	Path         string    `json:"path"` // the display path
 	Change       string    `json:"change"`
 	BeforeSHA256 string    `json:"beforeSha256,omitempty"`

@@ -31,6 +31,7 @@ type entryRecord struct {
 	Session    string    `json:"session"`
 	ToolCallID string    `json:"toolCallId"`
 	Tool       string    `json:"tool"`
+	PromptID   string    `json:"promptId,omitempty"`
 	Path       string    `json:"path"`
 	Display    string    `json:"display"`
 	Change     string    `json:"change"`
@@ -52,6 +53,7 @@ func (r *entryRecord) entry(diff string) Entry {
 		ID:         entryID(r.Seq),
 		ToolCallID: r.ToolCallID,
 		Tool:       r.Tool,
+		PromptID:   r.PromptID,
 		Path:       r.Display,
 		Change:     r.Change,
 		Diff:       diff,
@@ -71,6 +73,7 @@ func entryID(seq uint64) string { return "rv-" + strconv.FormatUint(seq, 10) }
 const (
 	intentMutation = "mutation" // written by Begin, settled back to before
 	intentRestore  = "restore"  // written by RestoreTxn.Start, settled forward
+	intentRewind   = "rewind"   // written by RewindTxn.Rewind, settled forward
 )
 
 // intentRecord is the durable promise that a multi-step filesystem change
@@ -81,12 +84,16 @@ type intentRecord struct {
 	Session    string    `json:"session"`
 	ToolCallID string    `json:"toolCallId"`
 	Tool       string    `json:"tool,omitempty"`
+	PromptID   string    `json:"promptId,omitempty"`
 	At         time.Time `json:"at"`
 	// Paths are the planned changes of a mutation; each owns the entry
 	// seq its before bytes are stored under.
 	Paths []intentPath `json:"paths,omitempty"`
 	// Seqs are the entries a restore is rolling back.
 	Seqs []uint64 `json:"seqs,omitempty"`
+	// Puts are the paths a rewind writes (ToolCallID then names the
+	// call that records what it overwrote).
+	Puts []rewindPut `json:"puts,omitempty"`
 }
 
 type intentPath struct {

@@ -60,6 +60,12 @@ func (s *Store) recover() error {
 				c.busy = true
 			}
 			err = s.settleRestore(in)
+		case intentRewind:
+			// Its calls stay busy (never evicted) until it is settled,
+			// which may take another start.
+			s.pending[key] = true
+			s.busyRewindLocked(in)
+			err = s.settleRewind(in)
 		default:
 			err = fmt.Errorf("unknown intent kind %q", in.Kind)
 		}
@@ -76,6 +82,24 @@ func (s *Store) recover() error {
 	return nil
 }
 
+// busyRewindLocked marks busy every call with an entry the rewind rolls
+// back. Open runs it before the store is shared.
+func (s *Store) busyRewindLocked(in *intentRecord) {
+	seqs := map[uint64]bool{}
+	for _, p := range in.Puts {
+		for _, seq := range p.Seqs {
+			seqs[seq] = true
+		}
+	}
+	for _, c := range s.order {
+		for _, r := range c.entries {
+			if c.key.session == in.Session && seqs[r.Seq] {
+				c.busy = true
+			}
+		}
+	}
+}
+
 // removeTemps deletes the temporary files an atomic write of the intent's
 // paths left when the process died inside it. Every write of a path is
 // made under an intent, so the intents left at Open name every directory
@@ -89,6 +113,9 @@ func (s *Store) removeTemps(in *intentRecord) {
 	}
 	for _, r := range s.recordsOf(callKey{in.Session, in.ToolCallID}, in.Seqs) {
 		paths = append(paths, r.Path)
+	}
+	for _, p := range in.Puts {
+		paths = append(paths, p.Path)
 	}
 	for _, p := range paths {
 		removed, err := workspace.RemoveTemps(p)
@@ -182,7 +209,7 @@ func (s *Store) settleMutation(in *intentRecord, atOpen bool) error {
 			diff += "note: recorded while settling a change interrupted by a crash or an aborted call; the file was left as found\n"
 		}
 		recs = append(recs, &entryRecord{
-			Seq: p.Seq, Session: in.Session, ToolCallID: in.ToolCallID, Tool: in.Tool,
+			Seq: p.Seq, Session: in.Session, ToolCallID: in.ToolCallID, Tool: in.Tool, PromptID: in.PromptID,
 			Path: p.Path, Display: p.Display, Change: p.Change, Root: p.Root, Workspace: p.Workspace,
 			Before: p.Before, After: after, At: s.clock().UTC(),
 			Bytes: int64(len(before) + len(diff) + len(p.Path) + len(p.Display)),

@@ -34,6 +34,8 @@ type step struct {
 	// prepared holds to's content already written under no name (Apply
 	// with lazy commits); put places it.
 	prepared *workspace.Prepared
+	// made, when set, runs once the step is made (a rewind's test hook).
+	made func()
 }
 
 // Test hooks; nil in production.
@@ -131,6 +133,9 @@ func run(steps []step, later bool) ([]*workspace.DirSync, error) {
 			}
 			discardPrepared(steps[i+1:])
 			return nil, &stepError{index: i, display: steps[i].display, err: err, undo: undo(steps[:i])}
+		}
+		if steps[i].made != nil {
+			steps[i].made()
 		}
 	}
 	return syncs, nil

@@ -52,6 +52,13 @@ func (t *Txn) SyncFirst(f func() error) {
 // call could never be retained) or ErrClosed; the caller must then not
 // make the change.
 func (s *Store) Begin(sessionID, toolCallID, tool string, changes []Change) (*Txn, error) {
+	return s.BeginTurn(sessionID, toolCallID, tool, "", changes)
+}
+
+// BeginTurn is Begin of a call that belongs to the user turn promptID
+// (tools.execute's promptId): its entries carry it, and a rewind of the
+// turn (BeginRewind) finds them by it.
+func (s *Store) BeginTurn(sessionID, toolCallID, tool, promptID string, changes []Change) (*Txn, error) {
 	if sessionID == "" || toolCallID == "" || tool == "" {
 		return nil, fmt.Errorf("%w: sessionId, toolCallId and tool are required", ErrInvalidChange)
 	}
@@ -60,7 +67,7 @@ func (s *Store) Begin(sessionID, toolCallID, tool string, changes []Change) (*Tx
 		return nil, err
 	}
 	t := &Txn{s: s, key: callKey{sessionID, toolCallID}, changes: changes}
-	t.intent = intentRecord{Kind: intentMutation, Session: sessionID, ToolCallID: toolCallID, Tool: tool}
+	t.intent = intentRecord{Kind: intentMutation, Session: sessionID, ToolCallID: toolCallID, Tool: tool, PromptID: promptID}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -194,7 +201,7 @@ func (t *Txn) Commit(landed map[string][]byte) ([]Entry, error) {
 			}
 		}
 		recs[i] = &entryRecord{
-			Seq: p.Seq, Session: t.key.session, ToolCallID: t.key.id, Tool: t.intent.Tool,
+			Seq: p.Seq, Session: t.key.session, ToolCallID: t.key.id, Tool: t.intent.Tool, PromptID: t.intent.PromptID,
 			Path: c.Path, Display: c.Display, Change: p.Change, Root: p.Root, Workspace: p.Workspace,
 			Before: p.Before, After: after, At: now,
 			Bytes: int64(len(c.Before) + len(diffs[i]) + len(c.Path) + len(c.Display)),

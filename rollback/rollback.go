@@ -1,15 +1,17 @@
-// Package rollback undoes one tool call's recorded changes (wire-contract §5,
-// review.rollback): it checks that every path still holds exactly what the
-// call left there, and only then has review put every path back, all or
-// nothing. A rollback never overwrites work done since the call, and a
+// Package rollback undoes recorded changes: one tool call's (wire-contract
+// §5, review.rollback, Undo), or many calls' as one (review.rewind,
+// Rewind: a user turn, the calls since one, a session, with a preview and
+// the ways forward from a conflict, rewind.go). It checks that every path
+// still holds exactly what the calls left there, and only then has review
+// put every path back, all or nothing. A rollback never overwrites work done since the call, and a
 // crash in the middle of one is finished by the next review.Open.
 //
 // It owns the conflict check, the locks a rollback holds (the session's
 // mutation lock, the daemon's file locks of every path) and what the
 // session learns from it (Undo invalidates its snapshots of the restored
 // paths). The durable record and every file write, restores and their
-// undo included, belong to package review (RestoreTxn.Restore); rollback
-// writes no file itself.
+// undo included, belong to package review (RestoreTxn.Restore,
+// RewindTxn.Rewind); rollback writes no file itself.
 package rollback
 
 import (
@@ -66,7 +68,7 @@ func (e *ConflictError) Error() string {
 			parts[i] += " (later calls changed it: roll back " + strings.Join(c.Later, ", ") + " first, in that order)"
 		}
 	}
-	return "rollback conflict: " + strings.Join(parts, "; ") + "; nothing was restored"
+	return "rollback conflict: " + strings.Join(parts, "; ") + "; nothing was restored. " + waysForward + " (name this call with toolCallId, or --call)"
 }
 
 // Unwrap makes errors.Is(err, ErrConflict) hold.

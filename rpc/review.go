@@ -21,6 +21,7 @@ func (s *Server) reviewMethods() []*Method {
 	return []*Method{
 		method("review.sessions", "Every session with review records, live or not (a daemon restart ends sessions, never their records), the most recently changed first.", s.reviewSessions),
 		method("review.list", "The session's review entries (every change a tool made), oldest first; path keeps one file's. The session may be gone (a restart), as long as it has records.", s.reviewList).errors(CodeSessionNotFound),
+		method("review.rewind", "Undo, all or nothing, every change of a user turn (promptId), of a tool call and every later one (since), of one call (toolCallId) or of the whole session (all), newest first; dryRun previews it file by file with diffs and conflicts. A file changed since the agent's last change to it is a conflict: resolve says what to do (keepTheirs, merge, force); without it ROLLBACK_CONFLICT names each file and the choices, and nothing is restored.", s.reviewRewind).errors(CodeSessionNotFound, CodeReviewNotFound, CodeRollbackConflict),
 		method("review.rollback", "Undo every change of one tool call, all or nothing; the session may be gone, as long as it has records. ROLLBACK_CONFLICT when a file changed since (or the call was already rolled back); nothing is restored then.", s.reviewRollback).errors(CodeSessionNotFound, CodeReviewNotFound, CodeRollbackConflict),
 	}
 }
@@ -33,6 +34,8 @@ var reviewSentinels = []sentinel{
 	{review.ErrNotFound, CodeReviewNotFound},
 	{rollback.ErrConflict, CodeRollbackConflict},
 	{review.ErrRolledBack, CodeRollbackConflict},
+	{review.ErrNothingToRewind, CodeRollbackConflict},
+	{rollback.ErrBadRequest, CodeInvalidParams},
 	{review.ErrBusy, CodeRollbackConflict},
 	// An I/O failure stands in the way of a rollback as a changed file
 	// does; the message names the cause and whether anything changed.
@@ -101,6 +104,30 @@ func (s *Server) reviewRollback(ctx context.Context, p RollbackParams) (Rollback
 		SessionID: p.SessionID, ToolCallID: p.ToolCallID,
 	})
 	return RollbackResult{Restored: restored}, err
+}
+
+func (s *Server) reviewRewind(ctx context.Context, p RewindParams) (RewindResult, error) {
+	set := 0
+	for _, on := range []bool{p.PromptID != "", p.Since != "", p.ToolCallID != "", p.All} {
+		if on {
+			set++
+		}
+	}
+	if set != 1 {
+		return RewindResult{}, paramError("params", "name exactly one of promptId, since, toolCallId or all: what to rewind")
+	}
+	if rollback.ValidResolve(p.Resolve) != nil {
+		return RewindResult{}, paramError("params.resolve", "must be keepTheirs, merge or force, not "+quote.Short(p.Resolve))
+	}
+	sess, err := s.recordedSession(p.SessionID)
+	if err != nil {
+		return RewindResult{}, err
+	}
+	return rollback.Rewind(ctx, rollback.RewindRequest{
+		Store: s.opts.Review, Files: s.fileLocks(), Session: sess, SessionID: p.SessionID,
+		Selection: review.Selection{PromptID: p.PromptID, Since: p.Since, ToolCallID: p.ToolCallID, All: p.All},
+		DryRun:    p.DryRun, Resolve: p.Resolve, ResolveFiles: p.ResolveFiles, MaxFileBytes: s.opts.Limits.MaxWriteBytes,
+	})
 }
 
 // fileLocks are the daemon's file locks, which the tools take; nil when

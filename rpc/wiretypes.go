@@ -27,6 +27,8 @@ type (
 	ReviewSessions      = wire.ReviewSessions
 	RollbackParams      = wire.RollbackParams
 	RollbackResult      = wire.RollbackResult
+	RewindParams        = wire.RewindParams
+	RewindResult        = wire.RewindResult
 	CallStats           = wire.CallStats
 	NoParams            = wire.NoParams
 	Empty               = wire.Empty

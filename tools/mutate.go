@@ -45,7 +45,7 @@ func (c *Call) mutate(edits []review.Edit) (map[string][]byte, *Error) {
 		testHookBeforeApply()
 	}
 	landed, err := c.Review.Apply(review.Call{
-		Session: c.Session.ID, ToolCallID: c.ToolCallID, Tool: c.ToolName,
+		Session: c.Session.ID, ToolCallID: c.ToolCallID, Tool: c.ToolName, PromptID: c.PromptID,
 		Workspace: c.State.Workspace.Root(), MaxLanded: 2 * c.Limits.MaxWriteBytes,
 	}, edits)
 	if err == nil {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,7 +46,26 @@ type app struct {
 	maxFrame int64 // largest response frame, and largest params read from stdin
 	io       stdio
 	fmt      formatter
+	rewind   rewindFlags
+	// completing is the flag whose value __complete looks up ("" for a
+	// command word).
+	completing string
 }
+
+// valueFlags are review rewind's flags whose values the daemon knows.
+var valueFlags = []string{"--prompt", "--since", "--call"}
+
+// rewindFlags are review rewind's own flags: what to rewind, whether only
+// to preview it, and what to do with a conflicted file.
+type rewindFlags struct {
+	prompt, since, call string
+	all, dryRun         bool
+	keepTheirs, merge   bool
+	force               bool
+}
+
+// set reports whether any of them was given.
+func (r rewindFlags) set() bool { return r != rewindFlags{} }
 
 // socketPath picks the socket: --socket, else $HOSTD_SOCKET, else the
 // daemon's own default (wire-contract §1), so a plain `hostctl info` finds a
@@ -63,7 +83,15 @@ func socketPath(flagValue string, getenv func(string) string) string {
 // run is hostctl: it parses args, runs one command and returns the exit
 // code. Flags may appear anywhere, before or after the command.
 func run(ctx context.Context, args []string, std stdio, getenv func(string) string) int {
+	// A completion of a flag's value (review rewind S --prompt <TAB>) is
+	// asked with the flag last and no value: it is kept for the lookup
+	// rather than parsed.
+	valueOf := ""
+	if len(args) > 1 && args[0] == completeCommand && slices.Contains(valueFlags, args[len(args)-1]) {
+		valueOf, args = args[len(args)-1], args[:len(args)-1]
+	}
 	a, pos, help, err := parse(args, std, getenv)
+	a.completing = valueOf
 	if help && len(pos) > 0 {
 		// `hostctl review --help`: the help of what the line names.
 		pos = append([]string{"help"}, pos...)
@@ -90,6 +118,15 @@ func parse(args []string, std stdio, getenv func(string) string) (a *app, pos []
 	asJSON := fs.Bool("json", false, "")
 	timeout := fs.Duration("timeout", defaultTimeout, "")
 	version := fs.Bool("version", false, "")
+	var rw rewindFlags
+	fs.StringVar(&rw.prompt, "prompt", "", "")
+	fs.StringVar(&rw.since, "since", "", "")
+	fs.StringVar(&rw.call, "call", "", "")
+	fs.BoolVar(&rw.all, "all", false, "")
+	fs.BoolVar(&rw.dryRun, "dry-run", false, "")
+	fs.BoolVar(&rw.keepTheirs, "keep-theirs", false, "")
+	fs.BoolVar(&rw.merge, "merge", false, "")
+	fs.BoolVar(&rw.force, "force", false, "")
 	fs.BoolVar(&help, "help", false, "")
 	fs.BoolVar(&help, "h", false, "")
 
@@ -119,6 +156,7 @@ func parse(args []string, std stdio, getenv func(string) string) (a *app, pos []
 		maxFrame: config.DefaultLimits().MaxFrameBytes,
 		io:       std,
 		fmt:      formatter{loc: time.Local, now: time.Now},
+		rewind:   rw,
 	}
 	if *timeout <= 0 {
 		return a, nil, false, usageErrorf("--timeout must be positive, got %v", *timeout)
@@ -252,6 +290,10 @@ commands:
   review sessions                  every session with recorded changes, live or not, newest first
   review list SESSION [PATH]       the session's recorded changes, with diffs (also after a restart)
   review rollback SESSION TOOLCALL undo every change of one tool call
+  review rewind SESSION --prompt ID|--since TOOLCALL|--call TOOLCALL|--all
+        [--dry-run] [--keep-theirs|--merge|--force]
+                                   undo a whole turn (or every call since one, one call,
+                                   the session) all or nothing; --dry-run previews it
   version                          this hostctl's version, protocol and commit, and the
                                    daemon's version and protocol if one answers
   help [COMMAND]                   this help, or one command's (also: COMMAND --help)

@@ -140,7 +140,7 @@ func TestUsageErrorsSendNothing(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, "", `unknown command "frobnicate"`},
 		{"missing session id", []string{"session"}, "", "usage: hostctl session ID"},
 		{"extra argument", []string{"info", "extra"}, "", "usage: hostctl info"},
-		{"review without subcommand", []string{"review"}, "", "list or rollback"},
+		{"review without subcommand", []string{"review"}, "", "list, rollback or rewind"},
 		{"rollback without tool call", []string{"review", "rollback", "s-1"}, "", "usage: hostctl review rollback SESSION TOOLCALL"},
 		{"params not JSON", []string{"call", "m", "{nope"}, "", "not valid JSON"},
 		{"params a scalar", []string{"call", "m", "42"}, "", "object or array"},

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rollback"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
@@ -35,6 +36,7 @@ var commands = []command{
 	{name: "review sessions", run: cmdReviewSessions},
 	{name: "review list", args: "SESSION [PATH]", min: 1, max: 2, run: cmdReviewList},
 	{name: "review rollback", args: "SESSION TOOLCALL", min: 2, max: 2, run: cmdReviewRollback},
+	{name: "review rewind", args: "SESSION --prompt ID|--since TOOLCALL|--call TOOLCALL|--all [--dry-run] [--keep-theirs|--merge|--force]", min: 1, max: 1, run: cmdReviewRewind},
 }
 
 // find looks up the command named by the leading positional arguments and
@@ -46,7 +48,7 @@ func find(pos []string) (*command, []string, error) {
 	name, rest := pos[0], pos[1:]
 	if name == "review" {
 		if len(rest) == 0 {
-			return nil, nil, usageErrorf("review needs a subcommand: sessions, list or rollback")
+			return nil, nil, usageErrorf("review needs a subcommand: sessions, list, rollback or rewind")
 		}
 		name, rest = "review "+rest[0], rest[1:]
 	}
@@ -101,6 +103,13 @@ func dispatch(ctx context.Context, a *app, pos []string) error {
 	cmd, args, err := find(pos)
 	if err != nil {
 		return err
+	}
+	if cmd.name == "review rewind" {
+		if _, err := rewindParams(a.rewind, args[0]); err != nil {
+			return err
+		}
+	} else if a.rewind.set() {
+		return usageErrorf("--prompt, --since, --call, --all, --dry-run, --keep-theirs, --merge and --force belong to review rewind")
 	}
 	if cmd.name == "call" {
 		// Params are checked (and stdin read) before dialing.
@@ -343,5 +352,51 @@ func cmdReviewRollback(ctx context.Context, a *app, c *daemonConn, args []string
 		}
 	}
 	a.fmt.rollback(a.io.out, toolCall, res, undone)
+	return nil
+}
+
+// rewindParams are review.rewind's params from the command line, checked
+// before anything is sent.
+func rewindParams(f rewindFlags, session string) (wire.RewindParams, error) {
+	p := wire.RewindParams{SessionID: session, PromptID: f.prompt, Since: f.since, ToolCallID: f.call, All: f.all, DryRun: f.dryRun}
+	what := 0
+	for _, on := range []bool{f.prompt != "", f.since != "", f.call != "", f.all} {
+		if on {
+			what++
+		}
+	}
+	if what != 1 {
+		return p, usageErrorf("review rewind needs exactly one of --prompt ID (a turn), --since TOOLCALL, --call TOOLCALL or --all; hostctl review list %s shows the turns and calls", session)
+	}
+	resolves := 0
+	for _, r := range []struct {
+		on   bool
+		name string
+	}{{f.keepTheirs, rollback.KeepTheirs}, {f.merge, rollback.Merge}, {f.force, rollback.Force}} {
+		if r.on {
+			resolves++
+			p.Resolve = r.name
+		}
+	}
+	if resolves > 1 {
+		return p, usageErrorf("--keep-theirs, --merge and --force are three different answers to a conflict: give one")
+	}
+	return p, nil
+}
+
+func cmdReviewRewind(ctx context.Context, a *app, c *daemonConn, args []string) error {
+	params, err := rewindParams(a.rewind, args[0])
+	if err != nil {
+		return err
+	}
+	raw, printed, err := fetch(ctx, a, c, "review.rewind", params)
+	if err != nil || printed {
+		return noReview("review.rewind", err)
+	}
+	var rep wire.RewindResult
+	if err := decode("review.rewind", raw, &rep); err != nil {
+		return err
+	}
+	a.fmt.rewind(a.io.out, args[0], params, rep)
 	return nil
 }

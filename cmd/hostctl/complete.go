@@ -23,14 +23,24 @@ const completeCommand = "__complete"
 const completeTimeout = 2 * time.Second
 
 // completionKind says what the word after typed is: "sessions",
-// "toolcalls" (of session) or "methods"; "" when the daemon has nothing
-// to add there.
+// "toolcalls" or "prompts" (of session) or "methods"; "" when the daemon
+// has nothing to add there.
 func completionKind(typed []string) (kind, session string) {
+	if len(typed) >= 4 && typed[0] == "review" && typed[1] == "rewind" {
+		// review rewind SESSION [flags...] --prompt|--since|--call <TAB>
+		switch typed[len(typed)-1] {
+		case "--prompt":
+			return "prompts", typed[2]
+		case "--since", "--call":
+			return "toolcalls", typed[2]
+		}
+		return "", ""
+	}
 	switch {
 	case len(typed) == 1 && (typed[0] == "session" || typed[0] == "watch"):
 		return "sessions", ""
 	case len(typed) == 2 && (typed[0] == "session" && typed[1] == "delete" ||
-		typed[0] == "review" && (typed[1] == "list" || typed[1] == "rollback")):
+		typed[0] == "review" && (typed[1] == "list" || typed[1] == "rollback" || typed[1] == "rewind")):
 		return "sessions", ""
 	case len(typed) == 3 && typed[0] == "review" && typed[1] == "rollback":
 		return "toolcalls", typed[2]
@@ -44,6 +54,9 @@ func completionKind(typed []string) (kind, session string) {
 // Every failure is swallowed: a completion that prints an error would
 // scribble over the person's command line.
 func cmdComplete(ctx context.Context, a *app, typed []string) {
+	if a.completing != "" {
+		typed = append(slices.Clip(typed), a.completing)
+	}
 	kind, session := completionKind(typed)
 	if kind == "" {
 		return
@@ -77,6 +90,15 @@ func cmdComplete(ctx context.Context, a *app, typed []string) {
 		if c.Call(ctx, "review.list", wire.ReviewListParams{SessionID: session}, &l) == nil {
 			for _, e := range l.Entries {
 				words = append(words, e.ToolCallID)
+			}
+		}
+	case "prompts":
+		var l wire.ReviewList
+		if c.Call(ctx, "review.list", wire.ReviewListParams{SessionID: session}, &l) == nil {
+			for _, e := range l.Entries {
+				if e.PromptID != "" {
+					words = append(words, e.PromptID)
+				}
 			}
 		}
 	case "methods":

@@ -39,7 +39,7 @@ func TestCompletionAsksTheDaemon(t *testing.T) {
 	workspace := t.TempDir()
 	os.WriteFile(filepath.Join(workspace, "a.txt"), []byte("one\n"), 0o644)
 	hc("call", "session.create", `{"workspace":`+strconv.Quote(workspace)+`,"sessionId":"cmpl"}`)
-	hc("call", "tools.execute", `{"sessionId":"cmpl","tool":"write","toolCallId":"call-7","args":{"path":"b.txt","content":"two\n"}}`)
+	hc("call", "tools.execute", `{"sessionId":"cmpl","tool":"write","toolCallId":"call-7","promptId":"turn-7","args":{"path":"b.txt","content":"two\n"}}`)
 	// toolCallIds are the client's choice; one a shell would expand is left out.
 	hc("call", "tools.execute", `{"sessionId":"cmpl","tool":"write","toolCallId":"x$(id)","args":{"path":"c.txt","content":"three\n"}}`)
 
@@ -53,6 +53,10 @@ func TestCompletionAsksTheDaemon(t *testing.T) {
 		{[]string{"review", "rollback"}, []string{"cmpl"}, nil},
 		{[]string{"--json", "review", "rollback", "cmpl"}, []string{"call-7"}, []string{"cmpl", "x$(id)"}},
 		{[]string{"call"}, []string{"tools.execute", "review.rollback", "session.list"}, nil},
+		{[]string{"review", "rewind"}, []string{"cmpl"}, nil},
+		{[]string{"review", "rewind", "cmpl", "--prompt"}, []string{"turn-7"}, []string{"call-7"}},
+		{[]string{"review", "rewind", "cmpl", "--dry-run", "--since"}, []string{"call-7"}, []string{"turn-7"}},
+		{[]string{"review", "rewind", "cmpl", "--call"}, []string{"call-7"}, nil},
 		{[]string{"info"}, nil, []string{"cmpl"}},
 	} {
 		out, errOut, code := hc(append([]string{completeCommand}, tt.typed...)...)
@@ -80,6 +84,7 @@ func TestCompletionAsksTheDaemon(t *testing.T) {
 		}{
 			{`hostctl session ""`, []string{"delete", "cmpl"}},
 			{`hostctl review rollback cmpl c`, []string{"call-7"}},
+			{`hostctl review rewind cmpl --prompt ""`, []string{"turn-7"}},
 			{`hostctl call tools.`, []string{"tools.definitions", "tools.execute"}},
 		} {
 			prog := script + "\nCOMP_WORDS=(" + tt.words + "); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _hostctl; printf '%s\\n' \"${COMPREPLY[@]}\"\n"
@@ -153,7 +158,7 @@ func TestCompletionAsksTheDaemon(t *testing.T) {
 			// A command's second words only right after it.
 			{"hostctl review rollback cmpl ", []string{"call-7"}},
 			{"hostctl --json session delete ", []string{"cmpl"}},
-			{"hostctl --timeout 5s review ", []string{"sessions", "list", "rollback"}},
+			{"hostctl --timeout 5s review ", []string{"sessions", "list", "rollback", "rewind"}},
 			{"hostctl call tools.", []string{"tools.definitions", "tools.execute"}},
 			{"hostctl ", []string{"info", "sessions", "stats", "session", "watch", "shutdown", "call", "review", "version", "completion", "help"}},
 			{"hostctl completion ", []string{"bash", "zsh", "fish"}},

@@ -33,7 +33,8 @@ func cmdCompletion(a *app, shell string) error {
 	return err
 }
 
-var completionFlags = []string{"--socket", "--json", "--timeout", "--version", "--help"}
+var completionFlags = []string{"--socket", "--json", "--timeout", "--version", "--help",
+	"--prompt", "--since", "--call", "--all", "--dry-run", "--keep-theirs", "--merge", "--force"}
 
 // completionWords lists the first words of the commands and, for those
 // with subcommands, the second words.
@@ -85,7 +86,7 @@ func bashCompletion(top []string, subs map[string][]string) string {
 func zshCompletion(top []string, subs map[string][]string) string {
 	var b strings.Builder
 	b.WriteString("#compdef hostctl\n# zsh completion for hostctl (hostctl completion zsh)\n_hostctl() {\n")
-	b.WriteString("  _arguments '--socket[the daemon socket]:socket:_files' '--json[print raw JSON]' '--timeout[give up after]:duration:' '--version[print versions]' '--help[show help]' '*::arg:->args'\n")
+	b.WriteString("  _arguments '--socket[the daemon socket]:socket:_files' '--json[print raw JSON]' '--timeout[give up after]:duration:' '--version[print versions]' '--help[show help]' '--prompt[rewind a turn]:prompt id:' '--since[rewind since a tool call]:tool call:' '--call[rewind one tool call]:tool call:' '--all[rewind the whole session]' '--dry-run[preview, write nothing]' '--keep-theirs[leave conflicted files]' '--merge[keep later edits on other lines]' '--force[restore anyway, recording what it overwrites]' '*::arg:->args'\n")
 	b.WriteString("  case $CURRENT in\n")
 	b.WriteString("  1) compadd -- " + strings.Join(top, " ") + ";;\n")
 	b.WriteString("  2) case $words[1] in\n")
@@ -115,7 +116,7 @@ func fishCompletion(top []string, subs map[string][]string) string {
             continue
         end
         switch $t
-            case --socket --timeout
+            case --socket --timeout --prompt --since --call
                 set skip 1
             case '-*'
             case '*'
@@ -133,6 +134,14 @@ end
 	b.WriteString("complete -c hostctl -l timeout -x -d 'give up after DUR'\n")
 	b.WriteString("complete -c hostctl -l version -d 'print versions'\n")
 	b.WriteString("complete -c hostctl -l help -d 'show help'\n")
+	b.WriteString("complete -c hostctl -l prompt -x -d 'rewind a turn'\n")
+	b.WriteString("complete -c hostctl -l since -x -d 'rewind since a tool call'\n")
+	b.WriteString("complete -c hostctl -l call -x -d 'rewind one tool call'\n")
+	b.WriteString("complete -c hostctl -l all -d 'rewind the whole session'\n")
+	b.WriteString("complete -c hostctl -l dry-run -d 'preview, write nothing'\n")
+	b.WriteString("complete -c hostctl -l keep-theirs -d 'leave conflicted files'\n")
+	b.WriteString("complete -c hostctl -l merge -d 'keep later edits on other lines'\n")
+	b.WriteString("complete -c hostctl -l force -d 'restore anyway, recording what it overwrites'\n")
 	b.WriteString("complete -c hostctl -n __hostctl_at -a '" + strings.Join(top, " ") + "'\n")
 	for _, k := range sortedKeys(subs) {
 		b.WriteString("complete -c hostctl -n '__hostctl_at " + k + "' -a '" + strings.Join(subs[k], " ") + "'\n")

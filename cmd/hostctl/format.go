@@ -17,6 +17,7 @@ import (
 	"github.com/hostd-dev/hostd/internal/memgov"
 	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rollback"
 	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 )
@@ -335,21 +336,54 @@ func (f formatter) reviewList(w io.Writer, sessionID string, entries []review.En
 		fmt.Fprintf(w, "no review entries for session %s\n", cell(sessionID))
 		return
 	}
-	tw := table(w)
-	row(tw, "AT", "TOOL CALL", "TOOL", "CHANGE", "PATH", "STATE")
-	for _, e := range entries {
-		state := "applied"
-		if e.RolledBack {
-			state = "rolled back"
+	// Entries come oldest first; a turn is the run of calls that share a
+	// promptId. A session whose client sends none is one plain table.
+	prompts := slices.ContainsFunc(entries, func(e review.Entry) bool { return e.PromptID != "" })
+	for start := 0; start < len(entries); {
+		end := start + 1
+		for end < len(entries) && sameTurn(entries[end-1], entries[end]) {
+			end++
 		}
-		row(tw, f.when(e.At), cell(e.ToolCallID), cell(e.Tool), cell(e.Change), cell(e.Path), state)
+		indent := ""
+		if prompts {
+			indent = "  "
+			if start > 0 {
+				fmt.Fprintln(w)
+			}
+			if id := entries[start].PromptID; id != "" {
+				fmt.Fprintf(w, "turn %s\n", cell(id))
+			} else {
+				fmt.Fprintln(w, "calls without a turn (no promptId)")
+			}
+		} else {
+			end = len(entries)
+		}
+		tw := table(w)
+		row(tw, indent+"AT", "TOOL CALL", "TOOL", "CHANGE", "PATH", "STATE")
+		for _, e := range entries[start:end] {
+			state := "applied"
+			if e.RolledBack {
+				state = "rolled back"
+			}
+			row(tw, indent+f.when(e.At), cell(e.ToolCallID), cell(e.Tool), cell(e.Change), cell(e.Path), state)
+		}
+		tw.Flush()
+		start = end
 	}
-	tw.Flush()
 	for _, e := range entries {
 		fmt.Fprintln(w)
 		f.entryDiff(w, e)
 	}
 	fmt.Fprintf(w, "\nundo one tool call with: hostctl review rollback %s TOOLCALL\n", cell(sessionID))
+	if prompts {
+		fmt.Fprintf(w, "undo a whole turn with:  hostctl review rewind %s --prompt ID [--dry-run]\n", cell(sessionID))
+	}
+}
+
+// sameTurn reports whether b, listed right after a, belongs to a's turn:
+// the same promptId, or, without one, the same call.
+func sameTurn(a, b review.Entry) bool {
+	return a.PromptID == b.PromptID
 }
 
 // entryDiff prints one entry's heading and its diff. The heading's path is
@@ -386,6 +420,103 @@ func (f formatter) rollback(w io.Writer, toolCallID string, res wire.RollbackRes
 		fmt.Fprintln(w)
 		f.entryDiff(w, e)
 	}
+}
+
+// rewind prints review.rewind's report: per file what it does (or would
+// do), the diff it gets, and every conflict with its ways forward.
+func (f formatter) rewind(w io.Writer, sessionID string, p wire.RewindParams, rep wire.RewindResult) {
+	verb := "rewound"
+	if rep.DryRun {
+		verb = "would rewind"
+	}
+	calls := rep.Calls
+	more := ""
+	if len(calls) > maxCallsShown {
+		calls, more = calls[:maxCallsShown], fmt.Sprintf(", … (%d more; --json lists every one)", len(rep.Calls)-maxCallsShown)
+	}
+	fmt.Fprintf(w, "%s %d tool call(s), newest first: %s%s\n", verb, len(rep.Calls), cell(strings.Join(calls, ", ")), more)
+	tw := table(w)
+	row(tw, "  PATH", "ACTION", "CALLS")
+	for _, file := range rep.Files {
+		row(tw, "  "+cell(file.Path), file.Action, cell(strings.Join(file.Calls, ", ")))
+	}
+	tw.Flush()
+	for _, file := range rep.Files {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "== %s %s\n", file.Action, quote.Path(file.Path))
+		if c := file.Conflict; c != nil {
+			fmt.Fprintf(w, "conflict: %s\n", safeLine(c.Reason))
+			for _, by := range c.ChangedBy {
+				fmt.Fprintf(w, "  changed by session %s, tool call %s (%s, %s)\n", cell(by.SessionID), cell(by.ToolCallID), cell(by.Tool), f.when(by.At))
+			}
+			if len(c.ChangedBy) == 0 {
+				fmt.Fprintln(w, "  changed outside hostd's record (a person, a formatter, a shell command)")
+			}
+			for _, o := range c.Overlap {
+				for line := range strings.SplitSeq(strings.TrimSuffix(o, "\n"), "\n") {
+					fmt.Fprintf(w, "  %s\n", safeLine(line))
+				}
+			}
+			fmt.Fprintf(w, "  choices: %s\n", strings.Join(flagsOf(c.Choices), ", "))
+		}
+		diff := strings.TrimSuffix(file.Diff, "\n")
+		if file.Conflict != nil && file.Action == "conflict" && diff != "" {
+			fmt.Fprintln(w, "with --force:")
+		}
+		for line := range strings.SplitSeq(diff, "\n") {
+			if line != "" {
+				fmt.Fprintln(w, safeLine(line))
+			}
+		}
+		if md := strings.TrimSuffix(file.MergeDiff, "\n"); md != "" {
+			fmt.Fprintln(w, "with --merge:")
+			for line := range strings.SplitSeq(md, "\n") {
+				fmt.Fprintln(w, safeLine(line))
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	if rep.Recorded != "" {
+		fmt.Fprintf(w, "what --force overwrote is recorded as tool call %s: hostctl review rollback %s %s brings it back\n", cell(rep.Recorded), cell(sessionID), cell(rep.Recorded))
+	}
+	if rep.DryRun {
+		what := "--all"
+		switch {
+		case p.PromptID != "":
+			what = "--prompt " + p.PromptID
+		case p.Since != "":
+			what = "--since " + p.Since
+		case p.ToolCallID != "":
+			what = "--call " + p.ToolCallID
+		}
+		fmt.Fprintf(w, "nothing was written; to do it: hostctl review rewind %s %s", cell(sessionID), cell(what))
+		if rep.Conflicts > 0 {
+			fmt.Fprint(w, " --keep-theirs|--merge|--force")
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "note: %s\n", rep.Note)
+}
+
+// maxCallsShown bounds the calls a rewind's heading names.
+const maxCallsShown = 12
+
+// flagsOf names resolves as hostctl's flags.
+func flagsOf(choices []string) []string {
+	out := make([]string, len(choices))
+	for i, c := range choices {
+		switch c {
+		case rollback.KeepTheirs:
+			out[i] = "--keep-theirs"
+		case rollback.Merge:
+			out[i] = "--merge"
+		case rollback.Force:
+			out[i] = "--force"
+		default:
+			out[i] = cell(c)
+		}
+	}
+	return out
 }
 
 // rpcFailure prints a daemon error: its name, code and message, then any

@@ -85,3 +85,52 @@ func TestCallOfAFailingToolExitsNonZero(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 }
+
+// review rewind checks its flags before it dials: one selection, at most
+// one resolve, and its flags on no other command.
+func TestReviewRewindUsage(t *testing.T) {
+	d := startFake(t, map[string]fakeMethod{})
+	for _, args := range [][]string{
+		{"review", "rewind", "s-1"},
+		{"review", "rewind", "s-1", "--prompt", "p", "--all"},
+		{"review", "rewind", "s-1", "--all", "--merge", "--force"},
+		{"review", "list", "s-1", "--dry-run"},
+	} {
+		code, _, errOut := runCLI(t, nil, "", append([]string{"--socket", d.socket}, args...)...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, code, errOut)
+		}
+	}
+	if n := len(d.requests()); n != 0 {
+		t.Errorf("%d requests sent for bad command lines", n)
+	}
+}
+
+// A preview shows each file's action and diff, and a conflict with who
+// changed it and the flags that deal with it.
+func TestReviewRewindPreview(t *testing.T) {
+	d := startFake(t, map[string]fakeMethod{
+		"review.rewind": canned(`{"dryRun":true,"calls":["c2","c1"],"conflicts":1,"note":"hostd undoes only the changes its tools made",
+			"files":[{"path":"a.txt","action":"restore","calls":["c1"],"diff":"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-A\n+a\n"},
+			{"path":"b.txt","action":"conflict","calls":["c2"],"diff":"--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n-B\n+b\n mine\n","mergeDiff":"--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-B\n+b\n",
+			 "conflict":{"reason":"content changed since the agent's last change to it","changedBy":[{"sessionId":"other","toolCallId":"o-1","tool":"edit","at":"2026-12-02T14:37:14Z"}],"choices":["keepTheirs","merge","force"]}}]}`),
+	})
+	code, out, errOut := runCLI(t, nil, "", "--socket", d.socket, "review", "rewind", "s-1", "--prompt", "turn-1", "--dry-run")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if req := d.requests()[0]; string(req.Params) != `{"dryRun":true,"promptId":"turn-1","sessionId":"s-1"}` {
+		t.Errorf("params %s", req.Params)
+	}
+	for _, w := range []string{
+		"would rewind 2 tool call(s), newest first: c2, c1", "a.txt  restore", "b.txt  conflict",
+		"conflict: content changed since the agent's last change to it", "changed by session other, tool call o-1",
+		"choices: --keep-theirs, --merge, --force", "with --force:", "with --merge:", "+a",
+		"nothing was written; to do it: hostctl review rewind s-1 --prompt turn-1 --keep-theirs|--merge|--force",
+		"note: hostd undoes only",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}

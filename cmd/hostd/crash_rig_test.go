@@ -33,6 +33,10 @@ type crashRig struct {
 	d       *daemon
 	c       *jsonrpc2.Conn
 	args    []string // extra flags for every start
+	// bin and env, when set, start that binary with env added to the
+	// environment (a hostd built with test hooks).
+	bin string
+	env []string
 }
 
 func newCrashRig(t *testing.T) *crashRig { return newCrashRigWith(t) }
@@ -61,7 +65,11 @@ func newCrashRigWith(t *testing.T, args ...string) *crashRig {
 // settled whatever the previous process left, so the disk is final here.
 func (r *crashRig) start() {
 	r.t.Helper()
-	d := launch(r.t, append([]string{"--socket", r.socket, "--state-dir", r.state}, r.args...)...)
+	bin := r.bin
+	if bin == "" {
+		bin = hostdBinary(r.t)
+	}
+	d := launchBinary(r.t, bin, r.env, append([]string{"--socket", r.socket, "--state-dir", r.state}, r.args...)...)
 	d.socket = r.socket
 	if !d.waitStderr("listening on "+r.socket, 30*time.Second) {
 		r.t.Fatalf("hostd did not start on the state directory it crashed with:\n%s", d.output())

@@ -8,6 +8,7 @@ import (
 	"github.com/hostd-dev/hostd/internal/budget"
 	"github.com/hostd-dev/hostd/internal/memgov"
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rollback"
 	"github.com/hostd-dev/hostd/session"
 )
 
@@ -183,6 +184,22 @@ type RollbackParams struct {
 type RollbackResult struct {
 	Restored []string `json:"restored" doc:"the paths put back, as the model sees them"`
 }
+
+// RewindParams are the params of review.rewind: a session, and exactly
+// one of promptId, since, toolCallId and all.
+type RewindParams struct {
+	SessionID    string            `json:"sessionId"`
+	PromptID     string            `json:"promptId,omitempty" doc:"rewind every change of this user turn (tools.execute's promptId)"`
+	Since        string            `json:"since,omitempty" doc:"rewind the changes of this tool call and of every later call of the session"`
+	ToolCallID   string            `json:"toolCallId,omitempty" doc:"rewind the changes of this one tool call (review.rollback, with the ways forward from a conflict)"`
+	All          bool              `json:"all,omitempty" doc:"rewind every change of the session"`
+	DryRun       bool              `json:"dryRun,omitempty" doc:"answer what would be done, file by file with diffs and conflicts, and write nothing"`
+	Resolve      string            `json:"resolve,omitempty" doc:"what to do with every conflicted file: keepTheirs (leave it, rewind the rest), merge (keep the later edits where they touch other lines; refused with the lines when they overlap) or force (restore anyway; what it overwrites is recorded as an entry of its own); absent: a conflict refuses the rewind"`
+	ResolveFiles map[string]string `json:"resolveFiles,omitempty" doc:"per file (as the answer's files[].path shows it), what to do with it when it conflicts: keepTheirs, merge or force; overrides resolve for that file"`
+}
+
+// RewindResult is the result of review.rewind.
+type RewindResult = rollback.Report
 
 // CallStats are one method's figures in debug.stats.
 type CallStats struct {

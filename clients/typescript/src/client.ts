@@ -227,6 +227,18 @@ export class HostdClient {
   }
 
   /**
+   * review.rewind: undoes, all or nothing, every change of a user turn
+   * ({ promptId }), of a call and every later one ({ since }), of one call
+   * ({ toolCallId }) or of the session ({ all: true }). dryRun previews it
+   * file by file; resolve says what to do with a file changed since the
+   * agent's last change to it (keepTheirs, merge or force). A conflict
+   * without a resolve rejects with ROLLBACK_CONFLICT and restores nothing.
+   */
+  rewind(sessionId: string, what: Omit<Methods['review.rewind']['params'], 'sessionId'>, options?: CallOptions): Promise<Methods['review.rewind']['result']> {
+    return this.call('review.rewind', { ...what, sessionId }, options);
+  }
+
+  /**
    * runTool executes a model's tool call and returns the text to hand back
    * to the model; see tools.ts.
    */

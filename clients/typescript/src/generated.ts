@@ -621,10 +621,73 @@ export interface ReviewListResult {
     diff: string;
     id: string;
     path: string;
+    /** the user turn (tools.execute's promptId) the call belonged to; absent when the client sent none */
+    promptId?: string;
     rolledBack: boolean;
     tool: string;
     toolCallId: string;
   }>;
+}
+
+/** Params of review.rewind. */
+export interface ReviewRewindParams {
+  sessionId: string;
+  /** rewind every change of this user turn (tools.execute's promptId) */
+  promptId?: string;
+  /** rewind the changes of this tool call and of every later call of the session */
+  since?: string;
+  /** rewind the changes of this one tool call (review.rollback, with the ways forward from a conflict) */
+  toolCallId?: string;
+  /** rewind every change of the session */
+  all?: boolean;
+  /** answer what would be done, file by file with diffs and conflicts, and write nothing */
+  dryRun?: boolean;
+  /** what to do with every conflicted file: keepTheirs (leave it, rewind the rest), merge (keep the later edits where they touch other lines; refused with the lines when they overlap) or force (restore anyway; what it overwrites is recorded as an entry of its own); absent: a conflict refuses the rewind */
+  resolve?: string;
+  /** per file (as the answer's files[].path shows it), what to do with it when it conflicts: keepTheirs, merge or force; overrides resolve for that file */
+  resolveFiles?: {
+    [key: string]: string;
+  };
+}
+
+/** Result of review.rewind. */
+export interface ReviewRewindResult {
+  /** the tool calls whose changes are undone, newest first */
+  calls: string[];
+  /** how many files have a conflict */
+  conflicts: number;
+  /** true: nothing was written; this is what the same call without dryRun would do */
+  dryRun: boolean;
+  /** every file the calls changed, in the order they first changed it */
+  files: Array<{
+    /** restore, remove, merge, force, keep, or conflict (a dry run or a refusal without resolve) */
+    action: string;
+    /** the calls whose changes of this file are undone, newest first */
+    calls: string[];
+    conflict?: {
+      /** recorded tool calls, of any session, that changed it since; absent when what changed it is not in hostd's record (a person, a formatter, a shell command) */
+      changedBy?: Array<{
+        at: string;
+        sessionId: string;
+        tool: string;
+        toolCallId: string;
+      }>;
+      /** the resolves that can deal with it: keepTheirs, merge (only when the edits touch different lines), force */
+      choices: string[];
+      /** when merge cannot keep both, the lines both changed */
+      overlap?: string[];
+      reason: string;
+    };
+    /** what the file gets, as a unified diff from what it holds now; for a conflict, what force would do */
+    diff: string;
+    /** for a conflict that merges cleanly, what merge would do */
+    mergeDiff?: string;
+    path: string;
+  }>;
+  /** what hostd cannot undo */
+  note: string;
+  /** the toolCallId under which what a forced rewind overwrote is recorded; review.rollback of it brings that content back */
+  recorded?: string;
 }
 
 /** Params of review.rollback. */
@@ -675,6 +738,8 @@ export interface Methods {
   "review.sessions": { params: ReviewSessionsParams; result: ReviewSessionsResult };
   /** The session's review entries (every change a tool made), oldest first; path keeps one file's. The session may be gone (a restart), as long as it has records. */
   "review.list": { params: ReviewListParams; result: ReviewListResult };
+  /** Undo, all or nothing, every change of a user turn (promptId), of a tool call and every later one (since), of one call (toolCallId) or of the whole session (all), newest first; dryRun previews it file by file with diffs and conflicts. A file changed since the agent's last change to it is a conflict: resolve says what to do (keepTheirs, merge, force); without it ROLLBACK_CONFLICT names each file and the choices, and nothing is restored. */
+  "review.rewind": { params: ReviewRewindParams; result: ReviewRewindResult };
   /** Undo every change of one tool call, all or nothing; the session may be gone, as long as it has records. ROLLBACK_CONFLICT when a file changed since (or the call was already rolled back); nothing is restored then. */
   "review.rollback": { params: ReviewRollbackParams; result: ReviewRollbackResult };
 }
@@ -682,7 +747,7 @@ export interface Methods {
 export type MethodName = keyof Methods;
 
 /** The names of every method, in the document's order. */
-export const methodNames: readonly MethodName[] = ["host.info","host.shutdown","rpc.discover","session.create","session.delete","session.list","session.setWorkspace","tools.definitions","tools.execute","debug.stats","debug.session","review.sessions","review.list","review.rollback"];
+export const methodNames: readonly MethodName[] = ["host.info","host.shutdown","rpc.discover","session.create","session.delete","session.list","session.setWorkspace","tools.definitions","tools.execute","debug.stats","debug.session","review.sessions","review.list","review.rewind","review.rollback"];
 
 /**
  * A tool call's changes were recorded; sent to every connected client (wire-contract §5). The entries are the ones review.list returns for that call.
@@ -700,6 +765,8 @@ export interface ReviewRecordedParams {
     diff: string;
     id: string;
     path: string;
+    /** the user turn (tools.execute's promptId) the call belonged to; absent when the client sent none */
+    promptId?: string;
     rolledBack: boolean;
     tool: string;
     toolCallId: string;

@@ -177,6 +177,8 @@ test('a real hostd\'s JSON-RPC errors carry the generated names and codes', asyn
     [() => client.request('session.create', { workspace, bogus: 1 }), 'INVALID_PARAMS'],
     [() => client.createSession({ workspace: path.join(workspace, 'missing') }), 'WORKSPACE_INVALID'],
     [() => client.rollback('s-err', 'call-none'), 'REVIEW_NOT_FOUND'],
+    [() => client.rewind('s-err', { promptId: 'turn-none' }), 'REVIEW_NOT_FOUND'],
+    [() => client.rewind('s-err', { promptId: 'turn-none', all: true }), 'INVALID_PARAMS'],
     [() => client.executeAny('s-err', 'bash', {}), 'UNKNOWN_TOOL'],
   ];
   for (const [call, name] of cases) {
@@ -188,6 +190,27 @@ test('a real hostd\'s JSON-RPC errors carry the generated names and codes', asyn
       return true;
     });
   }
+});
+
+test('rewind previews and undoes a whole turn of a real hostd', async () => {
+  const file = path.join(workspace, 'rewound.txt');
+  fs.writeFileSync(file, 'before\n');
+  for (const [i, content] of ['one\n', 'two\n'].entries()) {
+    const res = await client.execute('s-err', 'write', { path: 'rewound.txt', content }, { promptId: 'turn-rw', toolCallId: `rw-${i}` });
+    assert.ok(res.ok, JSON.stringify(res));
+  }
+  const preview = await client.rewind('s-err', { promptId: 'turn-rw', dryRun: true });
+  assert.equal(preview.dryRun, true);
+  assert.deepEqual(preview.calls, ['rw-1', 'rw-0']);
+  assert.equal(preview.files.length, 1);
+  const [file0] = preview.files;
+  assert.ok(file0);
+  assert.equal(file0.action, 'restore');
+  assert.match(file0.diff, /-two\n\+before/);
+  assert.equal(fs.readFileSync(file, 'utf8'), 'two\n');
+  const done = await client.rewind('s-err', { promptId: 'turn-rw' });
+  assert.equal(done.dryRun, false);
+  assert.equal(fs.readFileSync(file, 'utf8'), 'before\n');
 });
 
 test('a JSON-RPC error name this client does not know is UNKNOWN, with error.data kept whole', async () => {
