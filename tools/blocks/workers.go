@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/spawn"
 )
 
 // Workers is the daemon's side of parsing: a pool of worker processes,
@@ -68,6 +70,10 @@ type WorkersConfig struct {
 	// mode (see SelfCommand); the pool sets its stdio and process
 	// attributes.
 	Command func() (*exec.Cmd, error)
+	// Spawner, when set, starts the workers (Command's program and
+	// arguments) in place of this process: the daemon's, which forks
+	// nothing once it holds its socket (package spawn).
+	Spawner *spawn.Spawner
 	// Count is the most workers that run at once
 	// (config.Limits.MaxParseWorkers).
 	Count int
