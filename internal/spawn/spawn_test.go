@@ -236,4 +236,3 @@ func goneWithin(pid int, d time.Duration) bool {
 	}
 	return false
 }
-
