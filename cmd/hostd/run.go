@@ -195,9 +195,12 @@ func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) e
 			ln, idle = il, il.Idle()
 		}
 		go func() { served <- srv.Serve(ln) }()
+		// The hint names the socket unless it is the default: a plain
+		// hostctl would reach another daemon, and could stop it.
+		ctl := endpoint.Hostctl(l.Path())
 		fmt.Fprintf(std.err, "hostd %s listening on %s (pid %d)\n"+
-			"  talk to it:  hostctl info        (from a checkout: go run ./cmd/hostctl info)\n"+
-			"  stop it:     Ctrl-C, or hostctl shutdown\n", version(), l.Path(), os.Getpid())
+			"  talk to it:  %s info        (from a checkout: go run ./cmd/%s info)\n"+
+			"  stop it:     Ctrl-C, or %s shutdown\n", version(), l.Path(), os.Getpid(), ctl, ctl, ctl)
 		log.Info("listening", zap.String(rpc.LogSocket, l.Path()), zap.Int(rpc.LogPID, os.Getpid()), zap.String(rpc.LogVersion, version()))
 	}
 

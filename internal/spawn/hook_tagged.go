@@ -11,15 +11,6 @@ import (
 	"time"
 )
 
-// HoldEnv is the environment variable that, in a build with the
-// hostdtesthooks tag, makes every child start of the process also start
-// a holder: a process given a copy of every descriptor the starter has,
-// which keeps them for the duration the variable names ("1.5s") and is
-// not tied to its parent's life. It is what a child forked and not yet
-// exec'd is, on a busy machine that leaves it unscheduled: the restart
-// tests widen that window with it.
-const HoldEnv = "HOSTD_TEST_START_HOLD"
-
 func init() {
 	d, err := time.ParseDuration(os.Getenv(HoldEnv))
 	if err != nil || d <= 0 {
