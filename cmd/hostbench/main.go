@@ -81,6 +81,7 @@ var sectionDefs = []sectionDef{
 	{"memory", "Memory: sessions under the daemon-wide retained-text bound, and edits with a full review index", memorySection},
 	{"gobench", "The packages' own benchmarks: the 1 GiB read, grep vs ripgrep, review overhead, blocks, the edit language", goBenchSection},
 	{"parse", "Parsing in worker processes", parseSection},
+	{"fair", "Parse workers shared between sessions: a small block op beside heavy parsing", fairSection},
 	{"replay", "Replay of real edits: syntax feedback and reads since a tag", replaySection},
 }
 
