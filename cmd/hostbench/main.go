@@ -6,7 +6,8 @@
 // JSON-RPC echo server, whether the daemon stays inside its memory bounds,
 // the figures the packages' own Go benchmarks produce, and what parsing in
 // worker processes costs beside a daemon that parsed in its own (built
-// from a base commit). It prints a table per section and writes
+// from a base commit), and how the parse workers are shared between
+// sessions (a small block op beside sessions parsing large files). It prints a table per section and writes
 // docs/benchmarks.md whole, from that run alone, with the run's record
 // beside it (docs/benchmarks.json). With -compare it also runs the base
 // build's own hostbench, section by section, for a before/after table.
@@ -81,8 +82,8 @@ var sectionDefs = []sectionDef{
 	{"memory", "Memory: sessions under the daemon-wide retained-text bound, and edits with a full review index", memorySection},
 	{"gobench", "The packages' own benchmarks: the 1 GiB read, grep vs ripgrep, review overhead, blocks, the edit language", goBenchSection},
 	{"parse", "Parsing in worker processes", parseSection},
-	{"fair", "Parse workers shared between sessions: a small block op beside heavy parsing", fairSection},
 	{"replay", "Replay of real edits: syntax feedback and reads since a tag", replaySection},
+	{"fair", "Parse workers shared between sessions: a small block op beside heavy parsing", fairSection},
 }
 
 func sectionKeys() []string {
