@@ -32,10 +32,10 @@ var (
 // launchWithParseHook starts a hostdtesthooks build whose parse workers
 // run the hook (blocks.TestHookEnv, ACTION:MARKER) on every text holding
 // the marker, serving a socket of its own, and waits until it listens.
-func launchWithParseHook(t *testing.T, hook string) *daemon {
+func launchWithParseHook(t *testing.T, hook string, extra ...string) *daemon {
 	t.Helper()
 	d := launchBinary(t, hostdWithTestHooks(t), []string{blocks.TestHookEnv + "=" + hook},
-		"--socket", filepath.Join(shortDir(t), "hostd.sock"), "--state-dir", t.TempDir())
+		append([]string{"--socket", filepath.Join(shortDir(t), "hostd.sock"), "--state-dir", t.TempDir()}, extra...)...)
 	d.socket = d.cmd.Args[2]
 	if !d.waitStderr("listening on "+d.socket, 30*time.Second) {
 		t.Fatalf("hostd did not start:\n%s", d.output())
