@@ -84,14 +84,12 @@ func TestAnOversizedFrameClosesThatConnectionOnly(t *testing.T) {
 		"Content-Length: 1025\r\n\r\n", // one byte over the cap; no body follows
 	} {
 		c := h.raw()
-		start := time.Now()
 		c.write(header)
+		// Closed on the header alone: no body follows and the server has
+		// no read timeout, so the close (an event) comes only if it did
+		// not wait for one.
 		if !c.closed() {
 			t.Fatalf("%q: connection not closed", header)
-		}
-		// Closed on the header alone: the server did not wait for a body.
-		if time.Since(start) > 2*time.Second {
-			t.Errorf("%q: took %v to close", header, time.Since(start))
 		}
 		// (session.list: its answer fits the 1 KiB cap; host.info's
 		// list of every limit does not.)

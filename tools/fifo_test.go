@@ -22,8 +22,9 @@ func TestFIFOIsNotAFileAndNeverBlocks(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(e.root, "pipe"), 0o644); err != nil {
 		t.Skipf("cannot make a FIFO here: %v", err)
 	}
-	start := time.Now()
-	within(t, 5*time.Second, func() {
+	// Reading a FIFO with no writer blocks for good: each call answering
+	// at all (within the hang guard) is the event that says none opened it.
+	within(t, time.Minute, func() {
 		e.failure("read", `{"path":"pipe"}`, CodeNotAFile)
 		e.failure("grep", `{"pattern":"x","path":"pipe"}`, CodeNotAFile)
 		e.failure("write", `{"path":"pipe","content":"x"}`, CodeNotAFile)
@@ -32,7 +33,4 @@ func TestFIFOIsNotAFileAndNeverBlocks(t *testing.T) {
 			t.Errorf("grep over a directory with a FIFO: files %v", r.Files)
 		}
 	})
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("took %v", d)
-	}
 }

@@ -6,9 +6,11 @@
 // JSON-RPC echo server, whether the daemon stays inside its memory bounds,
 // the figures the packages' own Go benchmarks produce, and what parsing in
 // worker processes costs beside a daemon that parsed in its own (built
-// from a base commit). It prints a table per section and, for a full run,
-// writes docs/benchmarks.md whole, from that run alone, with the run's
-// record beside it (docs/benchmarks.json); a -quick run, or one of some
+// from a base commit), and how the parse workers are shared between
+// sessions (a small block op beside sessions parsing large files). It
+// prints a table per section and, for a full run, writes
+// docs/benchmarks.md whole, from that run alone, with the run's record
+// beside it (docs/benchmarks.json); a -quick run, or one of some
 // -sections, writes a page only where -out says. With -compare it also runs the base
 // build's own hostbench, section by section, for a before/after table.
 //
@@ -83,6 +85,7 @@ var sectionDefs = []sectionDef{
 	{"gobench", "The packages' own benchmarks: the 1 GiB read, grep vs ripgrep, review overhead, blocks, the edit language", goBenchSection},
 	{"parse", "Parsing in worker processes", parseSection},
 	{"replay", "Replay of real edits: syntax feedback and reads since a tag", replaySection},
+	{"fair", "Parse workers shared between sessions: a small block op beside heavy parsing", fairSection},
 }
 
 func sectionKeys() []string {

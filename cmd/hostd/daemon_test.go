@@ -21,6 +21,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/spawn"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
@@ -43,6 +44,16 @@ func TestMain(m *testing.M) {
 		// A daemon a test runs in this process (the goldens) starts this
 		// binary as its parse workers, as hostd starts itself.
 		if err := runParseWorker(context.Background(), stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if len(os.Args) > 1 && os.Args[1] == spawn.Command {
+		// Such a daemon starts this binary as its process spawner too;
+		// were the mode not served here, the spawner would run every
+		// test again, and each of their daemons another spawner.
+		if err := spawn.Serve(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

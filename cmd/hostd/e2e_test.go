@@ -54,8 +54,10 @@ func TestE2EHostInfoAndDiscover(t *testing.T) {
 			t.Errorf("rpc.discover lacks %s", want)
 		}
 	}
-	// On start hostd says where it listens and how to talk to it.
-	if out := d.output(); !strings.Contains(out, "hostctl info") || !strings.Contains(out, "pid "+strconv.Itoa(d.cmd.Process.Pid)) {
+	// On start hostd says where it listens and how to talk to it: on a
+	// socket not the default, the hint names it (a plain hostctl would
+	// reach the default daemon, and its shutdown would stop that one).
+	if out := d.output(); !strings.Contains(out, "hostctl --socket "+d.socket+" info") || !strings.Contains(out, "hostctl --socket "+d.socket+" shutdown") || !strings.Contains(out, "pid "+strconv.Itoa(d.cmd.Process.Pid)) {
 		t.Errorf("startup message:\n%s", out)
 	}
 }

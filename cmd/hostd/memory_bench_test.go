@@ -121,7 +121,7 @@ func newEditRig(b testing.TB, stateDir string, lim config.Limits) *editRig {
 	b.Cleanup(memgov.Start(lim, memgov.Sources{Held: sessions.HeldBytes, Index: store.IndexBytes})) // stopped, it puts the limit back
 
 	// The parse workers are this test binary (TestMain serves the mode).
-	workers, err := newParseWorkers(lim, zap.NewNop())
+	workers, err := newParseWorkers(lim, zap.NewNop(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

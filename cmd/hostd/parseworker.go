@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/spawn"
 	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/tools/blocks"
 )
@@ -33,14 +34,30 @@ func runParseWorker(ctx context.Context, std stdio) error {
 	return nil
 }
 
+// startSpawner starts this program as the daemon's process spawner
+// (spawn.Command), which starts the parse workers; nil where the
+// platform has none (the daemon then starts them itself).
+func startSpawner() (*spawn.Spawner, error) {
+	cmd, err := blocks.SelfCommand(spawn.Command)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := spawn.Start(cmd.Path, cmd.Args[1:]...)
+	if err != nil {
+		return nil, err
+	}
+	return sp, nil
+}
+
 // newParseWorkers is the daemon's pool of parse workers: this program in
 // its worker mode, as many as limits.maxParseWorkers at once, each with
 // its share of limits.maxParseTreeBytes and at most
 // limits.maxParseWorkerBytes of memory, one parse of a session at a time.
 // One worker starts now, so the first parse does not wait for it.
-func newParseWorkers(lim config.Limits, log *zap.Logger) (*blocks.Workers, error) {
+func newParseWorkers(lim config.Limits, log *zap.Logger, spawner *spawn.Spawner) (*blocks.Workers, error) {
 	w, err := blocks.NewWorkers(blocks.WorkersConfig{
 		Command:        func() (*exec.Cmd, error) { return blocks.SelfCommand(parseWorkerCommand) },
+		Spawner:        spawner,
 		Count:          lim.MaxParseWorkers,
 		MaxTreeBytes:   lim.MaxParseTreeBytes,
 		MaxMemoryBytes: lim.MaxParseWorkerBytes,

@@ -32,10 +32,10 @@ var (
 // launchWithParseHook starts a hostdtesthooks build whose parse workers
 // run the hook (blocks.TestHookEnv, ACTION:MARKER) on every text holding
 // the marker, serving a socket of its own, and waits until it listens.
-func launchWithParseHook(t *testing.T, hook string) *daemon {
+func launchWithParseHook(t *testing.T, hook string, extra ...string) *daemon {
 	t.Helper()
 	d := launchBinary(t, hostdWithTestHooks(t), []string{blocks.TestHookEnv + "=" + hook},
-		"--socket", filepath.Join(shortDir(t), "hostd.sock"), "--state-dir", t.TempDir())
+		append([]string{"--socket", filepath.Join(shortDir(t), "hostd.sock"), "--state-dir", t.TempDir()}, extra...)...)
 	d.socket = d.cmd.Args[2]
 	if !d.waitStderr("listening on "+d.socket, 30*time.Second) {
 		t.Fatalf("hostd did not start:\n%s", d.output())
@@ -189,7 +189,7 @@ func TestE2EAParserAbortEndsOneCall(t *testing.T) {
 	var before []int
 	for deadline := time.Now().Add(30 * time.Second); len(before) == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
-		before = childPIDs(d.cmd.Process.Pid) // the worker started with the daemon
+		before = workerPIDs(d.cmd.Process.Pid) // the worker started with the daemon
 	}
 	if len(before) != 1 {
 		t.Fatalf("the daemon runs %v, want one parse worker", before)
@@ -213,7 +213,7 @@ func TestE2EAParserAbortEndsOneCall(t *testing.T) {
 		t.Fatalf("the daemon did not log the worker's end:\n%s", d.output())
 	}
 	aborted, _ := strconv.Atoi(m[1])
-	if after := childPIDs(d.cmd.Process.Pid); len(after) == 0 || slices.Contains(after, aborted) {
+	if after := workerPIDs(d.cmd.Process.Pid); len(after) == 0 || slices.Contains(after, aborted) {
 		t.Errorf("workers %v after the abort of %d: want it gone and another serving", after, aborted)
 	}
 	var info map[string]any
@@ -242,11 +242,17 @@ func treeCPU(t *testing.T, pid int) time.Duration {
 		}
 		return n
 	}
-	sum := ticks(pid, true)
-	for _, c := range childPIDs(pid) {
-		sum += ticks(c, false)
+	// A running child's time is not in its parent's yet: add its tree
+	// (the daemon's spawner, and the workers it runs).
+	var tree func(pid int) int64
+	tree = func(pid int) int64 {
+		sum := ticks(pid, true)
+		for _, c := range childPIDs(pid) {
+			sum += tree(c)
+		}
+		return sum
 	}
-	return time.Duration(sum) * time.Second / userHZ
+	return time.Duration(tree(pid)) * time.Second / userHZ
 }
 
 // procStat is the fields of /proc/PID/stat after the command, so field 0
@@ -258,6 +264,19 @@ func procStat(pid int) []string {
 	}
 	_, rest, _ := strings.Cut(string(data), ") ")
 	return strings.Fields(rest)
+}
+
+// workerPIDs lists the parse workers of the daemon pid: the processes
+// below it (its spawner's children) that run in the worker mode.
+func workerPIDs(pid int) []int {
+	var out []int
+	for _, c := range childPIDs(pid) {
+		if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c)); strings.HasSuffix(string(cmdline), "\x00"+parseWorkerCommand+"\x00") {
+			out = append(out, c)
+		}
+		out = append(out, workerPIDs(c)...)
+	}
+	return out
 }
 
 // childPIDs lists the running children of pid.

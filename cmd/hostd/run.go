@@ -17,6 +17,7 @@ import (
 	"github.com/hostd-dev/hostd/internal/buildinfo"
 	"github.com/hostd-dev/hostd/internal/endpoint"
 	"github.com/hostd-dev/hostd/internal/memgov"
+	"github.com/hostd-dev/hostd/internal/spawn"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc"
 	"github.com/hostd-dev/hostd/session"
@@ -69,6 +70,9 @@ func run(ctx context.Context, args []string, std stdio) error {
 	if len(args) > 0 && args[0] == parseWorkerCommand {
 		return runParseWorker(ctx, std)
 	}
+	if len(args) > 0 && args[0] == spawn.Command {
+		return spawn.Serve()
+	}
 	cfg, err := parseConfig(args, std.out)
 	if err != nil {
 		return err
@@ -98,13 +102,25 @@ const logStartFailed = "hostd stopped with an error"
 
 // serve runs the daemon with its logger until it stops.
 func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) error {
+	// The process spawner starts before anything a child must never hold
+	// is opened: the parse workers are forked by it, never by this
+	// process, so no child of the daemon, between its fork and its exec,
+	// holds a copy of the socket's lock or listener (package spawn). The
+	// daemon forks nothing once it has claimed its address, and a daemon
+	// killed at any moment leaves nothing of its address behind.
+	spawner, err := startSpawner()
+	if err != nil {
+		return err
+	}
+	if spawner != nil {
+		defer spawner.Close()
+	}
 	// In socket mode the address is claimed first: a second daemon learns
 	// that one is live from its lock, before it touches the state
 	// directory. It listens only once the review store is open, so no
 	// client connects to a daemon that is about to refuse to start.
 	var claim *endpoint.Claim
 	if !cfg.Stdio {
-		var err error
 		if claim, err = endpoint.ClaimAddress(cfg.Socket); err != nil {
 			return err
 		}
@@ -158,7 +174,7 @@ func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) e
 	// Tree-sitter runs in worker processes, never in the daemon: each
 	// keeps the trees of the files it parsed, so a file version is parsed
 	// once and the next version from its tree.
-	workers, err := newParseWorkers(cfg.Limits, log)
+	workers, err := newParseWorkers(cfg.Limits, log, spawner)
 	if err != nil {
 		return err
 	}
@@ -179,9 +195,12 @@ func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) e
 			ln, idle = il, il.Idle()
 		}
 		go func() { served <- srv.Serve(ln) }()
+		// The hint names the socket unless it is the default: a plain
+		// hostctl would reach another daemon, and could stop it.
+		ctl := endpoint.Hostctl(l.Path())
 		fmt.Fprintf(std.err, "hostd %s listening on %s (pid %d)\n"+
-			"  talk to it:  hostctl info        (from a checkout: go run ./cmd/hostctl info)\n"+
-			"  stop it:     Ctrl-C, or hostctl shutdown\n", version(), l.Path(), os.Getpid())
+			"  talk to it:  %s info        (from a checkout: go run ./cmd/%s info)\n"+
+			"  stop it:     Ctrl-C, or %s shutdown\n", version(), l.Path(), os.Getpid(), ctl, ctl, ctl)
 		log.Info("listening", zap.String(rpc.LogSocket, l.Path()), zap.Int(rpc.LogPID, os.Getpid()), zap.String(rpc.LogVersion, version()))
 	}
 

@@ -17,6 +17,7 @@ package endpoint
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrLive reports another daemon owning the address; *LiveError names it.
@@ -33,7 +34,34 @@ func (e *LiveError) Error() string {
 	if e.PID > 0 {
 		who = fmt.Sprintf("pid %d", e.PID)
 	}
-	return fmt.Sprintf("%v: %s is listening on %s; talk to it (hostctl info), stop it (hostctl shutdown), or give this one another --socket", ErrLive, who, e.Addr)
+	ctl := Hostctl(e.Addr)
+	return fmt.Sprintf("%v: %s is listening on %s; talk to it (%s info), stop it (%s shutdown), or give this one another --socket", ErrLive, who, e.Addr, ctl, ctl)
+}
+
+// Hostctl is the hostctl command line that reaches a daemon on addr:
+// plain "hostctl" for the user's default address, else with --socket
+// naming addr (quoted for a shell when it needs it). A hint that left
+// --socket out would send its reader to another daemon, the default
+// one, and could stop it.
+func Hostctl(addr string) string {
+	if addr == Default() {
+		return "hostctl"
+	}
+	return "hostctl --socket " + shellQuote(addr)
+}
+
+// shellQuote is s as a POSIX shell word: as it is when every byte is one
+// a shell takes literally, else in single quotes.
+func shellQuote(s string) string {
+	safe := s != ""
+	for i := 0; i < len(s) && safe; i++ {
+		c := s[i]
+		safe = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/._-+@%=:,", c) >= 0
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Is makes a LiveError an ErrLive.

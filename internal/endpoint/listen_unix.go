@@ -23,6 +23,23 @@ import (
 // a live socket, and a socket file left by a dead one is known to be
 // stale without guessing.
 
+// The daemon that holds the lock and the listener is the only process
+// that ever holds them: its parse workers are forked by a spawner started
+// before the lock was taken (package spawn), so no child of the daemon,
+// between its fork and its exec, holds a copy of either. Should one be
+// held all the same after its daemon died (a hostd of a version before
+// the spawner; any other child forked with them), the start tells it
+// apart from a live daemon: the lock file names the daemon that took
+// the lock, and when that process is gone, whatever holds the lock is an
+// orphan that will let go (at its exec or exit), so the start waits for
+// it (orphanWait) instead of refusing; and a socket whose listener was
+// made by that same gone daemon is stale, whoever still holds a copy, so
+// it is replaced, and new clients reach the new daemon.
+
+// orphanWait bounds how long a start waits for a lock held by an orphan
+// of its dead daemon (see above) before it reports it as live.
+const orphanWait = 30 * time.Second
+
 // probeTimeout bounds the connect attempt that tells a live socket from a
 // stale one.
 const probeTimeout = time.Second
@@ -62,6 +79,7 @@ func (l *Listener) Path() string { return l.path }
 type Claim struct {
 	path string
 	lock *os.File
+	prev int // the pid the lock file named when we took it: the previous owner
 }
 
 // ClaimAddress prepares the socket's directory and takes the lock of
@@ -84,11 +102,11 @@ func ClaimAddress(path string) (*Claim, error) {
 	if err := privateDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	lock, err := lockSocket(path)
+	lock, prev, err := lockSocket(path)
 	if err != nil {
 		return nil, err
 	}
-	return &Claim{path: path, lock: lock}, nil
+	return &Claim{path: path, lock: lock, prev: prev}, nil
 }
 
 // Release gives the address up without listening on it.
@@ -97,7 +115,7 @@ func (c *Claim) Release() { c.lock.Close() }
 // Listen listens on the claimed address, replacing a stale socket file;
 // the listener then holds the lock until it is closed.
 func (c *Claim) Listen() (*Listener, error) {
-	if err := clearStale(c.path); err != nil {
+	if err := clearStale(c.path, c.prev); err != nil {
 		c.Release()
 		return nil, err
 	}
@@ -232,33 +250,68 @@ func privateDir(dir string) error {
 
 // lockSocket takes the exclusive lock that makes this daemon the owner of
 // path, and writes our pid into the lock file so a second daemon can name
-// us. The lock file is never removed: removing it would let two daemons
-// lock two different files of the same name.
-func lockSocket(path string) (*os.File, error) {
+// us; prev is the pid the file named before (0 when none). The lock file
+// is never removed: removing it would let two daemons lock two different
+// files of the same name. A lock held while the daemon the file names is
+// gone is held by an orphan of that daemon: the start waits for it, up
+// to orphanWait.
+func lockSocket(path string) (*os.File, int, error) {
 	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("socket lock: %w", err)
+		return nil, 0, fmt.Errorf("socket lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		b := make([]byte, 32)
-		n, _ := f.Read(b)
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
-			return nil, &LiveError{Addr: path, PID: pid}
+	var waited time.Duration
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
 		}
-		return nil, fmt.Errorf("socket lock: %w", err)
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, 0, fmt.Errorf("socket lock: %w", err)
+		}
+		pid := lockPID(f)
+		if pid <= 0 || !processGone(pid) || waited >= orphanWait {
+			f.Close()
+			return nil, 0, &LiveError{Addr: path, PID: pid}
+		}
+		time.Sleep(10 * time.Millisecond)
+		waited += 10 * time.Millisecond
 	}
+	prev := lockPID(f)
 	if err := f.Truncate(0); err == nil {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return f, nil
+	return f, prev, nil
+}
+
+// lockPID is the pid the lock file names, 0 when it names none.
+func lockPID(f *os.File) int {
+	b := make([]byte, 32)
+	n, _ := f.ReadAt(b, 0)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+	return pid
+}
+
+// processGone reports whether process pid has ended: it does not exist,
+// or it is a zombie, whose descriptors the kernel has closed already.
+func processGone(pid int) bool {
+	if data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+		_, rest, _ := strings.Cut(string(data), ") ")
+		return strings.HasPrefix(rest, "Z") || strings.HasPrefix(rest, "X")
+	} else if _, err := os.Stat("/proc/self/stat"); err == nil {
+		return true // /proc works here and has no such process
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 // clearStale removes a socket file no daemon answers on. Holding the lock
 // already means no hostd owns it; the connect probe also keeps us from
-// removing a socket some other live process serves.
-func clearStale(path string) error {
+// removing a socket some other live process serves. A socket that
+// answers is stale all the same when its listener was made by prev, the
+// daemon that held the lock before us, and that process is gone: an
+// orphan of it holds a copy of the listener and will never answer.
+func clearStale(path string, prev int) error {
 	info, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -276,7 +329,9 @@ func clearStale(path string) error {
 			live.PID = peer.PID
 		}
 		c.Close()
-		return live
+		if live.PID <= 0 || live.PID != prev || !processGone(prev) {
+			return live
+		}
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("removing stale socket %s: %w", path, err)

@@ -393,3 +393,23 @@ func TestAListenerKeepsItsFilesFresh(t *testing.T) {
 		t.Errorf("the lock file was touched after Close: %v", err)
 	}
 }
+
+// TestHintsNameASocketNotTheDefault: hostctl lines in messages reach the
+// daemon they are about: plain for the default address, with --socket
+// (shell-quoted when needed) for any other.
+func TestHintsNameASocketNotTheDefault(t *testing.T) {
+	for addr, want := range map[string]string{
+		Default():            "hostctl",
+		"/tmp/x/hostd.sock":  "hostctl --socket /tmp/x/hostd.sock",
+		"/tmp/my dir/h.sock": "hostctl --socket '/tmp/my dir/h.sock'",
+		"/tmp/it's/h.sock":   `hostctl --socket '/tmp/it'\''s/h.sock'`,
+	} {
+		if got := Hostctl(addr); got != want {
+			t.Errorf("Hostctl(%q) = %q, want %q", addr, got, want)
+		}
+	}
+	e := (&LiveError{Addr: "/tmp/x/hostd.sock", PID: 7}).Error()
+	if !strings.Contains(e, "hostctl --socket /tmp/x/hostd.sock info") || !strings.Contains(e, "hostctl --socket /tmp/x/hostd.sock shutdown") {
+		t.Errorf("the live error's hint: %s", e)
+	}
+}

@@ -102,7 +102,11 @@
 // syntax checker was made with (NewResolverContext, NewSyntaxContext),
 // whose deadline is the edit call's parse time (config.Limits.MaxParseMs,
 // 500 ms) shared by its block resolution and every repair check, and by
-// a 10 s backstop without one. Past it the parse stops: block ops decline
+// a 10 s backstop without one. In the daemon a request's wait for a
+// worker is not parse time: the time waited is added to the call's, the
+// wait has its own bound (5 s), and a request that waited that long is
+// declined as busy (ErrParseBusy), which says nothing of the file. Past
+// the parse time the parse stops: block ops decline
 // (ErrParseTime) naming the plain range, and Check answers that it cannot
 // tell, which boundary repair treats as the end of its search. Error
 // recovery on a large broken file is what needs this: 400 KiB of junk

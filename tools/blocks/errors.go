@@ -6,7 +6,7 @@ import (
 )
 
 // Sentinels for the ways a block op declines. Every decline is an
-// *UnresolvedError that unwraps to one of the first eight, so the tool layer
+// *UnresolvedError that unwraps to one of the first nine, so the tool layer
 // can tell them apart with errors.Is without parsing the reason.
 var (
 	// ErrUnsupported: no grammar for this file type. Block ops only are
@@ -24,6 +24,11 @@ var (
 	// ErrParseTime: the parse did not finish within the edit call's parse
 	// time (config.Limits.MaxParseMs), or that time was already spent.
 	ErrParseTime = errors.New("file could not be parsed in time for block ops")
+	// ErrParseBusy: every parse worker stayed busy with other requests
+	// for as long as a request waits for one (workers.go, workerWait), so
+	// the file was not parsed. Unlike ErrParseTime it says nothing of the
+	// file: the same call again, a moment later, may well be served.
+	ErrParseBusy = errors.New("the parse workers were all busy")
 	// ErrLineRange: the anchor is not a line of the file.
 	ErrLineRange = errors.New("line outside the file")
 	// ErrNoBlock: the line opens no multi-line construct (blank, comment,

@@ -113,6 +113,9 @@ func workerDecline(err error, path string, lang *language, size int) *Unresolved
 	switch {
 	case errors.Is(err, errSpent):
 		return failureDecline(lang, size, spent, "")
+	case errors.Is(err, errBusy):
+		return decline(ErrParseBusy, 0, "every parse worker stayed busy with other sessions' parses for %v, so %s was not parsed as %s and block ops are declined; nothing is wrong with the file, and the same call a moment later may well be served; %s",
+			workerWait, filepath.Base(path), lang.name, plainOps)
 	case errors.As(err, &pe) && pe.ended == endedTime:
 		return decline(ErrParseTime, 0, "the file (%d bytes) could not be parsed as %s within its parse time, so the parse was ended and block ops are declined; %s",
 			size, lang.name, plainOps)

@@ -7,12 +7,15 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/spawn"
 )
 
 // This file is one worker process as the daemon sees it: started with
@@ -45,7 +48,7 @@ const (
 
 // proc is one running worker.
 type proc struct {
-	cmd    *exec.Cmd
+	kill1  func() error // sends the process SIGKILL (or ends it, on Windows)
 	pid    int
 	in     *os.File // the worker's stdin, our end
 	out    *os.File // the worker's stdout, our end
@@ -82,46 +85,29 @@ func (e *procError) Error() string {
 	return msg
 }
 
-// startProc starts a worker from cmd and waits until it is ready.
-func startProc(cmd *exec.Cmd, cfg workerConfig, j *job) (*proc, error) {
-	inR, inW, err := os.Pipe()
+// startProc starts a worker from cmd, through sp when it is not nil
+// (spawn: the daemon then forks nothing itself), and waits until it is
+// ready.
+func startProc(cmd *exec.Cmd, sp *spawn.Spawner, cfg workerConfig, j *job) (*proc, error) {
+	p := &proc{stderr: &tailBuffer{max: 4 << 10}, done: make(chan struct{})}
+	var process *os.Process
+	var err error
+	if sp != nil {
+		err = p.startSpawned(sp, cmd)
+	} else {
+		process, err = p.startDirect(cmd)
+	}
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, err
-	}
-	growPipe(inW)
-	p := &proc{cmd: cmd, in: inW, out: outR, stderr: &tailBuffer{max: 4 << 10}, done: make(chan struct{})}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
-	setProcAttr(cmd)
-	err = startCmd(cmd)
-	inR.Close()
-	outW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		return nil, err
-	}
-	p.pid = cmd.Process.Pid
-	go func() {
-		err := cmd.Wait()
-		p.exit = "exit status 0"
-		if err != nil {
-			p.exit = err.Error()
-		}
-		close(p.done)
-	}()
-	if err := j.assign(cmd.Process); err != nil {
+	growPipe(p.in)
+	if err := j.assign(process); err != nil {
 		p.end(endedBroken)
 		return nil, fmt.Errorf("putting the worker in its job object: %w", err)
 	}
-	p.bw = bufio.NewWriterSize(inW, 64<<10)
+	p.bw = bufio.NewWriterSize(p.in, 64<<10)
 	p.enc = gob.NewEncoder(p.bw)
-	p.dec = gob.NewDecoder(bufio.NewReaderSize(outR, 64<<10))
+	p.dec = gob.NewDecoder(bufio.NewReaderSize(p.out, 64<<10))
 	timer := time.AfterFunc(startTimeout, func() { p.kill(endedTime) })
 	var hello workerHello
 	err = p.send(cfg)
@@ -145,6 +131,68 @@ func startProc(cmd *exec.Cmd, cfg workerConfig, j *job) (*proc, error) {
 	}
 	p.limit = hello.Limit
 	return p, nil
+}
+
+// startDirect starts cmd from this process.
+func (p *proc) startDirect(cmd *exec.Cmd) (*os.Process, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
+	setProcAttr(cmd)
+	spawn.BeforeStart()
+	err = startCmd(cmd)
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	p.in, p.out, p.pid, p.kill1 = inW, outR, cmd.Process.Pid, cmd.Process.Kill
+	go func() {
+		err := cmd.Wait()
+		p.exit = "exit status 0"
+		if err != nil {
+			p.exit = err.Error()
+		}
+		close(p.done)
+	}()
+	return cmd.Process, nil
+}
+
+// startSpawned starts cmd's program through the spawner.
+func (p *proc) startSpawned(sp *spawn.Spawner, cmd *exec.Cmd) error {
+	c, err := sp.Run(cmd.Path, cmd.Args)
+	if err != nil {
+		return err
+	}
+	p.in, p.out, p.pid, p.kill1 = c.Stdin, c.Stdout, c.PID, c.Kill
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(p.stderr, c.Stderr)
+		c.Stderr.Close()
+		close(copied)
+	}()
+	go func() {
+		<-c.Done()
+		// Its stderr ends with it; what it wrote last is kept, as
+		// exec.Cmd's Wait keeps it.
+		select {
+		case <-copied:
+		case <-time.After(time.Second):
+		}
+		p.exit = c.Status()
+		close(p.done)
+	}()
+	return nil
 }
 
 func (p *proc) send(v any) error {
@@ -201,7 +249,7 @@ func (p *proc) exitStatus() string {
 // kill ends the worker, recording why unless it had been ended already.
 func (p *proc) kill(why int32) {
 	p.ended.CompareAndSwap(endedNot, why)
-	_ = p.cmd.Process.Kill()
+	_ = p.kill1()
 }
 
 // end makes sure the worker is gone: it kills it (recording why, unless
@@ -211,7 +259,7 @@ func (p *proc) end(why int32) {
 	if why != endedNot {
 		p.ended.CompareAndSwap(endedNot, why)
 	}
-	_ = p.cmd.Process.Kill()
+	_ = p.kill1()
 	select {
 	case <-p.done:
 	case <-time.After(exitWait):

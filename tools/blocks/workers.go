@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/spawn"
 )
 
 // Workers is the daemon's side of parsing: a pool of worker processes,
@@ -24,7 +27,15 @@ import (
 // Scheduling. A worker serves one request at a time. A request goes to
 // the worker that last parsed its path (which holds its tree) when that
 // one is idle, else to any idle worker, else to a new one up to Count,
-// else it waits for one within its parse time. While fewer than Count
+// else it waits for one. Waiting is not parsing: the call's parse time
+// stops while it waits (the time waited is added to it, for this request
+// and the call's later ones), and the wait has a bound of its own,
+// workerWait, past which the request is declined as busy (ErrParseBusy:
+// retriable), not as too slow. A worker that frees up goes to the waiting
+// request whose owner has used the workers least of late (a decayed sum
+// of the time its requests held one; arrival order among equals), so a
+// session whose parses are small is served next, not behind every other
+// session's large ones (handOffLocked). While fewer than Count
 // run, one more is kept started and idle, so a request seldom waits for a
 // process to start. An owner (a session: the Owner function reads it from
 // the call's context) runs one request at a time, so one session's texts,
@@ -48,14 +59,22 @@ type Workers struct {
 
 	mu       sync.Mutex
 	slots    []*slot
-	affinity map[string]place  // the worker that last parsed each path
-	owners   map[string]bool   // owners with a request running
-	wake     chan struct{}     // closed and replaced when a slot or an owner frees up
-	warms    []warmRequest     // warms waiting for a worker, oldest first (warm.go)
-	warmed   map[string]uint64 // the digest of the text last warmed for each path
-	warming  bool              // a warm runs
+	affinity map[string]place           // the worker that last parsed each path
+	owners   map[string]bool            // owners with a request running
+	waiters  []*waiter                  // requests waiting for a worker, in arrival order (handOffLocked)
+	usage    map[string]usage           // each owner's recent worker time, which orders the waiters
+	credits  map[<-chan struct{}]credit // what each call's parse context waited for workers
+	seq      uint64                     // numbers the waiters in arrival order
+	wake     chan struct{}              // closed and replaced when a slot or an owner frees up
+	warms    []warmRequest              // warms waiting for a worker, oldest first (warm.go)
+	warmed   map[string]uint64          // the digest of the text last warmed for each path
+	warming  bool                       // a warm runs
 	closed   bool
 	stats    WorkerStats
+
+	// handedTo, when set (tests), hears of every slot taken, with the
+	// owner taking it; called under mu.
+	handedTo func(owner string)
 
 	// launches counts the workers being started (launch); Close waits
 	// for them. Added to only under mu while the pool is open.
@@ -68,6 +87,10 @@ type WorkersConfig struct {
 	// mode (see SelfCommand); the pool sets its stdio and process
 	// attributes.
 	Command func() (*exec.Cmd, error)
+	// Spawner, when set, starts the workers (Command's program and
+	// arguments) in place of this process: the daemon's, which forks
+	// nothing once it holds its socket (package spawn).
+	Spawner *spawn.Spawner
 	// Count is the most workers that run at once
 	// (config.Limits.MaxParseWorkers).
 	Count int
@@ -111,9 +134,11 @@ type WorkerStats struct {
 type slot struct {
 	p        *proc // nil: no worker runs here
 	gen      uint64
-	busy     bool     // a request, or a start, holds the slot
-	warming  string   // the path a warm (warm.go) holding the slot parses
-	releases []uint64 // handles to release with the slot's next request
+	busy     bool      // a request, or a start, holds the slot
+	owner    string    // the owner of the request holding it
+	since    time.Time // when that request took it
+	warming  string    // the path a warm (warm.go) holding the slot parses
+	releases []uint64  // handles to release with the slot's next request
 }
 
 // maxAffinity bounds the paths whose worker the pool remembers.
@@ -149,6 +174,8 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 		job:      j,
 		affinity: map[string]place{},
 		owners:   map[string]bool{},
+		usage:    map[string]usage{},
+		credits:  map[<-chan struct{}]credit{},
 		warmed:   map[string]uint64{},
 		wake:     make(chan struct{}),
 	}
@@ -226,32 +253,89 @@ func (w *Workers) Close() {
 	w.job.close()
 }
 
-// errSpent is a request whose call had no parse time left.
+// errSpent is a request whose call had no parse time left, or whose
+// call was cancelled before a worker took it.
 var errSpent = errors.New("blocks: no parse time left")
+
+// errBusy is a request that waited workerWait for a worker and got none:
+// the pool was busy with other requests.
+var errBusy = errors.New("blocks: every parse worker stayed busy")
+
+// workerWait bounds how long a request waits for a worker; tests
+// shorten it.
+var workerWait = 5 * time.Second
 
 // do sends rq, about path, to a worker and returns its answer. hd, when
 // not nil, is the daemon-side object asking: its texts (text, and base
 // for a check) go with its first request to each worker, and the worker
-// asks for them again if it dropped the handle. The error is errSpent
-// (ctx's deadline passed, or it was cancelled, before a worker took the
-// request), errClosed, a start failure, or a *procError.
+// asks for them again if it dropped the handle. The parse time is ctx's
+// deadline plus the time the call's requests waited for a worker. The
+// error is errSpent (no parse time left, or the call cancelled, before a
+// worker took the request), errBusy, errClosed, a start failure, or a
+// *procError.
 func (w *Workers) do(ctx context.Context, path string, rq *workerRequest, hd *handle, text, base string) (*workerResponse, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(parseTimeout)
 	}
-	if ctx.Err() != nil || !time.Now().Before(deadline) {
+	deadline = deadline.Add(w.credit(ctx))
+	if errors.Is(ctx.Err(), context.Canceled) || !time.Now().Before(deadline) {
 		return nil, errSpent
 	}
 	owner := ""
 	if w.cfg.Owner != nil {
 		owner = w.cfg.Owner(ctx)
 	}
-	s, err := w.acquire(ctx, deadline, owner, path)
+	s, waited, err := w.acquire(ctx, owner, path)
 	if err != nil {
 		return nil, err
 	}
+	if waited > 0 {
+		w.addCredit(ctx, waited, deadline)
+		deadline = deadline.Add(waited)
+	}
 	return w.serveOn(ctx, s, owner, deadline, path, rq, hd, text, base)
+}
+
+// credit is the time one call's requests waited for workers, added to
+// its parse time, and when the entry may go: past the call's deadline
+// with every credit and the kill grace, no request of it can use it.
+type credit struct {
+	waited time.Duration
+	until  time.Time
+}
+
+// credit is what ctx's requests have waited for workers so far.
+func (w *Workers) credit(ctx context.Context) time.Duration {
+	done := ctx.Done()
+	if done == nil {
+		return 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.credits[done].waited
+}
+
+// addCredit adds waited to ctx's credit; deadline is its parse time's end
+// before it. Entries past their use are dropped here, so the map holds
+// the calls of the last few seconds.
+func (w *Workers) addCredit(ctx context.Context, waited time.Duration, deadline time.Time) {
+	done := ctx.Done()
+	if done == nil {
+		return
+	}
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, c := range w.credits {
+		if now.After(c.until) {
+			delete(w.credits, k)
+		}
+	}
+	c := w.credits[done]
+	c.waited += waited
+	c.until = deadline.Add(waited + killGrace + time.Second)
+	w.credits[done] = c
 }
 
 // serveOn is do's request on slot s, which the caller took for owner:
@@ -320,42 +404,164 @@ func (w *Workers) serveOn(ctx context.Context, s *slot, owner string, deadline t
 	return rs, nil
 }
 
-// acquire takes a slot for a request of owner about path, waiting (until
-// ctx ends or the deadline passes) while the owner has a request running
-// or no slot is free.
-func (w *Workers) acquire(ctx context.Context, deadline time.Time, owner, path string) (*slot, error) {
-	timeout := time.NewTimer(time.Until(deadline))
-	defer timeout.Stop()
+// waiter is a request waiting for a worker. handOffLocked gives it a
+// slot (nil: the pool closed) on ready, and takes it out of the queue.
+type waiter struct {
+	owner string
+	path  string
+	seq   uint64
+	ready chan *slot // buffered: the hand-off never blocks
+}
+
+// acquire takes a slot for a request of owner about path, waiting while
+// the owner has a request running or no slot is free, until a slot is
+// handed to it, ctx is cancelled (errSpent) or workerWait passes
+// (errBusy). The parse time's deadline passing does not end the wait:
+// waiting is not parsing. waited is how long it waited.
+func (w *Workers) acquire(ctx context.Context, owner, path string) (s *slot, waited time.Duration, err error) {
+	start := time.Now()
 	w.mu.Lock()
-	for {
-		if w.closed {
+	if w.closed {
+		w.mu.Unlock()
+		return nil, 0, errClosed
+	}
+	if owner == "" || !w.owners[owner] {
+		if s := w.pickLocked(path); s != nil {
+			w.takeLocked(s, owner)
 			w.mu.Unlock()
-			return nil, errClosed
+			return s, 0, nil
 		}
-		if owner == "" || !w.owners[owner] {
-			if s := w.pickLocked(path); s != nil {
-				s.busy = true
-				if owner != "" {
-					w.owners[owner] = true
-				}
-				spare := w.spareLocked()
-				w.mu.Unlock()
-				if spare != nil {
-					go w.restart(spare)
-				}
-				return s, nil
+	}
+	w.seq++
+	wt := &waiter{owner: owner, path: path, seq: w.seq, ready: make(chan *slot, 1)}
+	w.waiters = append(w.waiters, wt)
+	w.mu.Unlock()
+	timeout := time.NewTimer(workerWait)
+	defer timeout.Stop()
+	done := ctx.Done()
+	for {
+		select {
+		case s := <-wt.ready:
+			if s == nil {
+				return nil, 0, errClosed
+			}
+			return s, time.Since(start), nil
+		case <-done:
+			if !errors.Is(ctx.Err(), context.Canceled) {
+				done = nil // the parse time's deadline: it does not count here
+				continue
+			}
+			return nil, 0, w.leave(wt, errSpent)
+		case <-timeout.C:
+			return nil, 0, w.leave(wt, errBusy)
+		}
+	}
+}
+
+// leave takes wt out of the queue and returns why; a slot handed to it
+// meanwhile is released.
+func (w *Workers) leave(wt *waiter, why error) error {
+	w.mu.Lock()
+	for i, o := range w.waiters {
+		if o == wt {
+			w.waiters = append(w.waiters[:i], w.waiters[i+1:]...)
+			w.mu.Unlock()
+			return why
+		}
+	}
+	w.mu.Unlock()
+	if s := <-wt.ready; s != nil {
+		w.release(s, wt.owner)
+	}
+	return why
+}
+
+// takeLocked gives free slot s to a request of owner, and starts a spare
+// worker when s was the last one running free.
+func (w *Workers) takeLocked(s *slot, owner string) {
+	s.busy, s.owner, s.since = true, owner, time.Now()
+	if owner != "" {
+		w.owners[owner] = true
+	}
+	if w.handedTo != nil {
+		w.handedTo(owner)
+	}
+	if spare := w.spareLocked(); spare != nil {
+		go w.restart(spare)
+	}
+}
+
+// handOffLocked gives free slots to waiting requests: each time to the
+// one whose owner has used the workers least of late (ties: the first to
+// come), among those whose owner has no request running and for which
+// a slot is free (pickLocked). When the pool has closed every waiter is
+// answered nil.
+func (w *Workers) handOffLocked() {
+	if w.closed {
+		for _, wt := range w.waiters {
+			wt.ready <- nil
+		}
+		w.waiters = nil
+		return
+	}
+	now := time.Now()
+	for len(w.waiters) > 0 {
+		best, bestSlot, bestUse := -1, (*slot)(nil), 0.0
+		for i, wt := range w.waiters {
+			if wt.owner != "" && w.owners[wt.owner] {
+				continue
+			}
+			s := w.pickLocked(wt.path)
+			if s == nil {
+				continue
+			}
+			use := w.usage[wt.owner].at(now)
+			if best < 0 || use < bestUse {
+				best, bestSlot, bestUse = i, s, use
 			}
 		}
-		wake := w.wake
-		w.mu.Unlock()
-		select {
-		case <-wake:
-		case <-ctx.Done():
-			return nil, errSpent
-		case <-timeout.C:
-			return nil, errSpent
+		if best < 0 {
+			return
 		}
-		w.mu.Lock()
+		wt := w.waiters[best]
+		w.waiters = append(w.waiters[:best], w.waiters[best+1:]...)
+		w.takeLocked(bestSlot, wt.owner)
+		wt.ready <- bestSlot
+	}
+}
+
+// usage is an owner's recent worker time: seconds of worker held,
+// decaying by half every usageHalfLife.
+type usage struct {
+	sec float64
+	at0 time.Time
+}
+
+// usageHalfLife is how fast an owner's worker time is forgotten.
+const usageHalfLife = 2 * time.Second
+
+// at is the usage as of now.
+func (u usage) at(now time.Time) float64 {
+	if u.sec == 0 {
+		return 0
+	}
+	return u.sec * math.Exp2(-now.Sub(u.at0).Seconds()/usageHalfLife.Seconds())
+}
+
+// recordUseLocked adds a request's hold of a worker to its owner's usage
+// and drops owners whose usage has faded.
+func (w *Workers) recordUseLocked(owner string, since time.Time) {
+	if owner == "" || since.IsZero() {
+		return
+	}
+	now := time.Now()
+	w.usage[owner] = usage{sec: w.usage[owner].at(now) + now.Sub(since).Seconds(), at0: now}
+	if len(w.usage) > 256 {
+		for o, u := range w.usage {
+			if !w.owners[o] && u.at(now) < 1e-3 {
+				delete(w.usage, o)
+			}
+		}
 	}
 }
 
@@ -406,7 +612,8 @@ func (w *Workers) spareLocked() *slot {
 // release frees a slot taken by acquire.
 func (w *Workers) release(s *slot, owner string) {
 	w.mu.Lock()
-	s.busy, s.warming = false, ""
+	w.recordUseLocked(owner, s.since)
+	s.busy, s.warming, s.owner, s.since = false, "", "", time.Time{}
 	if owner != "" {
 		delete(w.owners, owner)
 	}
@@ -416,6 +623,7 @@ func (w *Workers) release(s *slot, owner string) {
 }
 
 func (w *Workers) broadcastLocked() {
+	w.handOffLocked()
 	close(w.wake)
 	w.wake = make(chan struct{})
 }

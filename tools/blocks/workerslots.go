@@ -51,7 +51,7 @@ func (w *Workers) launch(s *slot) (*proc, uint64, error) {
 		return nil, 0, err
 	}
 	start := time.Now()
-	p, err := startProc(cmd, workerConfig{MaxTreeBytes: w.perTree, MaxMemoryBytes: w.cfg.MaxMemoryBytes}, w.job)
+	p, err := startProc(cmd, w.cfg.Spawner, workerConfig{MaxTreeBytes: w.perTree, MaxMemoryBytes: w.cfg.MaxMemoryBytes}, w.job)
 	if err != nil {
 		return nil, 0, fmt.Errorf("blocks: starting a parse worker: %w", err)
 	}
