@@ -162,9 +162,12 @@ func TestReleaseBinariesNeedNothingBesideThem(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s/%s: %v", tg, name, err)
 				}
-				libs, err := f.ImportedLibraries()
+				libs, err := peDLLs(f)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if len(libs) == 0 {
+					t.Errorf("%s/%s: no imported DLL found; a Windows program imports kernel32.dll at least", tg, name)
 				}
 				for _, l := range libs {
 					if !windowsOwnDLL(l) {
@@ -215,6 +218,24 @@ func versionLess(a, b string) bool {
 		}
 	}
 	return false
+}
+
+// peDLLs lists the DLLs a PE file imports from (debug/pe's
+// ImportedLibraries returns none for PE files; its ImportedSymbols names
+// each symbol as NAME:DLL).
+func peDLLs(f *pe.File) ([]string, error) {
+	syms, err := f.ImportedSymbols()
+	if err != nil {
+		return nil, err
+	}
+	var dlls []string
+	for _, s := range syms {
+		if _, dll, ok := strings.Cut(s, ":"); ok && !slices.Contains(dlls, strings.ToLower(dll)) {
+			dlls = append(dlls, strings.ToLower(dll))
+		}
+	}
+	slices.Sort(dlls)
+	return dlls, nil
 }
 
 // windowsOwnDLL reports whether a DLL is part of Windows.

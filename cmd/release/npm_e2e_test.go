@@ -18,19 +18,40 @@ import (
 // through @hostd/client with no binary named (testdata/npm/tools.mjs); and
 // the embedding guide's app (testdata/npm/app.mjs).
 
-// freshProject installs the client and the platform package of tg into a
-// new npm project and returns its directory.
+// freshProject makes a new npm project and installs @hostd/client into
+// it from the release's tarball as npm would on a tg machine (--os,
+// --cpu): npm picks the platform package among the client's optional
+// dependencies, each pointed by an override at the release's tarball in
+// place of the registry (a platform the release did not build is left out
+// as an optional dependency npm could not fetch). It returns the
+// project's directory.
 func freshProject(t *testing.T, dir string, tg target) string {
 	t.Helper()
 	version := releaseVersion(t, dir)
 	proj := t.TempDir()
-	if err := os.WriteFile(filepath.Join(proj, "package.json"), []byte(`{"name":"hostd-npm-e2e","private":true,"type":"module"}`+"\n"), 0o644); err != nil {
+	overrides := map[string]string{}
+	for _, r := range releaseTargets {
+		tgz := filepath.Join(dir, "npm", strings.ReplaceAll(strings.TrimPrefix(platformPackage(r), "@"), "/", "-")+"-"+version+".tgz")
+		if _, err := os.Stat(tgz); err == nil {
+			overrides[platformPackage(r)] = "file:" + tgz
+		}
+	}
+	manifest, err := json.Marshal(map[string]any{"name": "hostd-npm-e2e", "private": true, "type": "module", "overrides": overrides})
+	if err != nil {
 		t.Fatal(err)
 	}
-	platformTgz := filepath.Join(dir, "npm", strings.ReplaceAll(strings.TrimPrefix(platformPackage(tg), "@"), "/", "-")+"-"+version+".tgz")
+	if err := os.WriteFile(filepath.Join(proj, "package.json"), manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	clientTgz := filepath.Join(dir, "npm", "hostd-client-"+version+".tgz")
-	args := []string{"install", "--no-audit", "--no-fund", "--os=" + tg.npmOS(), "--cpu=" + tg.npmCPU(), clientTgz, platformTgz}
-	npm(t, proj, args...)
+	npm(t, proj, "install", "--no-audit", "--no-fund", "--os="+tg.npmOS(), "--cpu="+tg.npmCPU(), clientTgz)
+	// npm installed the one platform package that matches, and no other.
+	for _, r := range releaseTargets {
+		_, err := os.Stat(filepath.Join(proj, "node_modules", filepath.FromSlash(platformPackage(r)), "package.json"))
+		if installed := err == nil; installed != (r == tg) {
+			t.Errorf("npm install for %s: %s installed %v", tg, platformPackage(r), installed)
+		}
+	}
 	for _, f := range []string{"tools.mjs", "app.mjs"} {
 		data, err := os.ReadFile(filepath.Join("testdata", "npm", f))
 		if err != nil {
