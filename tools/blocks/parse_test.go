@@ -23,11 +23,12 @@ func TestParseTimeHoldsInsideLexing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The verdict is that the check was cut short by its time (Spent),
+	// not how long a loaded machine took to get there; a check that the
+	// time did not end would run for minutes, into the test's timeout.
 	start := time.Now()
 	sup, _ := s.Check(text)
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("the check took %v with a 500ms parse time", d)
-	}
+	t.Logf("the check ended after %v with a 500ms parse time", time.Since(start))
 	if sup || !s.Spent() {
 		t.Errorf("supported=%v spent=%v; want a check cut short by its time", sup, s.Spent())
 	}
