@@ -15,7 +15,6 @@ import (
 
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/blocks"
-	"github.com/hostd-dev/hostd/workspace"
 )
 
 // replayEnv drives one workspace through two executors that share its
@@ -43,23 +42,14 @@ func newReplayEnv(t *testing.T) *replayEnv {
 	r := &replayEnv{editEnv: e}
 	workers := r.workers(e.lim.MaxParseWorkers)
 	check := r.workers(1)
-	feedback := func(ctx context.Context, path, before string, hadBefore bool, after string, copies []workspace.Copy) ([]SyntaxError, error) {
-		lc := make([]blocks.LineCopy, len(copies))
-		for i, c := range copies {
-			lc[i] = blocks.LineCopy{New: c.New, Old: c.Old, N: c.N}
-		}
-		found, err := workers.AddedErrors(ctx, path, before, hadBefore, after, lc, e.lim.MaxBlockParseBytes)
+	feedback := func(ctx context.Context, rq FeedbackCheck) (FeedbackFound, error) {
+		found, err := blocksFeedback(ctx, workers.AddedErrors, rq, e.lim.MaxBlockParseBytes)
 		if err != nil {
 			r.mu.Lock()
 			r.uncheckable++
 			r.mu.Unlock()
-			return nil, err
 		}
-		out := make([]SyntaxError, len(found))
-		for i, f := range found {
-			out[i] = SyntaxError{StartLine: f.Start, EndLine: f.End, Missing: f.Missing}
-		}
-		return out, nil
+		return found, err
 	}
 	limit := time.Duration(e.lim.MaxParseMs) * time.Millisecond
 	warm := func(path, text string) { workers.Warm(path, text, e.lim.MaxBlockParseBytes, limit) }
@@ -147,7 +137,7 @@ func (r *replayEnv) errorsOf(path, text string) (found []blocks.ErrorRegion, ok 
 	r.t.Helper()
 	r.fresh++
 	fresh := fmt.Sprintf("judge%d/%s", r.fresh, path)
-	found, err := r.check.AddedErrors(context.Background(), fresh, "", false, text, nil, r.lim.MaxBlockParseBytes)
+	found, _, err := r.check.AddedErrors(context.Background(), fresh, "", false, text, nil, nil, r.lim.MaxBlockParseBytes)
 	return found, err == nil
 }
 

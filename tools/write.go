@@ -37,6 +37,9 @@ type WriteResult struct {
 	Bytes   int64  `json:"bytes"`
 	// SyntaxErrors are the syntax errors the write added (feedback.go).
 	SyntaxErrors []SyntaxError `json:"syntaxErrors,omitempty"`
+	// Unsure are the regions the file's grammar could not read but is not
+	// trusted to call errors (SyntaxError.Unsure): in the content only.
+	Unsure []SyntaxError `json:"-"`
 }
 
 // newFilePerm is the mode of a file write creates; an existing file keeps
@@ -142,7 +145,7 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	r.Content = fmt.Sprintf("%s, %d %s", verb, n, plural(n, "line", "lines"))
 	if l.Tag != "" {
 		r.Content = tagHeader(p.Display, l.Tag) + "\n" + r.Content
-		r.SyntaxErrors = c.addFeedback(fb, p, bytes.Equal(data, onDisk[p.Abs]), l.Lines, &r.Content)
+		r.SyntaxErrors, r.Unsure = c.addFeedback(fb, p, bytes.Equal(data, onDisk[p.Abs]), body, l.Lines, &r.Content)
 	}
 	return r
 }

@@ -77,7 +77,10 @@ type workerRequest struct {
 	Line           int        // opResolve
 	From, To       int        // opOutline
 	Copies         []LineCopy // opErrors: the lines the change left as they were
-	MaxBytes       int64
+	// Known are opErrors' regions of Base's that count as Base's own: the
+	// errors of the version a chain of changes started from.
+	Known    []ErrorRegion
+	MaxBytes int64
 	// Limit is the parse time the request may spend; the daemon ends
 	// the worker if no answer comes within it and killGrace.
 	Limit time.Duration
@@ -98,8 +101,10 @@ type workerResponse struct {
 	Why              failure // why the text was not judged: spent, timeout
 	// opOutline: the rows, or the error (in Decline).
 	Decls []Decl
-	// opErrors: the regions added, or why none could be found (Decline).
+	// opErrors: the regions added, or why none could be found (Decline);
+	// Old, Base's own regions.
 	Errors []ErrorRegion
+	Old    []ErrorRegion
 	// opStats.
 	Trees TreeStats
 }
