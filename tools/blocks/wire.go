@@ -18,8 +18,10 @@ import (
 // with its own, and is refused. A new op with new fields is not such a
 // change: gob leaves out the fields a worker does not know, and a worker
 // that does not know the op answers it as an unknown request, which the
-// daemon takes as a check it could not make.
-const workerProtocol = 1
+// daemon takes as a check it could not make. 2: opErrors takes Known
+// and answers Old, which a worker of 1 would leave out, so a chain of
+// changes would lose the errors it started from.
+const workerProtocol = 2
 
 // workerConfig is the first message to a worker.
 type workerConfig struct {
