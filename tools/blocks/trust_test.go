@@ -25,11 +25,9 @@ func measureTrust(t *testing.T) map[string]trustMeasure {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		text := string(raw)
+		// The text as the daemon parses it: decoded, without a byte
+		// order mark, LF line endings.
+		text := loadText(t, p)
 		lang := languageFor(p, text)
 		if lang == nil || lang.everyTextParses {
 			return nil
