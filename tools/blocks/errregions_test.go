@@ -192,7 +192,18 @@ func TestWorkersAddedErrors(t *testing.T) {
 			}
 		})
 	}
-	_, _, err := w.AddedErrors(withBudget(t, 300*time.Millisecond), "a.ts", clean, true, clean+"// SPINME\n", []LineCopy{{1, 1, 4}}, nil, lim)
+	// Known regions reach the worker and old ones come back: an error
+	// the before had is returned as old, and the same error known to the
+	// chain explains it after the before lost it.
+	gotAdded, gotOld, err := w.AddedErrors(withBudget(t, 5*time.Second), "k.ts", broken, true, broken+"const b = 2;\n", []LineCopy{{1, 1, 5}}, nil, lim)
+	if err != nil || len(gotAdded) != 0 || len(gotOld) != 1 || gotOld[0].Start != 3 {
+		t.Errorf("an old error: added %+v, old %+v, %v", gotAdded, gotOld, err)
+	}
+	gotAdded, gotOld, err = w.AddedErrors(withBudget(t, 5*time.Second), "k.ts", clean, true, broken, []LineCopy{{1, 1, 2}, {4, 4, 2}}, []ErrorRegion{{Start: 3, End: 3}}, lim)
+	if err != nil || len(gotAdded) != 0 || len(gotOld) != 0 {
+		t.Errorf("an error the chain knew: added %+v, old %+v, %v", gotAdded, gotOld, err)
+	}
+	_, _, err = w.AddedErrors(withBudget(t, 300*time.Millisecond), "a.ts", clean, true, clean+"// SPINME\n", []LineCopy{{1, 1, 4}}, nil, lim)
 	if !errors.Is(err, ErrParseTime) {
 		t.Errorf("a worker that spins past the parse time: %v, want ErrParseTime", err)
 	}
