@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -31,10 +31,10 @@ import (
 
 // corpusPair is one real change of the valid-code corpus.
 type corpusPair struct {
-	Dir, Path   string // its folder in the corpus; the file's path in its repository
-	Pre, Post   string
-	Lang        string // the grammar's name
-	repo, label string
+	Dir, Path string // its folder in the corpus; the file's path in its repository
+	Pre, Post string
+	Lang      string // the grammar's name
+	Repo      string
 }
 
 // corpusFile is one valid file of the corpus.
@@ -102,7 +102,7 @@ func loadValidCorpus(t *testing.T) ([]corpusFile, []corpusPair) {
 		if name == "" || !replayable(meta.Path, pre) || !replayable(meta.Path, post) || pre == post {
 			return nil
 		}
-		pairs = append(pairs, corpusPair{Dir: filepath.ToSlash(rel), Path: meta.Path, Pre: pre, Post: post, Lang: name, repo: meta.Repo})
+		pairs = append(pairs, corpusPair{Dir: filepath.ToSlash(rel), Path: meta.Path, Pre: pre, Post: post, Lang: name, Repo: meta.Repo})
 		return nil
 	})
 	if err != nil {
@@ -116,9 +116,13 @@ func loadValidCorpus(t *testing.T) ([]corpusFile, []corpusPair) {
 // GOROOT/src outside testdata folders.
 func goSourceFiles(t *testing.T) []corpusFile {
 	t.Helper()
-	src := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skipf("the long size writes the Go toolchain's source, and go env GOROOT failed: %v", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	var out []corpusFile
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
@@ -244,7 +248,7 @@ func TestReplayValidCorpus(t *testing.T) {
 		copies := unchangedCopies(workspace.Lines(p.Pre), workspace.Lines(p.Post), 5*time.Second)
 		if len(res.SyntaxErrors) > 0 {
 			tl.flagged++
-			t.Logf("FLAGGED %s (%s): %+v", p.Dir, p.Path, res.SyntaxErrors)
+			t.Logf("FLAGGED %s (%s of %s): %+v", p.Dir, p.Path, p.Repo, res.SyntaxErrors)
 		}
 		if len(res.Unsure) > 0 {
 			tl.unsure++
