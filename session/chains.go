@@ -45,7 +45,7 @@ func NewErrorChains() *ErrorChains {
 // starts from, when a chain of this session's changes left it; ok false
 // starts a new chain.
 func (c *ErrorChains) Of(path, text string) (regions []LineSpan, ok bool) {
-	d := sha256.Sum256([]byte(text))
+	d := ChainDigest(text)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch, ok := c.chains.Get(path)
@@ -55,10 +55,14 @@ func (c *ErrorChains) Of(path, text string) (regions []LineSpan, ok bool) {
 	return ch.regions, true
 }
 
-// Continue records that a change of this session left text at path, with
-// the chain's first version's regions carried to it.
-func (c *ErrorChains) Continue(path, text string, regions []LineSpan) {
-	d := sha256.Sum256([]byte(text))
+// ChainDigest is the digest by which a chain knows the text its last
+// change left (Continue).
+func ChainDigest(text string) [sha256.Size]byte { return sha256.Sum256([]byte(text)) }
+
+// Continue records that a change of this session left the text with
+// digest d (ChainDigest) at path, with the chain's first version's
+// regions carried to it.
+func (c *ErrorChains) Continue(path string, d [sha256.Size]byte, regions []LineSpan) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.chains.Add(path, errorChain{digest: d, regions: regions})

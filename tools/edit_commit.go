@@ -118,7 +118,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 	} else {
 		res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "", !final, ed.c.Limits.MaxResultBytes)
 	}
-	res.SyntaxErrors, res.Unsure = ed.c.addFeedback(fb, target, bytes.Equal(data, landed[target.Abs]), newBody, landedLines, &res.Content)
+	res.SyntaxErrors, res.Unsure = ed.c.addFeedback(fb, target, bytes.Equal(data, landed[target.Abs]), landedLines, &res.Content)
 	res.Warnings = ed.warnings
 	return res
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"runtime"
 	"slices"
@@ -102,7 +103,8 @@ type checked struct {
 	// carried are the regions of the chain's first version carried to
 	// the new version (ErrorChains).
 	carried []session.LineSpan
-	why     string // FeedbackFound.Why
+	digest  [sha256.Size]byte // of the new version, computed beside the write
+	why     string            // FeedbackFound.Why
 }
 
 // startFeedback starts the check of a change from before (hadBefore
@@ -154,7 +156,7 @@ func (c *Call) startFeedback(ctx context.Context, deadline time.Time, path, befo
 		if added == nil {
 			added = []SyntaxError{}
 		}
-		f.done <- &checked{added: added, carried: carryRegions(origin, rq.Copies), why: found.Why}
+		f.done <- &checked{added: added, carried: carryRegions(origin, rq.Copies), digest: session.ChainDigest(after), why: found.Why}
 	}()
 	// Let the check send its request now, before the write takes this
 	// processor: measured, the check otherwise waited up to half a
@@ -213,13 +215,13 @@ func (f *pendingFeedback) wait() *checked {
 // is added when what landed is not what was checked (the file changed as
 // it was saved: the warning already says so); when it is, the session's
 // chain of changes to path goes on from what landed.
-func (c *Call) addFeedback(f *pendingFeedback, p workspace.Path, landed bool, after string, lines []string, content *string) (added, unsure []SyntaxError) {
+func (c *Call) addFeedback(f *pendingFeedback, p workspace.Path, landed bool, lines []string, content *string) (added, unsure []SyntaxError) {
 	got := f.wait()
 	if got == nil || !landed {
 		return nil, nil
 	}
 	if c.State.Chains != nil {
-		c.State.Chains.Continue(p.Abs, after, got.carried)
+		c.State.Chains.Continue(p.Abs, got.digest, got.carried)
 	}
 	if len(got.added) == 0 {
 		return nil, nil
