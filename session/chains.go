@@ -1,10 +1,11 @@
 package session
 
 import (
-	"crypto/sha256"
 	"sync"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
+
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 // maxErrorChains bounds the paths whose chain of changes a session
@@ -17,8 +18,8 @@ const maxErrorChains = 64
 // version: an error that existed in the version the session first read
 // is never its change's, even when an earlier change of the chain hid it.
 // A chain goes on only while the path's text is the one its last change
-// left (the digest of that text is kept, not the text); any other text
-// starts a new chain.
+// left (the digest of that text, as snapshots know it, is kept, not the
+// text); any other text starts a new chain.
 //
 // Bound: maxErrorChains paths, LRU. Concurrency: safe for concurrent use;
 // mu guards chains.
@@ -31,7 +32,7 @@ type ErrorChains struct {
 type LineSpan struct{ Start, End int }
 
 type errorChain struct {
-	digest  [sha256.Size]byte
+	digest  workspace.Digest
 	regions []LineSpan
 }
 
@@ -41,11 +42,10 @@ func NewErrorChains() *ErrorChains {
 	return &ErrorChains{chains: l}
 }
 
-// Of returns the regions carried to text, the path's text a change now
-// starts from, when a chain of this session's changes left it; ok false
-// starts a new chain.
-func (c *ErrorChains) Of(path, text string) (regions []LineSpan, ok bool) {
-	d := ChainDigest(text)
+// Of returns the regions carried to the path's text with digest d, the
+// text a change now starts from, when a chain of this session's changes
+// left it; ok false starts a new chain.
+func (c *ErrorChains) Of(path string, d workspace.Digest) (regions []LineSpan, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch, ok := c.chains.Get(path)
@@ -55,14 +55,10 @@ func (c *ErrorChains) Of(path, text string) (regions []LineSpan, ok bool) {
 	return ch.regions, true
 }
 
-// ChainDigest is the digest by which a chain knows the text its last
-// change left (Continue).
-func ChainDigest(text string) [sha256.Size]byte { return sha256.Sum256([]byte(text)) }
-
 // Continue records that a change of this session left the text with
-// digest d (ChainDigest) at path, with the chain's first version's
-// regions carried to it.
-func (c *ErrorChains) Continue(path string, d [sha256.Size]byte, regions []LineSpan) {
+// digest d at path, with the chain's first version's regions carried to
+// it.
+func (c *ErrorChains) Continue(path string, d workspace.Digest, regions []LineSpan) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.chains.Add(path, errorChain{digest: d, regions: regions})

@@ -97,7 +97,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 	// The syntax check runs beside the write, within the call's parse
 	// time (feedback.go).
 	deadline, _ := ed.parse.Deadline()
-	fb := ed.c.startFeedback(ed.parse, deadline, target.Abs, ed.body, true, newBody, func() []workspace.Copy { return copiesOf(te.Result.Copies) })
+	fb := ed.c.startFeedback(ed.parse, deadline, target.Abs, ed.body, &ed.dig, true, newBody, func() []workspace.Copy { return copiesOf(te.Result.Copies) })
 	landed, e := ed.c.mutate(changes)
 	if landed == nil {
 		return ed.fail(e)

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"runtime"
 	"slices"
@@ -103,8 +102,7 @@ type checked struct {
 	// carried are the regions of the chain's first version carried to
 	// the new version (ErrorChains).
 	carried []session.LineSpan
-	digest  [sha256.Size]byte // of the new version, computed beside the write
-	why     string            // FeedbackFound.Why
+	why     string // FeedbackFound.Why
 }
 
 // startFeedback starts the check of a change from before (hadBefore
@@ -115,10 +113,11 @@ type checked struct {
 // cancellation: ending a parse early ends its worker, and the call may
 // return before the check does.
 //
-// When before is the text this session's last change to path left, the
-// change continues that chain: the regions of the version the chain
-// started from, carried to before, count as before's own.
-func (c *Call) startFeedback(ctx context.Context, deadline time.Time, path, before string, hadBefore bool, after string, copies func() []workspace.Copy) *pendingFeedback {
+// When before is the text this session's last change to path left (by
+// its digest, beforeDigest; nil: computed beside the write), the change
+// continues that chain: the regions of the version the chain started
+// from, carried to before, count as before's own.
+func (c *Call) startFeedback(ctx context.Context, deadline time.Time, path, before string, beforeDigest *workspace.Digest, hadBefore bool, after string, copies func() []workspace.Copy) *pendingFeedback {
 	if c.Feedback == nil || hadBefore && before == after || after == "" {
 		return nil
 	}
@@ -134,7 +133,12 @@ func (c *Call) startFeedback(ctx context.Context, deadline time.Time, path, befo
 		if hadBefore {
 			rq.Copies = copies()
 			if chains != nil {
-				known, inChain = chains.Of(path, before)
+				d := beforeDigest
+				if d == nil {
+					sum := workspace.Sum(before)
+					d = &sum
+				}
+				known, inChain = chains.Of(path, *d)
 			}
 			for _, k := range known {
 				rq.Known = append(rq.Known, SyntaxError{StartLine: k.Start, EndLine: k.End})
@@ -156,7 +160,7 @@ func (c *Call) startFeedback(ctx context.Context, deadline time.Time, path, befo
 		if added == nil {
 			added = []SyntaxError{}
 		}
-		f.done <- &checked{added: added, carried: carryRegions(origin, rq.Copies), digest: session.ChainDigest(after), why: found.Why}
+		f.done <- &checked{added: added, carried: carryRegions(origin, rq.Copies), why: found.Why}
 	}()
 	// Let the check send its request now, before the write takes this
 	// processor: measured, the check otherwise waited up to half a
@@ -220,8 +224,9 @@ func (c *Call) addFeedback(f *pendingFeedback, p workspace.Path, landed bool, li
 	if got == nil || !landed {
 		return nil, nil
 	}
-	if c.State.Chains != nil {
-		c.State.Chains.Continue(p.Abs, got.digest, got.carried)
+	v, recorded := c.State.Store.Head(p.Abs)
+	if c.State.Chains != nil && recorded {
+		c.State.Chains.Continue(p.Abs, v.Digest, got.carried)
 	}
 	if len(got.added) == 0 {
 		return nil, nil
@@ -235,7 +240,7 @@ func (c *Call) addFeedback(f *pendingFeedback, p workspace.Path, landed bool, li
 	}
 	text, shown := renderFeedback(added, unsure, got.why, lines, c.Limits.MaxRevealLineChars)
 	*content += "\n" + text
-	if v, ok := c.State.Store.Head(p.Abs); ok && shown.Len() > 0 {
+	if recorded && shown.Len() > 0 {
 		c.State.Store.MarkSeen(p.Abs, v, shown)
 	}
 	return added, unsure

@@ -157,10 +157,10 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 func startWriteFeedback(ctx context.Context, c *Call, p workspace.Path, old *loaded, wasText bool, body string) *pendingFeedback {
 	deadline := time.Now().Add(c.Limits.ParseBudget())
 	if old == nil || !wasText {
-		return c.startFeedback(ctx, deadline, p.Abs, "", false, body, nil)
+		return c.startFeedback(ctx, deadline, p.Abs, "", nil, false, body, nil)
 	}
 	before := old.Text.Body
-	return c.startFeedback(ctx, deadline, p.Abs, before, true, body, func() []workspace.Copy {
+	return c.startFeedback(ctx, deadline, p.Abs, before, nil, true, body, func() []workspace.Copy {
 		return unchangedCopies(workspace.Lines(before), workspace.Lines(body), time.Until(deadline))
 	})
 }
