@@ -190,8 +190,8 @@ func TestEditChainEndsWhenTheFileChanges(t *testing.T) {
 // An error region of a grammar that finds errors in valid code too often
 // (blocks.GrammarTrust: Swift's misreads Swift Testing's #expect macro)
 // is not called the change's: the result says the parser could not read
-// those lines, and the region is not among its syntaxErrors. A trusted
-// grammar's error in the same call shape is named.
+// those lines, and the region is not among its syntaxErrors; a bracket it
+// had to close is still named. A trusted grammar's error is named.
 func TestFeedbackOfAnUntrustedGrammarIsUnsure(t *testing.T) {
 	e := newEditEnv(t)
 	withFeedback(e)
@@ -208,6 +208,15 @@ func TestFeedbackOfAnUntrustedGrammarIsUnsure(t *testing.T) {
 	out, err := json.Marshal(r)
 	if err != nil || strings.Contains(string(out), "syntaxErrors") || strings.Contains(string(out), "nsure") {
 		t.Fatalf("an unsure region reached the result's data: %s %v", out, err)
+	}
+	// A closing bracket the parser had to assume is trusted in Swift: its
+	// grammar assumed none in the valid files measured.
+	e.write("b.swift", "func f(_ x: Int) -> Int {\n  return x\n}\n\nfunc g() {}\n")
+	tag = e.showAll("b.swift")
+	r = e.edit("b.swift", tag, "PUT 2:\n+  return f(x")
+	wantOK(t, r)
+	if len(r.SyntaxErrors) != 1 || r.SyntaxErrors[0].Missing != ")" || !strings.Contains(r.Content, "syntax: this change left 1 new error: line 2 (missing \")\")") {
+		t.Fatalf("a bracket left open in Swift: %+v %+v\n%s", r.SyntaxErrors, r.Unsure, r.Content)
 	}
 	e.write("a.go", goFile)
 	tag = e.showAll("a.go")

@@ -371,10 +371,8 @@ func (t *Trees) AddedErrors(ctx context.Context, path, before string, hadBefore 
 		return nil, old, nil
 	}
 	added = reachBack(root, added, copies, lines)
-	if !trusted(lang.name) {
-		for i := range added {
-			added[i].Unsure = true
-		}
+	for i := range added {
+		added[i].Unsure = !trustedRegion(lang.name, added[i])
 	}
 	return added, old, nil
 }

@@ -9,9 +9,9 @@ package blocks
 //
 // Which grammars those are is measured, not chosen: grammarTrust
 // (trust_table.go) counts, for each grammar, the files of a corpus of
-// released, valid code (the shared corpus's valid-code/files, docs/testing.md)
-// and how many of them the grammar finds an error in. The table is
-// written by
+// released, valid code (the shared corpus's valid-code/files, docs/testing.md),
+// how many of them the grammar finds an error in, and in how many it had
+// to assume a closing bracket (trustedRegion). The table is written by
 //
 //	HOSTD_TRUST=write go test ./tools/blocks -run '^TestGrammarTrust$'
 //
@@ -21,22 +21,42 @@ package blocks
 // (tools, TestReplayValidCorpus) holds the table against them.
 
 // trustMeasure is one grammar's measurement: of Files valid files, the
-// grammar found an error region in WithErrors.
-type trustMeasure struct{ Files, WithErrors int }
+// grammar found an error region in WithErrors, and a closing bracket it
+// had to assume (a MISSING ")", "]" or "}") in WithMissingCloser.
+type trustMeasure struct{ Files, WithErrors, WithMissingCloser int }
 
 // maxUntrustedShare is the share of valid files with an error at or
 // below which a grammar's errors are the change's: 2%, which on a
-// sample of 13 to 39 files per grammar means none. A grammar with no
+// sample of 9 to 43 files per grammar means none. A grammar with no
 // measurement is trusted (it has no entry only when the corpus has no
 // file of it).
 const maxUntrustedShare = 0.02
 
-// trusted says whether an error region of the grammar named lang is a
-// syntax error of the text rather than the grammar's limit.
-func trusted(lang string) bool {
-	m, ok := grammarTrust[lang]
-	return !ok || m.Files == 0 || float64(m.WithErrors) <= maxUntrustedShare*float64(m.Files)
+// trustedShare says whether n of the grammar's valid files is at most
+// maxUntrustedShare of them.
+func trustedShare(m trustMeasure, n int) bool {
+	return m.Files == 0 || float64(n) <= maxUntrustedShare*float64(m.Files)
 }
+
+// trustedRegion says whether an error region r of the grammar named lang
+// is a syntax error of the text rather than the grammar's limit: every
+// region of a grammar whose errors are trusted; of one whose errors are
+// not, a region that is a closing bracket the parser had to assume,
+// when the grammar assumed one in no more of its valid files (a bracket
+// left open is what the grammar sees whatever else it misreads).
+func trustedRegion(lang string, r ErrorRegion) bool {
+	m, ok := grammarTrust[lang]
+	switch {
+	case !ok || trustedShare(m, m.WithErrors):
+		return true
+	case isCloser(r.Missing):
+		return trustedShare(m, m.WithMissingCloser)
+	}
+	return false
+}
+
+// isCloser says whether a MISSING node's type is a closing bracket.
+func isCloser(token string) bool { return token == ")" || token == "]" || token == "}" }
 
 // GrammarTrust is the measurement behind the trust in the grammar of
 // the file at path with text, for the result's wording: of files valid
