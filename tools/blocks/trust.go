@@ -44,8 +44,11 @@ func trustedShare(m trustMeasure, n int) bool {
 // not, a region that is a closing bracket the parser had to assume,
 // when the grammar assumed one in no more of its valid files (a bracket
 // left open is what the grammar sees whatever else it misreads).
-func trustedRegion(lang string, r ErrorRegion) bool {
-	m, ok := grammarTrust[lang]
+func trustedRegion(lang string, r ErrorRegion) bool { return trustedIn(grammarTrust, lang, r) }
+
+// trustedIn is trustedRegion by the measurements of table.
+func trustedIn(table map[string]trustMeasure, lang string, r ErrorRegion) bool {
+	m, ok := table[lang]
 	switch {
 	case !ok || trustedShare(m, m.WithErrors):
 		return true

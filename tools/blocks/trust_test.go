@@ -136,9 +136,7 @@ func writeTrustTable(t *testing.T, m map[string]trustMeasure) {
 // regions unsure, but for a closing bracket it had to assume when it
 // assumed one in no more of its valid files than the share allows.
 func TestTrustedRegion(t *testing.T) {
-	saved := grammarTrust
-	t.Cleanup(func() { grammarTrust = saved })
-	grammarTrust = map[string]trustMeasure{
+	table := map[string]trustMeasure{
 		"clean":    {Files: 50, WithErrors: 1},
 		"misreads": {Files: 40, WithErrors: 10},
 		"brackets": {Files: 40, WithErrors: 10, WithMissingCloser: 5},
@@ -157,7 +155,7 @@ func TestTrustedRegion(t *testing.T) {
 		{"brackets", "}", false},
 		{"unmeasured", "", true},
 	} {
-		if got := trustedRegion(tc.lang, ErrorRegion{Start: 1, End: 1, Missing: tc.missing}); got != tc.want {
+		if got := trustedIn(table, tc.lang, ErrorRegion{Start: 1, End: 1, Missing: tc.missing}); got != tc.want {
 			t.Errorf("%s, missing %q: trusted %v, want %v", tc.lang, tc.missing, got, tc.want)
 		}
 	}
