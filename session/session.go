@@ -66,10 +66,13 @@ type State struct {
 	// Asked is what boundary repair asked about; its questions name tags
 	// of this store, so it goes with it.
 	Asked *Asked
+	// Chains carry the syntax errors of the versions its changes started
+	// from (edit-contract §5.6); its lines are of this store's versions.
+	Chains *ErrorChains
 }
 
 func newState(ws *workspace.Workspace, lim config.Limits, pool *retention) *State {
-	return &State{Workspace: ws, Store: newStore(lim, pool), Registers: NewRegisters(lim.MaxNamedRegisters), Asked: NewAsked()}
+	return &State{Workspace: ws, Store: newStore(lim, pool), Registers: NewRegisters(lim.MaxNamedRegisters), Asked: NewAsked(), Chains: NewErrorChains()}
 }
 
 // State returns the session's current state. Its workspace's roots may

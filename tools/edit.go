@@ -42,6 +42,9 @@ type EditResult struct {
 	Regions []RegionSpan `json:"regions,omitempty"`
 	// SyntaxErrors are the syntax errors the edit added (feedback.go).
 	SyntaxErrors []SyntaxError `json:"syntaxErrors,omitempty"`
+	// Unsure are the regions the file's grammar could not read but is not
+	// trusted to call errors (SyntaxError.Unsure): in the content only.
+	Unsure []SyntaxError `json:"-"`
 }
 
 // Run implements Tool.

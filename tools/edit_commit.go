@@ -97,7 +97,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 	// The syntax check runs beside the write, within the call's parse
 	// time (feedback.go).
 	deadline, _ := ed.parse.Deadline()
-	fb := ed.c.startFeedback(ed.parse, deadline, target.Abs, ed.body, true, newBody, func() []workspace.Copy { return copiesOf(te.Result.Copies) })
+	fb := ed.c.startFeedback(ed.parse, deadline, target.Abs, ed.body, &ed.dig, true, newBody, func() []workspace.Copy { return copiesOf(te.Result.Copies) })
 	landed, e := ed.c.mutate(changes)
 	if landed == nil {
 		return ed.fail(e)
@@ -118,7 +118,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 	} else {
 		res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "", !final, ed.c.Limits.MaxResultBytes)
 	}
-	res.SyntaxErrors = ed.c.addFeedback(fb, target, bytes.Equal(data, landed[target.Abs]), landedLines, &res.Content)
+	res.SyntaxErrors, res.Unsure = ed.c.addFeedback(fb, target, bytes.Equal(data, landed[target.Abs]), landedLines, &res.Content)
 	res.Warnings = ed.warnings
 	return res
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,13 +23,33 @@ import (
 // it, and an answer that does not come in time is left out.
 
 // FeedbackFunc finds the syntax errors a change added to the file at
-// path: the error regions of after (its lines) that before's do not
-// explain through copies, the lines the change left as they were.
-// hadBefore false: the file is new (or was not text), so every error of
-// after is added. An error means the check could not be made (no
+// path (FeedbackCheck). An error means the check could not be made (no
 // grammar, over the parse limit, out of time, the worker ended); nil
 // when this build has no grammars.
-type FeedbackFunc func(ctx context.Context, path, before string, hadBefore bool, after string, copies []workspace.Copy) ([]SyntaxError, error)
+type FeedbackFunc func(ctx context.Context, check FeedbackCheck) (FeedbackFound, error)
+
+// FeedbackCheck is one change to check: Before (HadBefore false: the
+// file is new, or was not text, so every error of After is added) became
+// After, with Copies the lines the change left as they were. Known are
+// error regions in Before's numbers that count as Before's own: those of
+// the version the session's chain of changes started from (ErrorChains).
+type FeedbackCheck struct {
+	Path, Before string
+	HadBefore    bool
+	After        string
+	Copies       []workspace.Copy
+	Known        []SyntaxError
+}
+
+// FeedbackFound is a check's answer: Added, the error regions of After
+// that Before's (and Known) do not explain, in After's numbers; Old,
+// Before's own regions, in its numbers. Why says why Added's Unsure
+// regions are unsure: the measurement of the file's grammar
+// ("22 of 32 valid files measured").
+type FeedbackFound struct {
+	Added, Old []SyntaxError
+	Why        string
+}
 
 // WarmFunc asks for text, the version of path a read just recorded, to
 // be parsed in the background and its tree kept, so the syntax feedback
@@ -54,6 +75,11 @@ type SyntaxError struct {
 	// Missing is the token the parser had to assume there ("}", ";"),
 	// when that is the whole error.
 	Missing string `json:"missing,omitempty"`
+	// Unsure: the file's grammar finds errors in valid code too often
+	// (blocks.GrammarTrust) for this one to be called the change's; the
+	// result says the parser could not read these lines, and the region
+	// is not among the result's syntaxErrors.
+	Unsure bool `json:"-"`
 }
 
 // Context lines a result shows: up to feedbackLinesPerError of each
@@ -67,7 +93,16 @@ const (
 // pendingFeedback is one change's check, running beside its write.
 type pendingFeedback struct {
 	deadline time.Time
-	done     chan []SyntaxError // nil sent: the check could not be made
+	done     chan *checked // nil sent: the check could not be made
+}
+
+// checked is a check's answer and the chain it continues.
+type checked struct {
+	added []SyntaxError
+	// carried are the regions of the chain's first version carried to
+	// the new version (ErrorChains).
+	carried []session.LineSpan
+	why     string // FeedbackFound.Why
 }
 
 // startFeedback starts the check of a change from before (hadBefore
@@ -77,26 +112,55 @@ type pendingFeedback struct {
 // check is bounded by deadline, the call's parse time, and by no other
 // cancellation: ending a parse early ends its worker, and the call may
 // return before the check does.
-func (c *Call) startFeedback(ctx context.Context, deadline time.Time, path, before string, hadBefore bool, after string, copies func() []workspace.Copy) *pendingFeedback {
+//
+// When before is the text this session's last change to path left (by
+// its digest, beforeDigest; nil: computed beside the write), the change
+// continues that chain: the regions of the version the chain started
+// from, carried to before, count as before's own.
+func (c *Call) startFeedback(ctx context.Context, deadline time.Time, path, before string, beforeDigest *workspace.Digest, hadBefore bool, after string, copies func() []workspace.Copy) *pendingFeedback {
 	if c.Feedback == nil || hadBefore && before == after || after == "" {
 		return nil
 	}
-	f := &pendingFeedback{deadline: deadline, done: make(chan []SyntaxError, 1)}
+	f := &pendingFeedback{deadline: deadline, done: make(chan *checked, 1)}
 	check := c.Feedback
+	chains := c.State.Chains
 	go func() {
 		ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 		defer cancel()
-		var cp []workspace.Copy
+		rq := FeedbackCheck{Path: path, Before: before, HadBefore: hadBefore, After: after}
+		var known []session.LineSpan
+		inChain := false
 		if hadBefore {
-			cp = copies()
+			rq.Copies = copies()
+			if chains != nil {
+				d := beforeDigest
+				if d == nil {
+					sum := workspace.Sum(before)
+					d = &sum
+				}
+				known, inChain = chains.Of(path, *d)
+			}
+			for _, k := range known {
+				rq.Known = append(rq.Known, SyntaxError{StartLine: k.Start, EndLine: k.End})
+			}
 		}
-		found, err := check(ctx, path, before, hadBefore, after, cp)
+		found, err := check(ctx, rq)
 		if err != nil {
-			found = nil
-		} else if found == nil {
-			found = []SyntaxError{}
+			f.done <- nil
+			return
 		}
-		f.done <- found
+		origin := known // the chain's first version's regions, in before's numbers
+		if !inChain {
+			origin = nil
+			for _, o := range found.Old {
+				origin = append(origin, session.LineSpan{Start: o.StartLine, End: o.EndLine})
+			}
+		}
+		added := found.Added
+		if added == nil {
+			added = []SyntaxError{}
+		}
+		f.done <- &checked{added: added, carried: carryRegions(origin, rq.Copies), why: found.Why}
 	}()
 	// Let the check send its request now, before the write takes this
 	// processor: measured, the check otherwise waited up to half a
@@ -105,68 +169,107 @@ func (c *Call) startFeedback(ctx context.Context, deadline time.Time, path, befo
 	return f
 }
 
-// wait returns the errors the check found, waiting for it no longer than
-// the call's parse time; ok is false when it could not be made in time.
-func (f *pendingFeedback) wait() (found []SyntaxError, ok bool) {
+// carryRegions carries regions of an old version to the new one through
+// the lines a change left as they were: each keeps the span from the new
+// number of its first kept line to that of its last; a region none of
+// whose lines were kept is gone (the change rewrote it all).
+func carryRegions(rs []session.LineSpan, copies []workspace.Copy) []session.LineSpan {
+	var out []session.LineSpan
+	for _, r := range rs {
+		lo, hi := 0, 0
+		for _, c := range copies {
+			a, b := max(r.Start, c.Old), min(r.End, c.Old+c.N-1)
+			if a > b {
+				continue
+			}
+			if lo == 0 || c.New+a-c.Old < lo {
+				lo = c.New + a - c.Old
+			}
+			hi = max(hi, c.New+b-c.Old)
+		}
+		if lo > 0 {
+			out = append(out, session.LineSpan{Start: lo, End: hi})
+		}
+	}
+	return out
+}
+
+// wait returns the check's answer, waiting for it no longer than the
+// call's parse time; nil when it could not be made in time.
+func (f *pendingFeedback) wait() *checked {
 	if f == nil {
-		return nil, false
+		return nil
 	}
 	t := time.NewTimer(time.Until(f.deadline))
 	defer t.Stop()
 	select {
-	case found = <-f.done:
-		return found, found != nil
+	case got := <-f.done:
+		return got
 	case <-t.C:
-		return nil, false
+		return nil
 	}
 }
 
 // addFeedback waits for the change's check and, when it found errors,
 // adds them to the result: the content line naming them and a few of
 // their lines, which become seen in the version recorded for path, as
-// any line shown in full does (edit-contract §4.3). Nothing is added
-// when what landed is not what was checked (the file changed as it was
-// saved: the warning already says so).
-func (c *Call) addFeedback(f *pendingFeedback, p workspace.Path, checked bool, lines []string, content *string) []SyntaxError {
-	found, ok := f.wait()
-	if !ok || !checked || len(found) == 0 {
-		return nil
+// any line shown in full does (edit-contract §4.3). It returns the
+// errors the change added (the result's syntaxErrors) and the regions
+// its grammar could not read but is not trusted to call errors. Nothing
+// is added when what landed is not what was checked (the file changed as
+// it was saved: the warning already says so); when it is, the session's
+// chain of changes to path goes on from what landed.
+func (c *Call) addFeedback(f *pendingFeedback, p workspace.Path, landed bool, lines []string, content *string) (added, unsure []SyntaxError) {
+	got := f.wait()
+	if got == nil || !landed {
+		return nil, nil
 	}
-	text, shown := renderFeedback(found, lines, c.Limits.MaxRevealLineChars)
+	v, recorded := c.State.Store.Head(p.Abs)
+	if c.State.Chains != nil && recorded {
+		c.State.Chains.Continue(p.Abs, v.Digest, got.carried)
+	}
+	if len(got.added) == 0 {
+		return nil, nil
+	}
+	for _, e := range got.added {
+		if e.Unsure {
+			unsure = append(unsure, e)
+		} else {
+			added = append(added, e)
+		}
+	}
+	text, shown := renderFeedback(added, unsure, got.why, lines, c.Limits.MaxRevealLineChars)
 	*content += "\n" + text
-	if v, ok := c.State.Store.Head(p.Abs); ok && shown.Len() > 0 {
+	if recorded && shown.Len() > 0 {
 		c.State.Store.MarkSeen(p.Abs, v, shown)
 	}
-	return found
+	return added, unsure
 }
 
-// renderFeedback names the errors a change added and shows the first
-// lines of the first of them, clipped to maxChars; shown is the set of
-// lines shown in full.
-func renderFeedback(found []SyntaxError, lines []string, maxChars int) (string, session.LineSet) {
+// renderFeedback names the errors a change added (added) and the
+// regions its grammar could not read (unsure, which it is not trusted to
+// call errors; why says why), and shows the first lines of the first of
+// them, clipped to maxChars; shown is the set of lines shown in full.
+func renderFeedback(added, unsure []SyntaxError, why string, lines []string, maxChars int) (string, session.LineSet) {
 	var b strings.Builder
-	n := len(found)
-	fmt.Fprintf(&b, "syntax: this change left %d new %s: ", n, plural(n, "error", "errors"))
-	for i, e := range found {
-		if i == feedbackErrorsNamed {
-			fmt.Fprintf(&b, ", and %d more", n-i)
-			break
+	if n := len(added); n > 0 {
+		fmt.Fprintf(&b, "syntax: this change left %d new %s: ", n, plural(n, "error", "errors"))
+		writeRegions(&b, added)
+	}
+	if n := len(unsure); n > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
 		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		if e.StartLine == e.EndLine {
-			b.WriteString("line " + strconv.Itoa(e.StartLine))
-		} else {
-			fmt.Fprintf(&b, "lines %d-%d", e.StartLine, e.EndLine)
-		}
-		if e.Missing != "" {
-			fmt.Fprintf(&b, " (missing %q)", e.Missing)
+		b.WriteString("syntax: the parser could not read ")
+		writeRegions(&b, unsure)
+		b.WriteString(" after this change, which may be no error")
+		if why != "" {
+			b.WriteString(": " + why)
 		}
 	}
 	shown := session.Empty()
 	count := 0
-	for _, e := range found {
+	for _, e := range append(slices.Clone(added), unsure...) {
 		for l := e.StartLine; l <= e.EndLine && l-e.StartLine < feedbackLinesPerError && count < feedbackLines; l++ {
 			if l < 1 || l > len(lines) || shown.Contains(l) {
 				continue
@@ -180,6 +283,29 @@ func renderFeedback(found []SyntaxError, lines []string, maxChars int) (string, 
 		}
 	}
 	return b.String(), shown
+}
+
+// writeRegions names regions: "line 14 (missing "}"), lines 30-32", at
+// most feedbackErrorsNamed of them.
+func writeRegions(b *strings.Builder, rs []SyntaxError) {
+	n := len(rs)
+	for i, e := range rs {
+		if i == feedbackErrorsNamed {
+			fmt.Fprintf(b, ", and %d more", n-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if e.StartLine == e.EndLine {
+			b.WriteString("line " + strconv.Itoa(e.StartLine))
+		} else {
+			fmt.Fprintf(b, "lines %d-%d", e.StartLine, e.EndLine)
+		}
+		if e.Missing != "" {
+			fmt.Fprintf(b, " (missing %q)", e.Missing)
+		}
+	}
 }
 
 // unchangedCopies are the runs of lines of cur that a line diff proves

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/blocks"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -32,18 +33,31 @@ func withFeedbackFunc(e *editEnv, f FeedbackFunc) {
 
 // treesFeedback is cmd/hostd's syntaxFeedback over an in-process cache.
 func treesFeedback(trees *blocks.Trees, maxBytes int64) FeedbackFunc {
-	return func(ctx context.Context, path, before string, hadBefore bool, after string, copies []workspace.Copy) ([]SyntaxError, error) {
-		lc := make([]blocks.LineCopy, len(copies))
-		for i, c := range copies {
-			lc[i] = blocks.LineCopy{New: c.New, Old: c.Old, N: c.N}
-		}
-		found, err := trees.AddedErrors(ctx, path, before, hadBefore, after, lc, maxBytes)
-		out := make([]SyntaxError, len(found))
-		for i, r := range found {
-			out[i] = SyntaxError{StartLine: r.Start, EndLine: r.End, Missing: r.Missing}
-		}
-		return out, err
+	return func(ctx context.Context, rq FeedbackCheck) (FeedbackFound, error) {
+		return blocksFeedback(ctx, trees.AddedErrors, rq, maxBytes)
 	}
+}
+
+// blocksFeedback is cmd/hostd's checkSyntax: added's answer in tools'
+// terms.
+func blocksFeedback(ctx context.Context, added func(ctx context.Context, path, before string, hadBefore bool, after string, copies []blocks.LineCopy, known []blocks.ErrorRegion, maxParseBytes int64) ([]blocks.ErrorRegion, []blocks.ErrorRegion, error), rq FeedbackCheck, maxBytes int64) (FeedbackFound, error) {
+	lc := make([]blocks.LineCopy, len(rq.Copies))
+	for i, c := range rq.Copies {
+		lc[i] = blocks.LineCopy{New: c.New, Old: c.Old, N: c.N}
+	}
+	known := make([]blocks.ErrorRegion, len(rq.Known))
+	for i, k := range rq.Known {
+		known[i] = blocks.ErrorRegion{Start: k.StartLine, End: k.EndLine}
+	}
+	found, old, err := added(ctx, rq.Path, rq.Before, rq.HadBefore, rq.After, lc, known, maxBytes)
+	conv := func(rs []blocks.ErrorRegion) []SyntaxError {
+		out := make([]SyntaxError, len(rs))
+		for i, r := range rs {
+			out[i] = SyntaxError{StartLine: r.Start, EndLine: r.End, Missing: r.Missing, Unsure: r.Unsure}
+		}
+		return out
+	}
+	return FeedbackFound{Added: conv(found), Old: conv(old)}, err
 }
 
 func (e *editEnv) writeTool(path, content string) *WriteResult {
@@ -110,6 +124,108 @@ func TestEditDoesNotReportErrorsItFound(t *testing.T) {
 	}
 }
 
+// Within a chain of edits on the session's own versions, an error of the
+// version the session first read is never the chain's: one edit hides it
+// (comments it out, leaving its line as it was), the next brings it back.
+func TestEditChainDoesNotReportAnErrorTheSessionRead(t *testing.T) {
+	e := newEditEnv(t)
+	withFeedback(e)
+	broken := strings.Replace(goFile, "return 0\n", "return 0 +\n", 1) // line 7
+	e.write("a.go", broken)
+	tag := e.showAll("a.go")
+	r := e.edit("a.go", tag, "PUT <3:\n+/*\nPUT >8:\n+*/")
+	wantOK(t, r)
+	if len(r.SyntaxErrors) != 0 {
+		t.Fatalf("hiding the error reported one: %+v\n%s", r.SyntaxErrors, r.Content)
+	}
+	r = e.edit("a.go", r.Tag, "CUT 3\nCUT 10")
+	wantOK(t, r)
+	wantFile(t, e, "a.go", broken)
+	if len(r.SyntaxErrors) != 0 || strings.Contains(r.Content, "syntax:") {
+		t.Fatalf("the error the session read, back again, was reported as new: %+v\n%s", r.SyntaxErrors, r.Content)
+	}
+	// A new error of the chain is still named.
+	r = e.edit("a.go", r.Tag, "PUT 10:\n+func g() {")
+	wantOK(t, r)
+	if len(r.SyntaxErrors) != 1 {
+		t.Fatalf("a new error: %+v\n%s", r.SyntaxErrors, r.Content)
+	}
+	// Another session's chain starts from what it reads: the error its
+	// first read shows is not its change's either.
+	s, err := e.m.CreateWith("", e.s.State().Workspace, session.Prefs{EditResult: session.FormFull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.s = s
+	tag = e.showAll("a.go")
+	r = e.edit("a.go", tag, "PUT <1:\n+// Package a.")
+	wantOK(t, r)
+	if len(r.SyntaxErrors) != 0 {
+		t.Fatalf("another session: %+v\n%s", r.SyntaxErrors, r.Content)
+	}
+}
+
+// Without the chain, the same two edits report the error brought back:
+// the edit alone cannot tell it from a new one. A file changed by another
+// hand between two edits starts a new chain.
+func TestEditChainEndsWhenTheFileChanges(t *testing.T) {
+	e := newEditEnv(t)
+	withFeedback(e)
+	broken := strings.Replace(goFile, "return 0\n", "return 0 +\n", 1)
+	hidden := strings.Replace(broken, "func f(", "/*\nfunc f(", 1) + "*/\n"
+	e.write("a.go", hidden)
+	tag := e.showAll("a.go")
+	r := e.edit("a.go", tag, "PUT <1:\n+// Package a.")
+	wantOK(t, r)
+	e.write("a.go", "// Package a.\n"+hidden+"\n") // another hand: the chain ends
+	tag = e.showAll("a.go")
+	r = e.edit("a.go", tag, "CUT 4\nCUT 13")
+	wantOK(t, r)
+	if len(r.SyntaxErrors) != 1 {
+		t.Fatalf("an error no version the session read had: %+v\n%s", r.SyntaxErrors, r.Content)
+	}
+}
+
+// An error region of a grammar that finds errors in valid code too often
+// (blocks.GrammarTrust: Swift's misreads Swift Testing's #expect macro)
+// is not called the change's: the result says the parser could not read
+// those lines, and the region is not among its syntaxErrors; a bracket it
+// had to close is still named. A trusted grammar's error is named.
+func TestFeedbackOfAnUntrustedGrammarIsUnsure(t *testing.T) {
+	e := newEditEnv(t)
+	withFeedback(e)
+	e.write("a.swift", "import Testing\n\n@Test func adds() {\n  let x = 1 + 1\n}\n")
+	tag := e.showAll("a.swift")
+	r := e.edit("a.swift", tag, "PUT >4:\n+  #expect(x == 2)")
+	wantOK(t, r)
+	if len(r.SyntaxErrors) != 0 || strings.Contains(r.Content, "this change left") {
+		t.Fatalf("valid Swift was called broken: %+v\n%s", r.SyntaxErrors, r.Content)
+	}
+	if len(r.Unsure) != 1 || r.Unsure[0].StartLine != 5 || !strings.Contains(r.Content, "\nsyntax: the parser could not read line 5 after this change, which may be no error") || !strings.Contains(r.Content, "\n5:  #expect(x == 2)") {
+		t.Fatalf("the unread line is not named as such: %+v\n%s", r.Unsure, r.Content)
+	}
+	out, err := json.Marshal(r)
+	if err != nil || strings.Contains(string(out), "syntaxErrors") || strings.Contains(string(out), "nsure") {
+		t.Fatalf("an unsure region reached the result's data: %s %v", out, err)
+	}
+	// A closing bracket the parser had to assume is trusted in Swift: its
+	// grammar assumed none in the valid files measured.
+	e.write("b.swift", "func f(_ x: Int) -> Int {\n  return x\n}\n\nfunc g() {}\n")
+	tag = e.showAll("b.swift")
+	r = e.edit("b.swift", tag, "PUT 2:\n+  return f(x")
+	wantOK(t, r)
+	if len(r.SyntaxErrors) != 1 || r.SyntaxErrors[0].Missing != ")" || !strings.Contains(r.Content, "syntax: this change left 1 new error: line 2 (missing \")\")") {
+		t.Fatalf("a bracket left open in Swift: %+v %+v\n%s", r.SyntaxErrors, r.Unsure, r.Content)
+	}
+	e.write("a.go", goFile)
+	tag = e.showAll("a.go")
+	r = e.edit("a.go", tag, "PUT 5:\n+\t\treturn (x")
+	wantOK(t, r)
+	if len(r.SyntaxErrors) != 1 || len(r.Unsure) != 0 || !strings.Contains(r.Content, "syntax: this change left 1 new error") {
+		t.Fatalf("a Go error: %+v %+v\n%s", r.SyntaxErrors, r.Unsure, r.Content)
+	}
+}
+
 // A write of a new broken file names its errors; a write that replaces a
 // file with the same error says nothing; a clean write says nothing.
 func TestWriteNamesTheSyntaxErrorItAdded(t *testing.T) {
@@ -162,12 +278,12 @@ func TestFeedbackThatCannotBeMadeSaysNothing(t *testing.T) {
 		name string
 		f    FeedbackFunc
 	}{
-		{"an error", func(context.Context, string, string, bool, string, []workspace.Copy) ([]SyntaxError, error) {
-			return nil, errors.New("the worker ended")
+		{"an error", func(context.Context, FeedbackCheck) (FeedbackFound, error) {
+			return FeedbackFound{}, errors.New("the worker ended")
 		}},
-		{"slower than the parse time", func(ctx context.Context, _, _ string, _ bool, _ string, _ []workspace.Copy) ([]SyntaxError, error) {
+		{"slower than the parse time", func(context.Context, FeedbackCheck) (FeedbackFound, error) {
 			<-never
-			return []SyntaxError{{StartLine: 1, EndLine: 1}}, nil
+			return FeedbackFound{Added: []SyntaxError{{StartLine: 1, EndLine: 1}}}, nil
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,9 +312,9 @@ func TestFeedbackIsGivenTheChange(t *testing.T) {
 		copies              []workspace.Copy
 	}
 	var got []call
-	withFeedbackFunc(e, func(_ context.Context, path, before string, had bool, after string, copies []workspace.Copy) ([]SyntaxError, error) {
-		got = append(got, call{path, before, after, had, copies})
-		return nil, nil
+	withFeedbackFunc(e, func(_ context.Context, rq FeedbackCheck) (FeedbackFound, error) {
+		got = append(got, call{rq.Path, rq.Before, rq.After, rq.HadBefore, rq.Copies})
+		return FeedbackFound{}, nil
 	})
 	e.write("a.go", goFile)
 	tag := e.showAll("a.go")

@@ -37,6 +37,9 @@ type WriteResult struct {
 	Bytes   int64  `json:"bytes"`
 	// SyntaxErrors are the syntax errors the write added (feedback.go).
 	SyntaxErrors []SyntaxError `json:"syntaxErrors,omitempty"`
+	// Unsure are the regions the file's grammar could not read but is not
+	// trusted to call errors (SyntaxError.Unsure): in the content only.
+	Unsure []SyntaxError `json:"-"`
 }
 
 // newFilePerm is the mode of a file write creates; an existing file keeps
@@ -152,7 +155,7 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	r.Content = fmt.Sprintf("%s, %d %s", verb, n, plural(n, "line", "lines"))
 	if l.Tag != "" {
 		r.Content = tagHeader(p.Display, l.Tag) + "\n" + r.Content
-		r.SyntaxErrors = c.addFeedback(fb, p, bytes.Equal(data, onDisk[p.Abs]), l.Lines, &r.Content)
+		r.SyntaxErrors, r.Unsure = c.addFeedback(fb, p, bytes.Equal(data, onDisk[p.Abs]), l.Lines, &r.Content)
 	}
 	return r
 }
@@ -164,10 +167,10 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 func startWriteFeedback(ctx context.Context, c *Call, p workspace.Path, old *loaded, wasText bool, body string) *pendingFeedback {
 	deadline := time.Now().Add(c.Limits.ParseBudget())
 	if old == nil || !wasText {
-		return c.startFeedback(ctx, deadline, p.Abs, "", false, body, nil)
+		return c.startFeedback(ctx, deadline, p.Abs, "", nil, false, body, nil)
 	}
 	before := old.Text.Body
-	return c.startFeedback(ctx, deadline, p.Abs, before, true, body, func() []workspace.Copy {
+	return c.startFeedback(ctx, deadline, p.Abs, before, nil, true, body, func() []workspace.Copy {
 		return unchangedCopies(workspace.Lines(before), workspace.Lines(body), time.Until(deadline))
 	})
 }

@@ -41,6 +41,14 @@ func TestE2ESyntaxFeedback(t *testing.T) {
 	if w["ok"] != true || !strings.Contains(w["content"].(string), "\nsyntax: this change left 1 new error: line 1 (missing \")\")") {
 		t.Fatalf("a new broken file: %v", w)
 	}
+	// Swift's grammar is measured to misread valid code (Swift Testing's
+	// #expect macro among it): its region is a line the parser could
+	// not read, with the measurement, and not among syntaxErrors.
+	w = tool(t, c, s, "write", map[string]any{"path": "t.swift", "content": "import Testing\n\n@Test func adds() {\n  #expect(1 + 1 == 2)\n}\n"})
+	content, _ = w["content"].(string)
+	if w["ok"] != true || w["syntaxErrors"] != nil || !strings.Contains(content, "\nsyntax: the parser could not read line 4 after this change, which may be no error: the swift grammar finds errors in valid code (in ") || !strings.Contains(content, "\n4:  #expect(1 + 1 == 2)") {
+		t.Fatalf("valid Swift its grammar cannot read: %v", w)
+	}
 }
 
 // A check whose worker overruns never holds up or fails the write: the

@@ -311,21 +311,50 @@ func outlines(workers *blocks.Workers, maxParseBytes int64) tools.OutlineFunc {
 // parse limit as block ops: the worker that holds the old version's tree
 // parses the new one from it.
 func syntaxFeedback(workers *blocks.Workers, maxParseBytes int64) tools.FeedbackFunc {
-	return func(ctx context.Context, path, before string, hadBefore bool, after string, copies []workspace.Copy) ([]tools.SyntaxError, error) {
-		lc := make([]blocks.LineCopy, len(copies))
-		for i, c := range copies {
-			lc[i] = blocks.LineCopy{New: c.New, Old: c.Old, N: c.N}
-		}
-		found, err := workers.AddedErrors(ctx, path, before, hadBefore, after, lc, maxParseBytes)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]tools.SyntaxError, len(found))
-		for i, r := range found {
-			out[i] = tools.SyntaxError{StartLine: r.Start, EndLine: r.End, Missing: r.Missing}
-		}
-		return out, nil
+	return func(ctx context.Context, rq tools.FeedbackCheck) (tools.FeedbackFound, error) {
+		return checkSyntax(ctx, workers.AddedErrors, rq, maxParseBytes)
 	}
+}
+
+// addedErrorsFunc is blocks.Workers.AddedErrors (or Trees').
+type addedErrorsFunc func(ctx context.Context, path, before string, hadBefore bool, after string, copies []blocks.LineCopy, known []blocks.ErrorRegion, maxParseBytes int64) (added, old []blocks.ErrorRegion, err error)
+
+// checkSyntax asks added for the errors of the change rq, in tools' terms:
+// the regions added and before's own, and the measurement that makes the
+// grammar's regions unsure, when it does.
+func checkSyntax(ctx context.Context, added addedErrorsFunc, rq tools.FeedbackCheck, maxParseBytes int64) (tools.FeedbackFound, error) {
+	lc := make([]blocks.LineCopy, len(rq.Copies))
+	for i, c := range rq.Copies {
+		lc[i] = blocks.LineCopy{New: c.New, Old: c.Old, N: c.N}
+	}
+	known := make([]blocks.ErrorRegion, len(rq.Known))
+	for i, k := range rq.Known {
+		known[i] = blocks.ErrorRegion{Start: k.StartLine, End: k.EndLine}
+	}
+	found, old, err := added(ctx, rq.Path, rq.Before, rq.HadBefore, rq.After, lc, known, maxParseBytes)
+	if err != nil {
+		return tools.FeedbackFound{}, err
+	}
+	out := tools.FeedbackFound{Added: toSyntaxErrors(found), Old: toSyntaxErrors(old)}
+	for _, f := range found {
+		if f.Unsure {
+			name, files, withErrors, _ := blocks.GrammarTrust(rq.Path, rq.After)
+			out.Why = fmt.Sprintf("the %s grammar finds errors in valid code (in %d of %d files of released code measured)", name, withErrors, files)
+			break
+		}
+	}
+	return out, nil
+}
+
+func toSyntaxErrors(rs []blocks.ErrorRegion) []tools.SyntaxError {
+	if rs == nil {
+		return nil
+	}
+	out := make([]tools.SyntaxError, len(rs))
+	for i, r := range rs {
+		out[i] = tools.SyntaxError{StartLine: r.Start, EndLine: r.End, Missing: r.Missing, Unsure: r.Unsure}
+	}
+	return out
 }
 
 // warm has the parse workers parse each version a read records, in the

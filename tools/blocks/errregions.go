@@ -27,6 +27,9 @@ type ErrorRegion struct {
 	// of the region is a MISSING one; "" for text the grammar could not
 	// place.
 	Missing string
+	// Unsure: the grammar finds errors in valid code too often to call
+	// this one the text's (trust.go); set on AddedErrors' regions only.
+	Unsure bool
 }
 
 // LineCopy is a run of N lines that a change left as they were: the old
@@ -135,14 +138,17 @@ func mergeRegions(rs []ErrorRegion) []ErrorRegion {
 // as in it) that the old version's regions (before) do not explain.
 // copies map the lines the change left as they were; every other new
 // line is changed. A new region is explained by an old one when the old
-// region's place in the new version overlaps it and holds every changed
-// line of it: an error the change did not touch, or one inside lines
-// that were broken before and were rewritten still broken. So an error
-// in unchanged lines that the change caused elsewhere (a brace removed
-// above it) is added, and so is one that reaches lines the change wrote.
-// An old region's place is its first and last line carried through the
-// copies; an end the change rewrote reaches to the nearest line it did
-// not.
+// region's place in the new version overlaps it and either holds every
+// changed line of it (an error the change did not touch, or one inside
+// lines that were broken before and were rewritten still broken), or the
+// new region's first and last lines are both lines the change left as
+// they were: the change's own lines neither start it nor close it, so it
+// is the old error, grown by lines the change wrote into it, shrunk or
+// moved. So an error in unchanged lines that the change caused with no
+// old error there (a brace removed above it) is added, and so is one
+// that starts or ends on a line the change wrote. An old region's place
+// is its first and last line carried through the copies; an end the
+// change rewrote reaches to the nearest line it did not.
 func addedRegions(before, after []ErrorRegion, copies []LineCopy, oldLines, newLines int) []ErrorRegion {
 	if len(after) == 0 {
 		return nil
@@ -198,13 +204,16 @@ func addedRegions(before, after []ErrorRegion, copies []LineCopy, oldLines, newL
 	}
 	var out []ErrorRegion
 	for _, r := range after {
+		// The change's own lines neither start nor close r: an old error
+		// that r overlaps grew, shrank or moved, and is still the old one.
+		kept := copied[clampLine(r.Start, newLines)] && copied[clampLine(r.End, newLines)]
 		explained := false
 		for _, o := range before {
 			lo, hi := place(o)
 			if lo > r.End || hi < r.Start {
 				continue
 			}
-			if changedIn(r.Start, r.End) == changedIn(max(r.Start, lo), min(r.End, hi)) {
+			if kept || changedIn(r.Start, r.End) == changedIn(max(r.Start, lo), min(r.End, hi)) {
 				explained = true
 				break
 			}
@@ -300,8 +309,13 @@ func reachBack(root *sitter.Node, added []ErrorRegion, copies []LineCopy, lines 
 }
 
 // AddedErrors reports the error regions a change added to the file at
-// path (edit-contract §5.6): after's regions that before's do not explain
-// (addedRegions), numbered as in after. hadBefore false says the file did
+// path (edit-contract §5.6): after's regions that before's, and known, do
+// not explain (addedRegions), numbered as in after; and old, before's own
+// regions, so that the caller can carry them along a chain of changes.
+// known are regions in before's numbers that count as before's too: the
+// errors of the version a chain of changes started from, carried to
+// before (an error an earlier change of the chain hid is still not the
+// next change's). hadBefore false says the file did
 // not exist or was not text before, so every region of after is added.
 // copies map the lines the change left as they were. Both texts are
 // parsed through the cache (before's tree is usually there already;
@@ -315,9 +329,9 @@ func reachBack(root *sitter.Node, added []ErrorRegion, copies []LineCopy, lines 
 // (no grammar for the file type), ErrTooLarge (a text over
 // maxParseBytes), ErrUnsafe (a text its grammar's guard refuses) or
 // ErrParseTime (a parse past ctx's deadline): nothing is known then.
-func (t *Trees) AddedErrors(ctx context.Context, path, before string, hadBefore bool, after string, copies []LineCopy, maxParseBytes int64) ([]ErrorRegion, error) {
+func (t *Trees) AddedErrors(ctx context.Context, path, before string, hadBefore bool, after string, copies []LineCopy, known []ErrorRegion, maxParseBytes int64) (added, old []ErrorRegion, err error) {
 	if maxParseBytes <= 0 {
-		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
+		return nil, nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
 	}
 	lang := languageFor(path, after)
 	if hadBefore {
@@ -325,18 +339,17 @@ func (t *Trees) AddedErrors(ctx context.Context, path, before string, hadBefore 
 	}
 	switch {
 	case lang == nil:
-		return nil, fmt.Errorf("%w: %s", ErrUnsupported, path)
+		return nil, nil, fmt.Errorf("%w: %s", ErrUnsupported, path)
 	case int64(len(after)) > maxParseBytes || hadBefore && int64(len(before)) > maxParseBytes:
-		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, maxParseBytes)
+		return nil, nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, maxParseBytes)
 	case lang.everyTextParses:
-		return nil, nil
+		return nil, nil, nil
 	}
-	var old []ErrorRegion
 	rq := request{path: path, lang: lang, text: after, keep: true, backstop: parseTimeout}
 	if hadBefore {
 		l, why, reason := t.get(ctx, request{path: path, lang: lang, text: before, keep: true, backstop: parseTimeout})
 		if l == nil {
-			return nil, feedbackFailure(why, reason)
+			return nil, nil, feedbackFailure(why, reason)
 		}
 		old = errorRegions(l.tree.RootNode(), countLines(before))
 		l.release()
@@ -344,16 +357,24 @@ func (t *Trees) AddedErrors(ctx context.Context, path, before string, hadBefore 
 	}
 	l, why, reason := t.get(ctx, rq)
 	if l == nil {
-		return nil, feedbackFailure(why, reason)
+		return nil, nil, feedbackFailure(why, reason)
 	}
 	defer l.release()
 	lines := countLines(after)
 	root := l.tree.RootNode()
-	added := addedRegions(old, errorRegions(root, lines), copies, countLines(before), lines)
-	if len(added) == 0 {
-		return nil, nil
+	explain := old
+	if len(known) > 0 {
+		explain = mergeRegions(append(slices.Clone(old), known...))
 	}
-	return reachBack(root, added, copies, lines), nil
+	added = addedRegions(explain, errorRegions(root, lines), copies, countLines(before), lines)
+	if len(added) == 0 {
+		return nil, old, nil
+	}
+	added = reachBack(root, added, copies, lines)
+	for i := range added {
+		added[i].Unsure = !trustedRegion(lang.name, added[i])
+	}
+	return added, old, nil
 }
 
 // feedbackFailure is the error of a text AddedErrors could not parse.

@@ -85,6 +85,14 @@ func TestAddedRegions(t *testing.T) {
 		{"a new error in the changed lines beside an old one", []ErrorRegion{{Start: 2, End: 2}}, []ErrorRegion{{Start: 2, End: 2}, {Start: 5, End: 6}}, []ErrorRegion{{Start: 5, End: 6}}},
 		{"an old error that grew into the changed lines", []ErrorRegion{{Start: 2, End: 3}}, []ErrorRegion{{Start: 2, End: 6}}, []ErrorRegion{{Start: 2, End: 6}}},
 		{"an error the change caused in unchanged lines", []ErrorRegion{{Start: 2, End: 2}}, []ErrorRegion{{Start: 2, End: 2}, {Start: 10, End: 11}}, []ErrorRegion{{Start: 10, End: 11}}},
+		// The change's own lines neither start nor close the region: the
+		// old error grew by the lines the change wrote into it.
+		{"an old error grown over the changed lines", []ErrorRegion{{Start: 2, End: 3}}, []ErrorRegion{{Start: 2, End: 9}}, nil},
+		{"an old error below, grown up over the changed lines", []ErrorRegion{{Start: 8, End: 8}}, []ErrorRegion{{Start: 3, End: 9}}, nil},
+		{"an old error shrunk and moved", []ErrorRegion{{Start: 6, End: 10}}, []ErrorRegion{{Start: 8, End: 9}}, nil},
+		{"a region the change's lines start, over an old one", []ErrorRegion{{Start: 8, End: 9}}, []ErrorRegion{{Start: 5, End: 10}}, []ErrorRegion{{Start: 5, End: 10}}},
+		{"a region the change's lines close, over an old one", []ErrorRegion{{Start: 2, End: 3}}, []ErrorRegion{{Start: 3, End: 5}}, []ErrorRegion{{Start: 3, End: 5}}},
+		{"a region of unchanged lines over no old one", []ErrorRegion{{Start: 2, End: 2}}, []ErrorRegion{{Start: 3, End: 9}}, []ErrorRegion{{Start: 3, End: 9}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := addedRegions(tc.before, tc.after, copies, 10, 11)
@@ -109,7 +117,7 @@ func TestAddedErrors(t *testing.T) {
 	lim := config.DefaultLimits().MaxBlockParseBytes
 	clean := "package a\n\nfunc f() int {\n\tx := 1\n\treturn x\n}\n\nfunc g() {}\n"
 	broken := strings.Replace(clean, "\tx := 1\n", "\tx := (1\n", 1)
-	got, err := trees.AddedErrors(ctx, "a.go", clean, true, broken, []LineCopy{{1, 1, 3}, {5, 5, 4}}, lim)
+	got, _, err := trees.AddedErrors(ctx, "a.go", clean, true, broken, []LineCopy{{1, 1, 3}, {5, 5, 4}}, nil, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +129,7 @@ func TestAddedErrors(t *testing.T) {
 	}
 	// A second change below the error leaves it where it was.
 	again := broken + "\nfunc h() {}\n"
-	got, err = trees.AddedErrors(ctx, "a.go", broken, true, again, []LineCopy{{1, 1, 8}}, lim)
+	got, _, err = trees.AddedErrors(ctx, "a.go", broken, true, again, []LineCopy{{1, 1, 8}}, nil, lim)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("a change that leaves the old error: added %+v, %v", got, err)
 	}
@@ -129,7 +137,7 @@ func TestAddedErrors(t *testing.T) {
 		t.Errorf("tree stats %+v: want each new version parsed incrementally and the old one found cached", st)
 	}
 	// A new file: every region is added.
-	got, err = trees.AddedErrors(ctx, "b.go", "", false, broken, nil, lim)
+	got, _, err = trees.AddedErrors(ctx, "b.go", "", false, broken, nil, nil, lim)
 	if err != nil || len(got) == 0 {
 		t.Fatalf("a new broken file: added %+v, %v", got, err)
 	}
@@ -140,16 +148,16 @@ func TestAddedErrors(t *testing.T) {
 // kinds, never "no errors".
 func TestAddedErrorsCannotAlwaysCheck(t *testing.T) {
 	var trees *Trees
-	if _, err := trees.AddedErrors(context.Background(), "a.txt", "a", true, "b", nil, 100); !errors.Is(err, ErrUnsupported) {
+	if _, _, err := trees.AddedErrors(context.Background(), "a.txt", "a", true, "b", nil, nil, 100); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("no grammar: %v", err)
 	}
-	if _, err := trees.AddedErrors(context.Background(), "a.go", "package a\n", true, "package a\n\nvar x = 1\n", nil, 12); !errors.Is(err, ErrTooLarge) {
+	if _, _, err := trees.AddedErrors(context.Background(), "a.go", "package a\n", true, "package a\n\nvar x = 1\n", nil, nil, 12); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("over the limit: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
 	defer cancel()
 	time.Sleep(time.Millisecond)
-	if _, err := trees.AddedErrors(ctx, "a.go", "package a\n", true, "package a\nfunc (\n", nil, 1<<20); !errors.Is(err, ErrParseTime) {
+	if _, _, err := trees.AddedErrors(ctx, "a.go", "package a\n", true, "package a\nfunc (\n", nil, nil, 1<<20); !errors.Is(err, ErrParseTime) {
 		t.Errorf("out of time: %v", err)
 	}
 }
@@ -170,12 +178,12 @@ func TestWorkersAddedErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			n := countLines(tc.before)
 			copies := []LineCopy{{1, 1, n - 2}, {n, n, 1}}
-			got, err := w.AddedErrors(withBudget(t, 5*time.Second), "a.ts", tc.before, true, tc.after, copies, lim)
+			got, _, err := w.AddedErrors(withBudget(t, 5*time.Second), "a.ts", tc.before, true, tc.after, copies, nil, lim)
 			if err != nil {
 				t.Fatal(err)
 			}
 			in, _ := NewTrees(1 << 30)
-			want, err := in.AddedErrors(context.Background(), "a.ts", tc.before, true, tc.after, copies, lim)
+			want, _, err := in.AddedErrors(context.Background(), "a.ts", tc.before, true, tc.after, copies, nil, lim)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,7 +192,18 @@ func TestWorkersAddedErrors(t *testing.T) {
 			}
 		})
 	}
-	_, err := w.AddedErrors(withBudget(t, 300*time.Millisecond), "a.ts", clean, true, clean+"// SPINME\n", []LineCopy{{1, 1, 4}}, lim)
+	// Known regions reach the worker and old ones come back: an error
+	// the before had is returned as old, and the same error known to the
+	// chain explains it after the before lost it.
+	gotAdded, gotOld, err := w.AddedErrors(withBudget(t, 5*time.Second), "k.ts", broken, true, broken+"const b = 2;\n", []LineCopy{{1, 1, 5}}, nil, lim)
+	if err != nil || len(gotAdded) != 0 || len(gotOld) != 1 || gotOld[0].Start != 3 {
+		t.Errorf("an old error: added %+v, old %+v, %v", gotAdded, gotOld, err)
+	}
+	gotAdded, gotOld, err = w.AddedErrors(withBudget(t, 5*time.Second), "k.ts", clean, true, broken, []LineCopy{{1, 1, 2}, {4, 4, 2}}, []ErrorRegion{{Start: 3, End: 3}}, lim)
+	if err != nil || len(gotAdded) != 0 || len(gotOld) != 0 {
+		t.Errorf("an error the chain knew: added %+v, old %+v, %v", gotAdded, gotOld, err)
+	}
+	_, _, err = w.AddedErrors(withBudget(t, 300*time.Millisecond), "a.ts", clean, true, clean+"// SPINME\n", []LineCopy{{1, 1, 4}}, nil, lim)
 	if !errors.Is(err, ErrParseTime) {
 		t.Errorf("a worker that spins past the parse time: %v, want ErrParseTime", err)
 	}
@@ -243,7 +262,7 @@ func TestAddedErrorsReachBackToTheChange(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			after, copies := change(tc.from, tc.to, tc.rows...)
-			got, err := trees.AddedErrors(context.Background(), "a.ts", before, true, after, copies, lim)
+			got, _, err := trees.AddedErrors(context.Background(), "a.ts", before, true, after, copies, nil, lim)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -264,7 +283,7 @@ func TestMarkdownHasNoSyntaxErrors(t *testing.T) {
 	}
 	defer trees.Close()
 	lim := config.DefaultLimits().MaxBlockParseBytes
-	got, err := trees.AddedErrors(context.Background(), "a.md", "# A\n\ntext\n", true, "# A\n\n```go\nfunc (\n[link](\n", []LineCopy{{1, 1, 2}}, lim)
+	got, _, err := trees.AddedErrors(context.Background(), "a.md", "# A\n\ntext\n", true, "# A\n\n```go\nfunc (\n[link](\n", []LineCopy{{1, 1, 2}}, nil, lim)
 	if err != nil || got != nil {
 		t.Errorf("added %+v, %v; want none", got, err)
 	}
@@ -272,7 +291,7 @@ func TestMarkdownHasNoSyntaxErrors(t *testing.T) {
 		t.Errorf("trees %+v: a markdown change was parsed", st)
 	}
 	w := newTestWorkers(t, 2, "")
-	if got, err := w.AddedErrors(withBudget(t, 5*time.Second), "a.md", "a\n", false, "[(\n", nil, lim); err != nil || got != nil {
+	if got, _, err := w.AddedErrors(withBudget(t, 5*time.Second), "a.md", "a\n", false, "[(\n", nil, nil, lim); err != nil || got != nil {
 		t.Errorf("through the workers: added %+v, %v; want none", got, err)
 	}
 	if st := w.Stats(); st.Starts != 0 {

@@ -244,9 +244,9 @@ func (w *Workers) OutlineLines(ctx context.Context, path, text string, maxParseB
 // during the request (it overran, died, or could not start) is an error
 // that unwraps to ErrParseTime or ErrParserFailed: the check was not
 // made.
-func (w *Workers) AddedErrors(ctx context.Context, path, before string, hadBefore bool, after string, copies []LineCopy, maxParseBytes int64) ([]ErrorRegion, error) {
+func (w *Workers) AddedErrors(ctx context.Context, path, before string, hadBefore bool, after string, copies []LineCopy, known []ErrorRegion, maxParseBytes int64) (added, old []ErrorRegion, err error) {
 	if maxParseBytes <= 0 {
-		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
+		return nil, nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
 	}
 	lang := languageFor(path, after)
 	if hadBefore {
@@ -254,9 +254,9 @@ func (w *Workers) AddedErrors(ctx context.Context, path, before string, hadBefor
 	}
 	if lang == nil || lang.everyTextParses || int64(len(after)) > maxParseBytes || hadBefore && int64(len(before)) > maxParseBytes {
 		// No parse: the in-process answer is the same and costs nothing.
-		return (*Trees)(nil).AddedErrors(ctx, path, before, hadBefore, after, copies, maxParseBytes)
+		return (*Trees)(nil).AddedErrors(ctx, path, before, hadBefore, after, copies, known, maxParseBytes)
 	}
-	rq := &workerRequest{Op: opErrors, Path: path, MaxBytes: maxParseBytes, Copies: copies, Text: after, HasText: true}
+	rq := &workerRequest{Op: opErrors, Path: path, MaxBytes: maxParseBytes, Copies: copies, Known: known, Text: after, HasText: true}
 	if hadBefore {
 		rq.Base, rq.HasBase = before, true
 		if len(after) >= minDeltaBytes {
@@ -270,10 +270,10 @@ func (w *Workers) AddedErrors(ctx context.Context, path, before string, hadBefor
 		why := strings.Replace(ue.Reason, "block ops are declined for this file", "the syntax check could not be made", 1)
 		why = strings.Replace(why, "block ops are declined", "the syntax check could not be made", 1)
 		why, _, _ = strings.Cut(why, "; "+plainOps)
-		return nil, &declineError{reason: why, kind: ue.Kind}
+		return nil, nil, &declineError{reason: why, kind: ue.Kind}
 	}
 	if rs.Decline != nil {
-		return nil, rs.Decline.plain()
+		return nil, nil, rs.Decline.plain()
 	}
-	return rs.Errors, nil
+	return rs.Errors, rs.Old, nil
 }

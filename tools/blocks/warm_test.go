@@ -66,7 +66,7 @@ func TestWarmLeavesTheTreeForTheEdit(t *testing.T) {
 	if st := treeStats(t, w); st.Full != 1 || w.Stats().Warms != 1 {
 		t.Fatalf("after the warm: trees %+v, %d warms; want the read version parsed once", st, w.Stats().Warms)
 	}
-	if _, err := w.AddedErrors(withBudget(t, 5*time.Second), "a.go", read, true, edited, nil, lim); err != nil {
+	if _, _, err := w.AddedErrors(withBudget(t, 5*time.Second), "a.go", read, true, edited, nil, nil, lim); err != nil {
 		t.Fatal(err)
 	}
 	if st := treeStats(t, w); st.Full != 1 || st.Incremental != 1 || st.Hits < 1 {
@@ -93,7 +93,7 @@ func TestCheckWaitsForTheWarmOfItsFile(t *testing.T) {
 	lim := config.DefaultLimits().MaxBlockParseBytes
 	read, edited := warmVersions()
 	w.Warm("a.go", read, lim, 5*time.Second) // takes the running worker at once
-	if _, err := w.AddedErrors(withBudget(t, 5*time.Second), "a.go", read, true, edited, nil, lim); err != nil {
+	if _, _, err := w.AddedErrors(withBudget(t, 5*time.Second), "a.go", read, true, edited, nil, nil, lim); err != nil {
 		t.Fatal(err)
 	}
 	if st := treeStats(t, w); st.Full != 1 || st.Incremental != 1 {

@@ -18,8 +18,10 @@ import (
 // with its own, and is refused. A new op with new fields is not such a
 // change: gob leaves out the fields a worker does not know, and a worker
 // that does not know the op answers it as an unknown request, which the
-// daemon takes as a check it could not make.
-const workerProtocol = 1
+// daemon takes as a check it could not make. 2: opErrors takes Known
+// and answers Old, which a worker of 1 would leave out, so a chain of
+// changes would lose the errors it started from.
+const workerProtocol = 2
 
 // workerConfig is the first message to a worker.
 type workerConfig struct {
@@ -77,7 +79,10 @@ type workerRequest struct {
 	Line           int        // opResolve
 	From, To       int        // opOutline
 	Copies         []LineCopy // opErrors: the lines the change left as they were
-	MaxBytes       int64
+	// Known are opErrors' regions of Base's that count as Base's own: the
+	// errors of the version a chain of changes started from.
+	Known    []ErrorRegion
+	MaxBytes int64
 	// Limit is the parse time the request may spend; the daemon ends
 	// the worker if no answer comes within it and killGrace.
 	Limit time.Duration
@@ -98,8 +103,10 @@ type workerResponse struct {
 	Why              failure // why the text was not judged: spent, timeout
 	// opOutline: the rows, or the error (in Decline).
 	Decls []Decl
-	// opErrors: the regions added, or why none could be found (Decline).
+	// opErrors: the regions added, or why none could be found (Decline);
+	// Old, Base's own regions.
 	Errors []ErrorRegion
+	Old    []ErrorRegion
 	// opStats.
 	Trees TreeStats
 }

@@ -220,6 +220,6 @@ func (w *worker) errors(ctx context.Context, rq *workerRequest) *workerResponse 
 		}
 		text = rq.Base[:rq.Prefix] + rq.Text + rq.Base[len(rq.Base)-rq.Suffix:]
 	}
-	regions, err := w.trees.AddedErrors(ctx, rq.Path, rq.Base, rq.HasBase, text, rq.Copies, rq.MaxBytes)
-	return &workerResponse{Errors: regions, Decline: toWire(err)}
+	added, old, err := w.trees.AddedErrors(ctx, rq.Path, rq.Base, rq.HasBase, text, rq.Copies, rq.Known, rq.MaxBytes)
+	return &workerResponse{Errors: added, Old: old, Decline: toWire(err)}
 }
