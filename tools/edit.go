@@ -42,6 +42,11 @@ type EditResult struct {
 	Regions []RegionSpan `json:"regions,omitempty"`
 	// SyntaxErrors are the syntax errors the edit added (feedback.go).
 	SyntaxErrors []SyntaxError `json:"syntaxErrors,omitempty"`
+	// Diagnostics are the errors the edit added, as the file's language
+	// server reports them (diagnostics.go); DiagnosticsPending: it did
+	// not answer in time.
+	Diagnostics        []Diagnostic `json:"diagnostics,omitempty"`
+	DiagnosticsPending bool         `json:"diagnosticsPending,omitempty"`
 }
 
 // Run implements Tool.

@@ -119,6 +119,12 @@ func (ed *editor) commit(p *plan) *EditResult {
 		res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "", !final, ed.c.Limits.MaxResultBytes)
 	}
 	res.SyntaxErrors = ed.c.addFeedback(fb, target, bytes.Equal(data, landed[target.Abs]), landedLines, &res.Content)
+	if tag != "" && bytes.Equal(data, landed[target.Abs]) {
+		// A move is a new file where it lands.
+		moved := target.Abs != ed.path.Abs
+		d := ed.c.startDiagnostics(target, ed.body, !moved, newBody, func() []workspace.Copy { return copiesOf(te.Result.Copies) })
+		res.Diagnostics, res.DiagnosticsPending = ed.c.addDiagnostics(d, target, landedLines, &res.Content)
+	}
 	res.Warnings = ed.warnings
 	return res
 }

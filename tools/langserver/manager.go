@@ -68,9 +68,13 @@ type Manager struct {
 	opt Options
 	log *zap.Logger
 
-	mu      sync.Mutex // guards servers, closed
+	mu      sync.Mutex // guards servers, closed, touched, order
 	servers map[key]*server
 	closed  bool
+	// touched: the files each session changed that a server serves,
+	// newest last (maxTouched each, maxTouchedSessions sessions).
+	touched map[string][]string
+	order   []string
 	done    chan struct{}
 }
 
@@ -98,7 +102,7 @@ func New(opt Options) *Manager {
 	if opt.Log == nil {
 		opt.Log = zap.NewNop()
 	}
-	m := &Manager{opt: opt, log: opt.Log, servers: map[key]*server{}, done: make(chan struct{})}
+	m := &Manager{opt: opt, log: opt.Log, servers: map[key]*server{}, touched: map[string][]string{}, done: make(chan struct{})}
 	go m.janitor()
 	return m
 }
@@ -277,6 +281,45 @@ func (m *Manager) Errors(root, path, text string, deadline time.Time) (errs []Di
 	case <-t.C:
 		return nil, false, nil
 	}
+}
+
+// Bounds of what the manager remembers of each session.
+const (
+	maxTouched         = 32
+	maxTouchedSessions = 1024
+)
+
+// Touch notes that session changed path (absolute), for Touched.
+func (m *Manager) Touch(session, path string) {
+	if m == nil || session == "" {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	paths, seen := m.touched[session]
+	if !seen {
+		if len(m.order) >= maxTouchedSessions {
+			delete(m.touched, m.order[0])
+			m.order = m.order[1:]
+		}
+		m.order = append(m.order, session)
+	}
+	paths = slices.DeleteFunc(paths, func(p string) bool { return p == path })
+	if len(paths) >= maxTouched {
+		paths = paths[1:]
+	}
+	m.touched[session] = append(paths, path)
+}
+
+// Touched are the files session changed that a server serves, the
+// most recent last.
+func (m *Manager) Touched(session string) []string {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.touched[session])
 }
 
 // Status is one server as hostctl shows it.

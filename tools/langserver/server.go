@@ -30,12 +30,16 @@ type Diagnostic struct {
 	Source  string `json:"source,omitempty"`
 }
 
+// ErrNoServer: no server was found for the language, or the
+// configuration turned it off. A write or an edit says nothing of it.
+var ErrNoServer = errors.New("no language server")
+
 // Server states, as hostctl shows them.
 const (
 	StateStarting = "starting" // started, initialize not answered yet
 	StateReady    = "ready"
-	StateIdle     = "idle"   // shut down after idleMs unused; the next need starts it
-	StateFailed   = "failed" // did not start, or crashed more than maxRestarts times: not started again
+	StateIdle     = "idle"    // shut down after idleMs unused; the next need starts it
+	StateFailed   = "failed"  // did not start, or crashed more than maxRestarts times: not started again
 	StateCrashed  = "crashed" // ended without being asked; the next need restarts it
 	StateStopped  = "stopped" // the daemon is shutting down
 )
@@ -117,9 +121,11 @@ type server struct {
 	pushes   uint64
 	notify   chan struct{} // closed and replaced at every push
 	queued   int
+	current  *proc  // the process, once started: close ends it
+	noServer bool   // failed for want of a command (ErrNoServer)
 	crashed  bool   // the last process ended without being asked
-	endedWhy  string // why hostd ended it (a bound), when it did
-	shutdown bool // the manager ended it: jobs are refused
+	endedWhy string // why hostd ended it (a bound), when it did
+	shutdown bool   // the manager ended it: jobs are refused
 }
 
 // job is work for the server's goroutine: run with a live process, or
@@ -201,6 +207,9 @@ func (s *server) ensure(p *proc) (*proc, error) {
 	}
 	if s.state == StateFailed {
 		err := errors.New(s.lastErr)
+		if s.noServer {
+			err = fmt.Errorf("%w: %s", ErrNoServer, s.lastErr)
+		}
 		s.mu.Unlock()
 		return nil, err
 	}
@@ -220,7 +229,7 @@ func (s *server) ensure(p *proc) (*proc, error) {
 	np, err := s.start()
 	if err != nil {
 		s.mu.Lock()
-		s.state, s.lastErr = StateFailed, err.Error()
+		s.state, s.lastErr, s.noServer = StateFailed, strings.TrimPrefix(err.Error(), ErrNoServer.Error()+": "), errors.Is(err, ErrNoServer)
 		s.mu.Unlock()
 		s.m.log.Warn("language server did not start", zap.String("root", s.root), zap.String("language", s.lang.name), zap.Error(err))
 		return nil, err
@@ -247,7 +256,7 @@ func (s *server) setState(state, lastErr string) {
 func (s *server) start() (*proc, error) {
 	argv, why := findCommand(s.lang, s.root, s.m.opt.Servers)
 	if argv == nil {
-		return nil, errors.New(why)
+		return nil, fmt.Errorf("%w: %s", ErrNoServer, why)
 	}
 	s.mu.Lock()
 	s.command = strings.Join(argv, " ")
@@ -267,6 +276,14 @@ func (s *server) start() (*proc, error) {
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("cannot start %s: %v", argv[0], err)
+	}
+	s.mu.Lock()
+	s.current = p
+	closing := s.shutdown
+	s.mu.Unlock()
+	if closing {
+		p.asked.Store(true)
+		killGroup(cmd)
 	}
 	go func() {
 		p.err = cmd.Wait()
@@ -655,6 +672,11 @@ func (t *tailBuffer) String() string {
 func (s *server) close() {
 	s.mu.Lock()
 	s.shutdown = true
+	if p := s.current; p != nil && s.state == StateStarting {
+		// Not initialized: nothing to shut down politely.
+		p.asked.Store(true)
+		killGroup(p.cmd)
+	}
 	s.mu.Unlock()
 	close(s.quit)
 	<-s.gone
