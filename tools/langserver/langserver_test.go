@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
@@ -244,5 +245,16 @@ func TestServerCountBound(t *testing.T) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The config file's defaults are the ones New applies to zero options,
+// and the ones docs/config.md states.
+func TestConfigDefaultsAreTheManagers(t *testing.T) {
+	d := config.DefaultLanguageServers()
+	if !d.Enabled || d.MaxServers != DefaultMaxServers || d.MaxServerBytes != DefaultMaxServerBytes ||
+		time.Duration(d.StartMs)*time.Millisecond != DefaultStartTimeout || time.Duration(d.IdleMs)*time.Millisecond != DefaultIdleTimeout ||
+		d.MaxRestarts != DefaultMaxRestarts || time.Duration(d.DiagnosticsMs)*time.Millisecond != DefaultDiagnosticsWait {
+		t.Fatalf("config %+v differs from langserver's defaults", d)
 	}
 }

@@ -297,7 +297,7 @@ func (s *server) start() (*proc, error) {
 			s.mu.Unlock()
 		}
 	}()
-	stream := newFrameStream(stdout, stdin, stdout, s.m.opt.MaxFrameBytes)
+	stream := jsonrpc2.NewBufferedStream(pipes{Reader: stdout, WriteCloser: stdin, out: stdout}, cappedCodec{max: s.m.opt.MaxFrameBytes})
 	p.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(s.handle))
 	ctx, cancel := context.WithTimeout(context.Background(), s.m.opt.StartTimeout)
 	defer cancel()

@@ -1,50 +1,78 @@
 package langserver
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
-	"sync"
+	"strconv"
 
-	"github.com/hostd-dev/hostd/rpc/wire"
+	"github.com/sourcegraph/jsonrpc2"
 )
 
-// frameStream carries one server's JSON-RPC messages in LSP framing,
-// read with the daemon's one frame reader, so a server that announces a
-// frame over maxFrame is cut off before its body is read (the
-// connection ends and the server is restarted as a crashed one).
-type frameStream struct {
-	r   *wire.Reader
-	wmu sync.Mutex
-	w   io.WriteCloser
-	c   io.Closer
+// cappedCodec is jsonrpc2's LSP framing (Content-Length headers) with a
+// bound on what a server may send: a frame over max ends the connection
+// before its body is read (the server is then restarted as a crashed
+// one), as the daemon's own frame reader does to its clients.
+type cappedCodec struct {
+	jsonrpc2.VSCodeObjectCodec // writing
+	max                        int64
 }
 
-func newFrameStream(r io.Reader, w io.WriteCloser, c io.Closer, maxFrame int64) *frameStream {
-	return &frameStream{r: wire.NewReader(r, maxFrame), w: w, c: c}
-}
+// maxHeaderLine bounds one header line; LSP sends one or two short ones.
+const maxHeaderLine = 1024
 
-// ReadObject implements jsonrpc2.ObjectStream.
-func (s *frameStream) ReadObject(v any) error {
-	body, err := s.r.ReadFrame()
-	if err != nil {
+// ReadObject implements jsonrpc2.ObjectCodec.
+func (c cappedCodec) ReadObject(stream *bufio.Reader, v any) error {
+	n := int64(-1)
+	for {
+		line, err := stream.ReadSlice('\n')
+		if err != nil {
+			if err == bufio.ErrBufferFull {
+				return fmt.Errorf("a header line longer than %d bytes", maxHeaderLine)
+			}
+			return err
+		}
+		if len(line) > maxHeaderLine {
+			return fmt.Errorf("a header line longer than %d bytes", maxHeaderLine)
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			break
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return fmt.Errorf("a header line without a colon: %q", clip(string(line), 80))
+		}
+		if bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
+			n, err = strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 64)
+			if err != nil || n < 0 {
+				return fmt.Errorf("a bad Content-Length: %q", clip(string(value), 40))
+			}
+		}
+	}
+	if n < 0 {
+		return fmt.Errorf("a message without a Content-Length")
+	}
+	if n > c.max {
+		return fmt.Errorf("a message of %d bytes, over the %d-byte bound", n, c.max)
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(stream, body); err != nil {
 		return err
 	}
 	return json.Unmarshal(body, v)
 }
 
-// WriteObject implements jsonrpc2.ObjectStream.
-func (s *frameStream) WriteObject(v any) error {
-	body, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	return wire.WriteFrame(s.w, body)
+// pipes is a server's stdout and stdin as one stream.
+type pipes struct {
+	io.Reader
+	io.WriteCloser
+	out io.Closer
 }
 
-// Close implements jsonrpc2.ObjectStream.
-func (s *frameStream) Close() error {
-	s.w.Close()
-	return s.c.Close()
+func (p pipes) Close() error {
+	p.WriteCloser.Close()
+	return p.out.Close()
 }
