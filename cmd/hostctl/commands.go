@@ -27,6 +27,7 @@ var commands = []command{
 	{name: "info", run: cmdInfo},
 	{name: "sessions", run: cmdSessions},
 	{name: "stats", run: cmdStats},
+	{name: "lsp", run: cmdLanguageServers},
 	{name: "session", args: "ID", min: 1, max: 1, run: cmdSession},
 	{name: "session delete", args: "ID", min: 1, max: 1, run: cmdSessionDelete},
 	{name: "watch", args: "[SESSION]", max: 1, run: cmdWatch, untimed: true},
@@ -343,5 +344,18 @@ func cmdReviewRollback(ctx context.Context, a *app, c *daemonConn, args []string
 		}
 	}
 	a.fmt.rollback(a.io.out, toolCall, res, undone)
+	return nil
+}
+
+func cmdLanguageServers(ctx context.Context, a *app, c *daemonConn, _ []string) error {
+	raw, printed, err := fetch(ctx, a, c, "host.languageServers", nil)
+	if err != nil || printed {
+		return err
+	}
+	var l wire.LanguageServers
+	if err := decode("host.languageServers", raw, &l); err != nil {
+		return err
+	}
+	a.fmt.languageServers(a.io.out, l)
 	return nil
 }
