@@ -113,7 +113,9 @@ func (c *Call) addDiagnostics(d *pendingDiagnostics, p workspace.Path, lines []s
 
 // newDiagnostics are the errors of after that before does not explain:
 // an error is old when it stands on a line the change left as it was
-// (copies) and that line had an error with the same message before.
+// (copies) and that line had an error with the same message before (its
+// first sentence: the hint after it may change with the rest of the
+// file, as TypeScript's "Did you mean" does once it has made ten).
 // Every error of a new file is new.
 func newDiagnostics(before, after []Diagnostic, hadBefore bool, copies []workspace.Copy) []Diagnostic {
 	if !hadBefore {
@@ -125,11 +127,11 @@ func newDiagnostics(before, after []Diagnostic, hadBefore bool, copies []workspa
 	}
 	old := map[at]bool{}
 	for _, d := range before {
-		old[at{d.Line, d.Message}] = true
+		old[at{d.Line, firstSentence(d.Message)}] = true
 	}
 	var out []Diagnostic
 	for _, d := range after {
-		if o, ok := oldLine(copies, d.Line); ok && old[at{o, d.Message}] {
+		if o, ok := oldLine(copies, d.Line); ok && old[at{o, firstSentence(d.Message)}] {
 			continue
 		}
 		out = append(out, d)
@@ -308,4 +310,14 @@ func checkFile(c *Call, p workspace.Path, deadline time.Time) fileDiagnostics {
 	})
 	out.text = tagHeader(p.Display, tag) + " " + text
 	return out
+}
+
+// firstSentence is msg up to the end of its first sentence.
+func firstSentence(msg string) string {
+	for i := 0; i+1 < len(msg); i++ {
+		if (msg[i] == '.' || msg[i] == '?' || msg[i] == '!') && msg[i+1] == ' ' {
+			return msg[:i+1]
+		}
+	}
+	return msg
 }
