@@ -50,7 +50,7 @@ func compilerNewErrors(t *testing.T, tsc, dir string, cases []fixtureFix) (newLi
 		}
 	}
 	cmd := exec.Command(tsc, "-p", ".", "--pretty", "false")
-	cmd.Dir = oracle // paths in its output are relative to it
+	cmd.Dir = oracle       // paths in its output are relative to it
 	out, _ := cmd.Output() // exit status 2 when there are errors, as there are
 	errs := map[string][]Diagnostic{}
 	for _, line := range strings.Split(string(out), "\n") {
