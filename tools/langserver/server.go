@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log"
 	"fmt"
 	"net/url"
 	"os"
@@ -84,6 +86,8 @@ type proc struct {
 	// asked: hostd ended it (idle, shutdown, a write that hung); an
 	// end not asked for is a crash.
 	asked atomic.Bool
+	// overdue: watch ended it for taking too long.
+	overdue atomic.Bool
 }
 
 // alive reports whether the process still runs.
@@ -298,7 +302,7 @@ func (s *server) start() (*proc, error) {
 		}
 	}()
 	stream := jsonrpc2.NewBufferedStream(pipes{Reader: stdout, WriteCloser: stdin, out: stdout}, cappedCodec{max: s.m.opt.MaxFrameBytes})
-	p.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(s.handle))
+	p.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(discard))
 	ctx, cancel := context.WithTimeout(context.Background(), s.m.opt.StartTimeout)
 	defer cancel()
 	var res initializeResult
@@ -314,7 +318,7 @@ func (s *server) start() (*proc, error) {
 		err = s.watch(p, s.m.opt.StartTimeout, func() error { return p.conn.Notify(ctx, "initialized", struct{}{}) })
 	}
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || p.overdue.Load() {
 			err = fmt.Errorf("%s did not answer initialize within %v (languageServers.startMs)", filepath.Base(argv[0]), s.m.opt.StartTimeout)
 		} else if !p.alive() || errors.Is(err, jsonrpc2.ErrClosed) {
 			<-p.exited
@@ -336,6 +340,7 @@ func (s *server) watch(p *proc, limit time.Duration, f func() error) error {
 		s.mu.Lock()
 		s.endedWhy = fmt.Sprintf("it took longer than %v to answer or to read what hostd sent (languageServers.startMs), and was ended", limit)
 		s.mu.Unlock()
+		p.overdue.Store(true)
 		s.kill(p)
 	})
 	defer t.Stop()
@@ -681,3 +686,7 @@ func (s *server) close() {
 	close(s.quit)
 	<-s.gone
 }
+
+// discard drops jsonrpc2's own log lines (a server that ends mid-read):
+// what matters reaches the server's state and hostd's log.
+var discard = log.New(io.Discard, "", 0)
