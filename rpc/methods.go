@@ -18,7 +18,6 @@ func (s *Server) methodTable() []*Method {
 	table := []*Method{
 		method("host.info", "The daemon's identity and the limits in force.", s.hostInfo).inline(),
 		method("host.shutdown", "Answer {}, then shut down: stop accepting, finish calls in flight within limits.shutdownGraceMs, remove the socket, exit 0.", s.hostShutdown).then(s.shutdownRequested).inline(),
-		method("host.languageServers", "The language servers the daemon runs: each one's workspace root, language, state and last error.", s.hostLanguageServers).inline(),
 		method("rpc.discover", "This OpenRPC document, generated from the table that dispatches calls.", s.discover).inline(),
 		method("session.create", "Create a session on a workspace, or re-attach to a live one by sessionId.", s.sessionCreate).errors(CodeWorkspaceInvalid, CodeSessionLimit),
 		method("session.delete", "Delete a session; its snapshot store and registers are dropped.", s.sessionDelete).errors(CodeSessionNotFound),
@@ -32,6 +31,7 @@ func (s *Server) methodTable() []*Method {
 	if s.opts.Review != nil {
 		table = append(table, s.reviewMethods()...)
 	}
+	table = append(table, method("host.languageServers", "The language servers the daemon runs: each one's workspace root, language, state and last error.", s.hostLanguageServers).inline())
 	return table
 }
 

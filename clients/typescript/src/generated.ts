@@ -309,37 +309,6 @@ export type HostShutdownParams = Record<string, never>;
 /** Result of host.shutdown. */
 export type HostShutdownResult = Record<string, never>;
 
-/** Params of host.languageServers. */
-export type HostLanguageServersParams = Record<string, never>;
-
-/** Result of host.languageServers. */
-export interface HostLanguageServersResult {
-  /** false: the config turned language servers off (languageServers.enabled) */
-  enabled: boolean;
-  /** every server started since the daemon started, by workspace root and language */
-  servers: Array<{
-    /** the command it was started with */
-    command?: string;
-    /** files it has open */
-    documents: number;
-    /** since it was last used */
-    idleMs: number;
-    /** go, typescript, python, rust or c */
-    language: string;
-    /** why it last failed, crashed or was ended */
-    lastError?: string;
-    pid?: number;
-    /** restarts after a crash */
-    restarts: number;
-    /** the workspace root it serves */
-    root: string;
-    /** resident memory of it and what it started, last measured (Linux) */
-    rssBytes?: number;
-    /** starting, ready, idle (shut down unused; started again when needed), crashed (restarted when needed), failed (not started again), stopped */
-    state: string;
-  }>;
-}
-
 /** Params of rpc.discover. */
 export type RpcDiscoverParams = Record<string, never>;
 
@@ -715,14 +684,43 @@ export interface ReviewRollbackResult {
   restored: string[];
 }
 
+/** Params of host.languageServers. */
+export type HostLanguageServersParams = Record<string, never>;
+
+/** Result of host.languageServers. */
+export interface HostLanguageServersResult {
+  /** false: the config turned language servers off (languageServers.enabled) */
+  enabled: boolean;
+  /** every server started since the daemon started, by workspace root and language */
+  servers: Array<{
+    /** the command it was started with */
+    command?: string;
+    /** files it has open */
+    documents: number;
+    /** since it was last used */
+    idleMs: number;
+    /** go, typescript, python, rust or c */
+    language: string;
+    /** why it last failed, crashed or was ended */
+    lastError?: string;
+    pid?: number;
+    /** restarts after a crash */
+    restarts: number;
+    /** the workspace root it serves */
+    root: string;
+    /** resident memory of it and what it started, last measured (Linux) */
+    rssBytes?: number;
+    /** starting, ready, idle (shut down unused; started again when needed), crashed (restarted when needed), failed (not started again), stopped */
+    state: string;
+  }>;
+}
+
 /** Every method: its params and result types. */
 export interface Methods {
   /** The daemon's identity and the limits in force. */
   "host.info": { params: HostInfoParams; result: HostInfoResult };
   /** Answer {}, then shut down: stop accepting, finish calls in flight within limits.shutdownGraceMs, remove the socket, exit 0. */
   "host.shutdown": { params: HostShutdownParams; result: HostShutdownResult };
-  /** The language servers the daemon runs: each one's workspace root, language, state and last error. */
-  "host.languageServers": { params: HostLanguageServersParams; result: HostLanguageServersResult };
   /** This OpenRPC document, generated from the table that dispatches calls. */
   "rpc.discover": { params: RpcDiscoverParams; result: RpcDiscoverResult };
   /** Create a session on a workspace, or re-attach to a live one by sessionId. */
@@ -755,12 +753,14 @@ export interface Methods {
   "review.list": { params: ReviewListParams; result: ReviewListResult };
   /** Undo every change of one tool call, all or nothing; the session may be gone, as long as it has records. ROLLBACK_CONFLICT when a file changed since (or the call was already rolled back); nothing is restored then. */
   "review.rollback": { params: ReviewRollbackParams; result: ReviewRollbackResult };
+  /** The language servers the daemon runs: each one's workspace root, language, state and last error. */
+  "host.languageServers": { params: HostLanguageServersParams; result: HostLanguageServersResult };
 }
 
 export type MethodName = keyof Methods;
 
 /** The names of every method, in the document's order. */
-export const methodNames: readonly MethodName[] = ["host.info","host.shutdown","host.languageServers","rpc.discover","session.create","session.delete","session.list","session.setWorkspace","tools.definitions","tools.execute","debug.stats","debug.session","review.sessions","review.list","review.rollback"];
+export const methodNames: readonly MethodName[] = ["host.info","host.shutdown","rpc.discover","session.create","session.delete","session.list","session.setWorkspace","tools.definitions","tools.execute","debug.stats","debug.session","review.sessions","review.list","review.rollback","host.languageServers"];
 
 /**
  * A tool call's changes were recorded; sent to every connected client (wire-contract §5). The entries are the ones review.list returns for that call.
