@@ -147,3 +147,4 @@ func TestMissingServerIsQuiet(t *testing.T) {
 		t.Fatalf("a file no server serves: %+v", d.Error)
 	}
 }
+

@@ -105,6 +105,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 	store := ed.c.State.Store
 	if target.Abs != ed.path.Abs {
 		store.Invalidate(ed.path.Abs, "was moved to "+target.Display+" by MV")
+		ed.c.Diagnostics.Removed(rootOf(ed.c, ed.path.Abs), ed.path.Abs)
 		res.MovedTo = target.Display
 	}
 	tag, landedLines := ed.record(target, newBody, data, landed[target.Abs], seen)
@@ -248,6 +249,7 @@ func (ed *editor) remove() *EditResult {
 		return ed.fail(e)
 	}
 	ed.c.State.Store.Invalidate(ed.path.Abs, "was removed by REM")
+	ed.c.Diagnostics.Removed(rootOf(ed.c, ed.path.Abs), ed.path.Abs)
 	res := &EditResult{Path: ed.path.Display, Removed: true}
 	res.Diff = boundedDiff(udiff.Unified(quote.Path("a/"+ed.path.Display), "/dev/null", ed.body, ""), ed.c.Limits.MaxResultBytes)
 	res.Content = fmt.Sprintf("[%s] removed (%d lines)", ed.path.Display, ed.text.Len())

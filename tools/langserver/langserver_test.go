@@ -258,3 +258,20 @@ func TestConfigDefaultsAreTheManagers(t *testing.T) {
 		t.Fatalf("config %+v differs from langserver's defaults", d)
 	}
 }
+
+// A removed file's document is closed: the server no longer has it.
+func TestRemovedClosesTheDocument(t *testing.T) {
+	m := fake(t, "ok", Options{})
+	root := testenv.TempDir(t)
+	a, b := filepath.Join(root, "a.go"), filepath.Join(root, "b.go")
+	change(t, m, root, a, "", false, "x\n")
+	change(t, m, root, b, "", false, "y\n")
+	m.Removed(root, a)
+	// The removal is done before the next job runs.
+	if _, _, err := change(t, m, root, b, "y\n", true, "z\n"); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, m); st.Documents != 1 {
+		t.Fatalf("status %+v: the removed file is still open", st)
+	}
+}

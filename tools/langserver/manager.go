@@ -245,6 +245,27 @@ func (m *Manager) Changed(root, path, before string, hadBefore bool, after strin
 	return c
 }
 
+// Removed tells root's server of path's language that hostd removed
+// path (REM, or the source of a move): the document is closed, so the
+// server no longer reads the text it had. It returns at once.
+func (m *Manager) Removed(root, path string) {
+	if m == nil || !m.Serves(root, path) {
+		return
+	}
+	lang, _, _ := languageOf(path)
+	m.mu.Lock()
+	s := m.servers[key{root, lang.name}]
+	m.mu.Unlock()
+	if s == nil {
+		return
+	}
+	s.submit(func(p *proc, err error) {
+		if err == nil {
+			s.close1(p, fileURI(path))
+		}
+	})
+}
+
 // Errors finds the errors of path, whose text is text, by deadline; ok
 // false when they did not come in time (they are looked for still, and
 // the next call may have them), err when no server can give them.

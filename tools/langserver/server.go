@@ -484,6 +484,19 @@ func (s *server) closeOldest(p *proc) {
 	}
 }
 
+// close1 closes uri's document, when the server has it open.
+func (s *server) close1(p *proc, uri string) {
+	s.mu.Lock()
+	_, open := s.docs[uri]
+	delete(s.docs, uri)
+	s.mu.Unlock()
+	if open {
+		s.watch(p, s.m.opt.StartTimeout, func() error {
+			return p.conn.Notify(context.Background(), "textDocument/didClose", didCloseParams{TextDocument: textDocumentIdentifier{URI: uri}})
+		})
+	}
+}
+
 // saved tells the server the document's text is now on disk.
 func (s *server) saved(p *proc, d *document) error {
 	return s.watch(p, s.m.opt.StartTimeout, func() error {
