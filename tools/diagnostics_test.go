@@ -147,4 +147,3 @@ func TestMissingServerIsQuiet(t *testing.T) {
 		t.Fatalf("a file no server serves: %+v", d.Error)
 	}
 }
-
