@@ -153,7 +153,7 @@ async function readEditRead(client, dir, structured) {
   return { sessionId: edit._meta['dev.hostd/sessionId'], toolCallId };
 }
 
-test('the TypeScript MCP client lists the four tools with the daemon\'s descriptions', async () => {
+test('the TypeScript MCP client lists the tools with the daemon\'s descriptions', async () => {
   const dir = workspace();
   const { client } = await connect(['--workspace', dir]);
   try {
