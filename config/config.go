@@ -164,6 +164,9 @@ type Config struct {
 	// mark and are not UTF-8 (edit-contract §3.5); the last rule that
 	// matches a file decides.
 	Encodings []EncodingRule `json:"encodings,omitempty"`
+	// LanguageServers: the language servers hostd runs
+	// (docs/language-servers.md).
+	LanguageServers LanguageServers `json:"languageServers"`
 }
 
 // Default returns a Config with the default socket, state directory and
@@ -174,6 +177,8 @@ func Default() Config {
 		StateDir: DefaultStateDir(),
 		LogLevel: "info",
 		Limits:   DefaultLimits(),
+
+		LanguageServers: DefaultLanguageServers(),
 	}
 }
 

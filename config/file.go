@@ -91,6 +91,12 @@ func (c *Config) load(data []byte) error {
 		}
 		return err
 	}
+	if err := c.LanguageServers.check(); err != nil {
+		if off, ok := fields["languageServers"]; ok {
+			return &posError{off: off, msg: err.Error()}
+		}
+		return err
+	}
 	if err := c.Limits.Validate(); err != nil {
 		var le *limitError
 		if errors.As(err, &le) {

@@ -30,7 +30,7 @@ func TestLoadErrorsNameLineAndColumn(t *testing.T) {
 		{"limit at the top level", "{\n  \"logLevel\": \"info\",\n  \"maxSessions\": 3\n}\n",
 			`:3:3: unknown field "maxSessions": it is a limit, and limits belong under "limits": {"limits": {"maxSessions": ...}}`},
 		{"unknown top-level field", `{"sock": "/x.sock"}`,
-			`:1:2: unknown field "sock"; the fields at the top level are socket, stateDir, logFile, logLevel, limits, encodings (docs/config.md)`},
+			`:1:2: unknown field "sock"; the fields at the top level are socket, stateDir, logFile, logLevel, limits, encodings, languageServers (docs/config.md)`},
 		{"unknown limit", "{\"limits\": {\n\t\"maxSesions\": 3}}",
 			`:2:2: unknown field "limits.maxSesions"; the fields in limits are maxPathsPerSession, `},
 		{"wrong case", `{"limits": {"MaxSessions": 3}}`,
@@ -184,5 +184,30 @@ func TestEncodingsAreCheckedWhereTheyStand(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to say %q", c.text, err, c.want)
 		}
+	}
+}
+
+func TestLanguageServersSettings(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{`{"languageServers": {"maxServers": 0}}`, "1:2: languageServers.maxServers (0) must be positive"},
+		{`{"languageServers": {"off": ["rel/dir"]}}`, `languageServers.off[0] ("rel/dir") must be an absolute directory`},
+		{`{"languageServers": {"maxRestarts": -1}}`, "languageServers.maxRestarts (-1) must be 0 or more"},
+	} {
+		p := filepath.Join(t.TempDir(), "c.json")
+		os.WriteFile(p, []byte(tc.file), 0o644)
+		c := Default()
+		if err := c.Load(p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want %q", tc.file, err, tc.want)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "c.json")
+	os.WriteFile(p, []byte(`{"languageServers": {"enabled": false, "servers": {"go": []}, "maxRestarts": 0}}`), 0o644)
+	c := Default()
+	if err := c.Load(p); err != nil {
+		t.Fatal(err)
+	}
+	ls := c.LanguageServers
+	if ls.Enabled || ls.Servers["go"] == nil || len(ls.Servers["go"]) != 0 || ls.MaxRestarts != 0 || ls.MaxServers != 4 {
+		t.Fatalf("%+v", ls)
 	}
 }

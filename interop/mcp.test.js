@@ -153,14 +153,14 @@ async function readEditRead(client, dir, structured) {
   return { sessionId: edit._meta['dev.hostd/sessionId'], toolCallId };
 }
 
-test('the TypeScript MCP client lists the four tools with the daemon\'s descriptions', async () => {
+test('the TypeScript MCP client lists the tools with the daemon\'s descriptions', async () => {
   const dir = workspace();
   const { client } = await connect(['--workspace', dir]);
   try {
     const { tools } = await client.listTools();
     log(`> tools/list\n< ${tools.map((t) => `${t.name}: ${t.description.split('\n')[0].slice(0, 60)}…`).join('\n< ')}\n`);
     const defs = await conn.sendRequest('tools.definitions');
-    assert.deepEqual(tools.map((t) => t.name), ['edit', 'grep', 'read', 'write']);
+    assert.deepEqual(tools.map((t) => t.name), ['diagnostics', 'edit', 'grep', 'read', 'write']);
     for (const [i, t] of tools.entries()) {
       assert.equal(t.description, defs.tools[i].description);
       assert.deepEqual(t.inputSchema, defs.tools[i].inputSchema);

@@ -31,6 +31,7 @@ func (s *Server) methodTable() []*Method {
 	if s.opts.Review != nil {
 		table = append(table, s.reviewMethods()...)
 	}
+	table = append(table, method("host.languageServers", "The language servers the daemon runs: each one's workspace root, language, state and last error.", s.hostLanguageServers).inline())
 	return table
 }
 

@@ -175,10 +175,11 @@ func notifications() []OpenRPCNotification {
 
 // toolResults maps each built-in tool to the Go type of its result.
 var toolResults = map[string]reflect.Type{
-	"read":  reflect.TypeFor[tools.ReadResult](),
-	"grep":  reflect.TypeFor[tools.GrepResult](),
-	"write": reflect.TypeFor[tools.WriteResult](),
-	"edit":  reflect.TypeFor[tools.EditResult](),
+	"read":        reflect.TypeFor[tools.ReadResult](),
+	"grep":        reflect.TypeFor[tools.GrepResult](),
+	"write":       reflect.TypeFor[tools.WriteResult](),
+	"edit":        reflect.TypeFor[tools.EditResult](),
+	"diagnostics": reflect.TypeFor[tools.DiagnosticsResult](),
 }
 
 // toolSchemas describes the built-in tools' arguments (their embedded

@@ -66,7 +66,7 @@ func TestOpenRPCDescribesToolsAndNotifications(t *testing.T) {
 			}
 		}
 	}
-	if !reflect.DeepEqual(tools, []string{"read", "grep", "write", "edit"}) {
+	if !reflect.DeepEqual(tools, []string{"read", "grep", "write", "edit", "diagnostics"}) {
 		t.Errorf("x-tools = %v", tools)
 	}
 	// A tool result's schema has the shared fields (flattened from the

@@ -29,6 +29,7 @@ import (
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
+	"github.com/hostd-dev/hostd/tools/langserver"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -60,6 +61,9 @@ type Options struct {
 	// Budget is the daemon-wide memory budget; frames over 64 KiB take
 	// their length from it until their call is answered. Nil: unlimited.
 	Budget *budget.Budget
+	// LanguageServers are the language servers (host.languageServers);
+	// nil: off.
+	LanguageServers *langserver.Manager
 	// WriteTimeout is how long a client may take to accept one frame
 	// before its connection is closed (socket connections; stdio has no
 	// deadline). Zero: 30 s.

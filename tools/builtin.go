@@ -18,6 +18,7 @@ func Builtin() []Tool {
 		Grep{},
 		Write{},
 		Edit{},
+		Diagnostics{},
 	}
 }
 

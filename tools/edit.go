@@ -45,6 +45,11 @@ type EditResult struct {
 	// Unsure are the regions the file's grammar could not read but is not
 	// trusted to call errors (SyntaxError.Unsure): in the content only.
 	Unsure []SyntaxError `json:"-"`
+	// Diagnostics are the errors the edit added, as the file's language
+	// server reports them (diagnostics.go); DiagnosticsPending: it did
+	// not answer in time.
+	Diagnostics        []Diagnostic `json:"diagnostics,omitempty"`
+	DiagnosticsPending bool         `json:"diagnosticsPending,omitempty"`
 }
 
 // Run implements Tool.

@@ -105,6 +105,7 @@ func (ed *editor) commit(p *plan) *EditResult {
 	store := ed.c.State.Store
 	if target.Abs != ed.path.Abs {
 		store.Invalidate(ed.path.Abs, "was moved to "+target.Display+" by MV")
+		ed.c.Diagnostics.Removed(rootOf(ed.c, ed.path.Abs), ed.path.Abs)
 		res.MovedTo = target.Display
 	}
 	tag, landedLines := ed.record(target, newBody, data, landed[target.Abs], seen)
@@ -119,6 +120,12 @@ func (ed *editor) commit(p *plan) *EditResult {
 		res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "", !final, ed.c.Limits.MaxResultBytes)
 	}
 	res.SyntaxErrors, res.Unsure = ed.c.addFeedback(fb, target, bytes.Equal(data, landed[target.Abs]), landedLines, &res.Content)
+	if tag != "" && bytes.Equal(data, landed[target.Abs]) {
+		// A move is a new file where it lands.
+		moved := target.Abs != ed.path.Abs
+		d := ed.c.startDiagnostics(target, ed.body, !moved, newBody, func() []workspace.Copy { return copiesOf(te.Result.Copies) })
+		res.Diagnostics, res.DiagnosticsPending = ed.c.addDiagnostics(d, target, landedLines, &res.Content)
+	}
 	res.Warnings = ed.warnings
 	return res
 }
@@ -242,6 +249,7 @@ func (ed *editor) remove() *EditResult {
 		return ed.fail(e)
 	}
 	ed.c.State.Store.Invalidate(ed.path.Abs, "was removed by REM")
+	ed.c.Diagnostics.Removed(rootOf(ed.c, ed.path.Abs), ed.path.Abs)
 	res := &EditResult{Path: ed.path.Display, Removed: true}
 	res.Diff = boundedDiff(udiff.Unified(quote.Path("a/"+ed.path.Display), "/dev/null", ed.body, ""), ed.c.Limits.MaxResultBytes)
 	res.Content = fmt.Sprintf("[%s] removed (%d lines)", ed.path.Display, ed.text.Len())

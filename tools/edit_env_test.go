@@ -18,7 +18,7 @@ import (
 // editEnv is a workspace with one session and an executor, for driving the
 // edit tool as the daemon does.
 type editEnv struct {
-	t    *testing.T
+	t    testing.TB
 	root string
 	m    *session.Manager
 	s    *session.Session
@@ -31,7 +31,7 @@ func newEditEnv(t *testing.T) *editEnv {
 	return newEditEnvLimits(t, config.DefaultLimits())
 }
 
-func newEditEnvLimits(t *testing.T, lim config.Limits) *editEnv {
+func newEditEnvLimits(t testing.TB, lim config.Limits) *editEnv {
 	t.Helper()
 	root := t.TempDir()
 	ws, err := workspace.New(root, "", nil)

@@ -29,6 +29,7 @@ import (
 	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/tools/langserver"
 )
 
 // ErrUnknownTool is returned by Execute for a tool name that does not exist
@@ -62,6 +63,11 @@ type Call struct {
 	// Warm parses a version a read just recorded in the background
 	// (WarmFunc); nil: no grammars.
 	Warm WarmFunc
+	// Diagnostics are the language servers (diagnostics.go); nil: off.
+	Diagnostics *langserver.Manager
+	// DiagnosticsWait bounds how long a write or an edit waits for its
+	// language server's errors.
+	DiagnosticsWait time.Duration
 	// ToolName is the tool being run, as review records it.
 	ToolName string
 	// Files are the daemon's per-file locks (lockFiles).
@@ -134,7 +140,11 @@ type Options struct {
 	Outline  OutlineFunc
 	Feedback FeedbackFunc
 	Warm     WarmFunc
-	Tools    []Tool // usually Builtin()
+	// Diagnostics are the language servers; nil: off. DiagnosticsWait:
+	// how long a write or an edit waits for them (0: the default).
+	Diagnostics     *langserver.Manager
+	DiagnosticsWait time.Duration
+	Tools           []Tool // usually Builtin()
 	// Files are the daemon-wide per-file locks; nil: the executor makes
 	// its own. Rollback must share them (Executor.Files).
 	Files *filelock.Table
@@ -156,6 +166,9 @@ func NewExecutor(opt Options) *Executor {
 	}
 	if opt.Files == nil {
 		opt.Files = &filelock.Table{}
+	}
+	if opt.DiagnosticsWait <= 0 {
+		opt.DiagnosticsWait = langserver.DefaultDiagnosticsWait
 	}
 	e := &Executor{opt: opt, tools: make(map[string]Tool)}
 	for _, t := range opt.Tools {
@@ -192,22 +205,24 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 	}
 	defer release()
 	c := &Call{
-		Session:    s,
-		State:      st,
-		Args:       req.Args,
-		PromptID:   req.PromptID,
-		ToolCallID: id,
-		Limits:     e.opt.Limits,
-		Log:        e.opt.Log,
-		Review:     e.opt.Review,
-		Blocks:     e.opt.Blocks,
-		Syntax:     e.opt.Syntax,
-		Outline:    e.opt.Outline,
-		Feedback:   e.opt.Feedback,
-		Warm:       e.opt.Warm,
-		ToolName:   req.Tool,
-		Files:      e.opt.Files,
-		Budget:     e.opt.Budget,
+		Session:         s,
+		State:           st,
+		Args:            req.Args,
+		PromptID:        req.PromptID,
+		ToolCallID:      id,
+		Limits:          e.opt.Limits,
+		Log:             e.opt.Log,
+		Review:          e.opt.Review,
+		Blocks:          e.opt.Blocks,
+		Syntax:          e.opt.Syntax,
+		Outline:         e.opt.Outline,
+		Feedback:        e.opt.Feedback,
+		Warm:            e.opt.Warm,
+		Diagnostics:     e.opt.Diagnostics,
+		DiagnosticsWait: e.opt.DiagnosticsWait,
+		ToolName:        req.Tool,
+		Files:           e.opt.Files,
+		Budget:          e.opt.Budget,
 	}
 	ctx = context.WithValue(ctx, sessionKey{}, s.ID)
 	start := time.Now()

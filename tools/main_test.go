@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"testing"
 
@@ -13,7 +14,15 @@ import (
 // processes of itself, as cmd/hostd does with `hostd parse-worker`.
 const parseWorkerEnv = "HOSTD_TOOLS_TEST_PARSE_WORKER"
 
+// hungServerEnv makes this test binary a language server that reads
+// everything and answers nothing (diagnostics_test.go).
+const hungServerEnv = "HOSTD_TOOLS_TEST_HUNG_SERVER"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(hungServerEnv) != "" {
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}
 	if os.Getenv(parseWorkerEnv) != "" {
 		if err := blocks.ServeWorker(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "parse worker:", err)

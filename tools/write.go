@@ -40,6 +40,11 @@ type WriteResult struct {
 	// Unsure are the regions the file's grammar could not read but is not
 	// trusted to call errors (SyntaxError.Unsure): in the content only.
 	Unsure []SyntaxError `json:"-"`
+	// Diagnostics are the errors the write added, as the file's language
+	// server reports them (diagnostics.go); DiagnosticsPending: it did
+	// not answer in time.
+	Diagnostics        []Diagnostic `json:"diagnostics,omitempty"`
+	DiagnosticsPending bool         `json:"diagnosticsPending,omitempty"`
 }
 
 // newFilePerm is the mode of a file write creates; an existing file keeps
@@ -156,6 +161,9 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	if l.Tag != "" {
 		r.Content = tagHeader(p.Display, l.Tag) + "\n" + r.Content
 		r.SyntaxErrors, r.Unsure = c.addFeedback(fb, p, bytes.Equal(data, onDisk[p.Abs]), l.Lines, &r.Content)
+		if bytes.Equal(data, onDisk[p.Abs]) {
+			r.Diagnostics, r.DiagnosticsPending = c.addDiagnostics(startWriteDiagnostics(c, p, old, wasText, body), p, l.Lines, &r.Content)
+		}
 	}
 	return r
 }
@@ -263,4 +271,16 @@ func refuseHeaderSpelling(c *Call, arg string, p workspace.Path) *Error {
 func overWriteLimit(what string, n, perFile, limit int64) *Error {
 	return Errorf(CodeFileTooLarge, "%s, over the %d-byte write limit (limits.maxWriteBytes), which bounds every file write and edit handle, so no series of calls makes one file this large: split the content into %d or more files of at most %d bytes each and write each one. If it must be one file, the limit is raised in hostd's config file (limits.maxWriteBytes, with limits.maxFrameBytes above it), which hostd reads when it starts",
 		what, limit, (n+perFile-1)/perFile, perFile)
+}
+
+// startWriteDiagnostics starts the language server's check of a write
+// that landed (diagnostics.go).
+func startWriteDiagnostics(c *Call, p workspace.Path, old *loaded, wasText bool, body string) *pendingDiagnostics {
+	if old == nil || !wasText {
+		return c.startDiagnostics(p, "", false, body, nil)
+	}
+	before := old.Text.Body
+	return c.startDiagnostics(p, before, true, body, func() []workspace.Copy {
+		return unchangedCopies(workspace.Lines(before), workspace.Lines(body), time.Duration(c.Limits.MaxParseMs)*time.Millisecond)
+	})
 }

@@ -279,6 +279,7 @@ commands:
   info                             the daemon: version, pid, uptime, limits in force
   sessions                         every live session
   stats                            daemon counters and per-method call latencies
+  lsp                              the language servers: root, language, state, memory, last error
   session ID                       one session's snapshot store and registers
   session delete ID                drop a live session (its review records stay)
   watch [SESSION]                  print each change as hostd records it, until Ctrl-C

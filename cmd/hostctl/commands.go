@@ -28,6 +28,7 @@ var commands = []command{
 	{name: "info", run: cmdInfo},
 	{name: "sessions", run: cmdSessions},
 	{name: "stats", run: cmdStats},
+	{name: "lsp", run: cmdLanguageServers},
 	{name: "session", args: "ID", min: 1, max: 1, run: cmdSession},
 	{name: "session delete", args: "ID", min: 1, max: 1, run: cmdSessionDelete},
 	{name: "watch", args: "[SESSION]", max: 1, run: cmdWatch, untimed: true},
@@ -398,5 +399,18 @@ func cmdReviewRewind(ctx context.Context, a *app, c *daemonConn, args []string) 
 		return err
 	}
 	a.fmt.rewind(a.io.out, args[0], params, rep)
+	return nil
+}
+
+func cmdLanguageServers(ctx context.Context, a *app, c *daemonConn, _ []string) error {
+	raw, printed, err := fetch(ctx, a, c, "host.languageServers", nil)
+	if err != nil || printed {
+		return err
+	}
+	var l wire.LanguageServers
+	if err := decode("host.languageServers", raw, &l); err != nil {
+		return err
+	}
+	a.fmt.languageServers(a.io.out, l)
 	return nil
 }

@@ -120,7 +120,7 @@ func TestCompletionAsksTheDaemon(t *testing.T) {
 			{`session ''`, "", []string{"delete", "cmpl"}},
 			{`review rollback cmpl ''`, "", []string{"call-7"}},
 			{`call tools.`, "", []string{"tools.definitions", "tools.execute"}},
-			{`''`, "", []string{"info", "sessions", "stats", "session", "watch", "shutdown", "call", "review", "version", "completion", "help"}},
+			{`''`, "", []string{"info", "sessions", "stats", "lsp", "session", "watch", "shutdown", "call", "review", "version", "completion", "help"}},
 			// --socket reaches the daemon with no HOSTD_SOCKET to find it.
 			{`session ''`, socket, []string{"delete", "cmpl"}},
 		} {
@@ -160,7 +160,7 @@ func TestCompletionAsksTheDaemon(t *testing.T) {
 			{"hostctl --json session delete ", []string{"cmpl"}},
 			{"hostctl --timeout 5s review ", []string{"sessions", "list", "rollback", "rewind"}},
 			{"hostctl call tools.", []string{"tools.definitions", "tools.execute"}},
-			{"hostctl ", []string{"info", "sessions", "stats", "session", "watch", "shutdown", "call", "review", "version", "completion", "help"}},
+			{"hostctl ", []string{"info", "sessions", "stats", "lsp", "session", "watch", "shutdown", "call", "review", "version", "completion", "help"}},
 			{"hostctl completion ", []string{"bash", "zsh", "fish"}},
 		} {
 			// complete -C prints what a TAB would offer, one a line (a

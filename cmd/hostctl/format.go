@@ -541,3 +541,32 @@ func rpcFailure(w io.Writer, e *rpcError) {
 		fmt.Fprintf(w, "  details: %s\n", b)
 	}
 }
+
+func (f formatter) languageServers(w io.Writer, l wire.LanguageServers) {
+	switch {
+	case !l.Enabled:
+		fmt.Fprintln(w, "language servers are off (languageServers.enabled is false in the config file)")
+		return
+	case len(l.Servers) == 0:
+		fmt.Fprintln(w, "no language server started yet: one starts at the first write, edit or diagnostics call on a file of its language")
+		return
+	}
+	tw := table(w)
+	row(tw, "ROOT", "LANGUAGE", "STATE", "PID", "MEMORY", "RESTARTS", "FILES", "IDLE", "LAST ERROR")
+	for _, s := range l.Servers {
+		pid, mem := "-", "-"
+		if s.PID != 0 {
+			pid = strconv.Itoa(s.PID)
+		}
+		if s.RSSBytes != 0 {
+			mem = humanBytes(s.RSSBytes)
+		}
+		idle := (time.Duration(s.IdleMs) * time.Millisecond).Round(time.Second).String()
+		lastErr := "-"
+		if s.LastError != "" {
+			lastErr = cell(s.LastError)
+		}
+		row(tw, cell(s.Root), cell(s.Language), cell(s.State), pid, mem, strconv.Itoa(s.Restarts), strconv.Itoa(s.Documents), idle, lastErr)
+	}
+	tw.Flush()
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -140,6 +141,9 @@ func startGoldenDaemon(t *testing.T, root string, config []byte) *goldenDaemon {
 	sockDir := shortDir(t)
 	sock := filepath.Join(sockDir, "hostd.sock")
 	args := []string{"--socket", sock, "--state-dir", filepath.Join(sockDir, "state"), "--log-level", "error"}
+	// The transcripts are the same whatever language servers this machine
+	// has: they run with none.
+	config = withoutLanguageServers(t, config)
 	if config != nil {
 		cfg := filepath.Join(sockDir, "config.json")
 		if err := os.WriteFile(cfg, config, 0o600); err != nil {
@@ -384,4 +388,24 @@ func rewrite(t *testing.T, a *archive, updated map[string][]byte) {
 	if err := os.WriteFile(a.path, txtar.Format(a.ar), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// withoutLanguageServers is config (a config file's JSON, nil for none)
+// with "languageServers": {"enabled": false} unless it sets them.
+func withoutLanguageServers(t *testing.T, config []byte) []byte {
+	t.Helper()
+	m := map[string]json.RawMessage{}
+	if config != nil {
+		if err := json.Unmarshal(config, &m); err != nil {
+			t.Fatalf("a test's config is not a JSON object: %v", err)
+		}
+	}
+	if _, set := m["languageServers"]; !set {
+		m["languageServers"] = json.RawMessage(`{"enabled": false}`)
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -21,7 +21,6 @@ var notInGoldens = map[string]string{
 	"REQUEST_CANCELLED":               "needs a call still running when $/cancelRequest arrives (rpc/cancel_test.go)",
 	"OVERLOADED":                      "needs other frames holding the memory budget at that moment (rpc/budget_test.go)",
 	"INTERNAL_ERROR":                  "a bug, or a review store broken while running (rpc/methods_test.go)",
-	"TOOL_FAILED":                     "an I/O failure or a call cancelled before it ran; the tests run as root, which no permission stops",
 	"HOST_BUSY":                       "needs other calls holding the memory budget at that moment (tools/budget_test.go)",
 	"MUTATION_RETRY_BUDGET_EXHAUSTED": "declared in tools/result.go but never returned by any tool",
 }

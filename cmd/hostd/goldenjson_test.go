@@ -197,10 +197,16 @@ func keepPlaceholders(want, got *jval) *jval {
 			}
 		}
 		return out
-	case want.isArr && got.isArr && len(want.arr) == len(got.arr):
+	case want.isArr && got.isArr && len(want.arr) <= len(got.arr):
+		// Elements appended (a new method at the end of the table) keep
+		// the placeholders of those before them.
 		out := &jval{isArr: true, arr: make([]*jval, len(got.arr))}
 		for i := range got.arr {
-			out.arr[i] = keepPlaceholders(want.arr[i], got.arr[i])
+			if i < len(want.arr) {
+				out.arr[i] = keepPlaceholders(want.arr[i], got.arr[i])
+			} else {
+				out.arr[i] = got.arr[i]
+			}
 		}
 		return out
 	}

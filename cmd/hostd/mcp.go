@@ -19,7 +19,7 @@ import (
 	"github.com/hostd-dev/hostd/internal/mcpface"
 )
 
-// `hostd mcp` serves the four tools over the Model Context Protocol on
+// `hostd mcp` serves the tools over the Model Context Protocol on
 // stdin/stdout, or with --http over streamable HTTP on a loopback port
 // (to requests carrying its token, mcptoken.go). It is a client of the shared daemon, as a forwarding
 // `hostd --stdio` is (started the same way when none runs): the MCP

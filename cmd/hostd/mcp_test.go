@@ -98,7 +98,7 @@ func TestE2EMCPRunsInTheSharedDaemon(t *testing.T) {
 	p := startMCP(t, env, "--socket", sharedSocket(runtime), "--workspace", ws)
 
 	tools, err := p.session.ListTools(context.Background(), nil)
-	if err != nil || len(tools.Tools) != 4 {
+	if err != nil || len(tools.Tools) != 5 {
 		t.Fatalf("tools/list: %v %v", err, tools)
 	}
 	read, res := p.callTool(t, "read", map[string]any{"path": "a.txt"})

@@ -24,6 +24,7 @@ import (
 	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/tools/blocks"
 	"github.com/hostd-dev/hostd/tools/hashline"
+	"github.com/hostd-dev/hostd/tools/langserver"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -179,7 +180,12 @@ func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) e
 		return err
 	}
 	defer workers.Close()
-	srv := newServer(cfg, log, sessions, encodings, store, workers, func() { stopOnce.Do(func() { close(stop) }) })
+	servers, err := newLanguageServers(cfg.LanguageServers, cfg.Limits, log)
+	if err != nil {
+		return err
+	}
+	defer servers.Close()
+	srv := newServer(cfg, log, sessions, encodings, store, workers, servers, func() { stopOnce.Do(func() { close(stop) }) })
 	defer memgov.Start(cfg.Limits, memgov.Sources{Held: sessions.HeldBytes, Index: store.IndexBytes})()
 
 	served := make(chan error, 1)
@@ -225,7 +231,7 @@ func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) e
 }
 
 // newServer wires the daemon's domain objects into the RPC server.
-func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, encodings *workspace.Encodings, store *review.Store, workers *blocks.Workers, onShutdown func()) *rpc.Server {
+func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, encodings *workspace.Encodings, store *review.Store, workers *blocks.Workers, servers *langserver.Manager, onShutdown func()) *rpc.Server {
 	// One budget for the whole daemon: frames in flight (rpc) and the
 	// payloads write and edit apply (tools) take from the same bytes.
 	mem := budget.New(cfg.Limits.MaxMemoryBytes, cfg.Limits.BudgetWait())
@@ -241,6 +247,9 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, en
 		Warm:     warm(workers, cfg.Limits),
 		Tools:    builtinTools(),
 		Budget:   mem,
+
+		Diagnostics:     servers,
+		DiagnosticsWait: time.Duration(cfg.LanguageServers.DiagnosticsMs) * time.Millisecond,
 	})
 	return rpc.NewServer(rpc.Options{
 		Limits:     cfg.Limits,
@@ -255,6 +264,8 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, en
 		Budget:     mem,
 		Trace:      cfg.RPCTrace,
 		Commit:     buildinfo.Read().CommitLabel(),
+
+		LanguageServers: servers,
 	})
 }
 

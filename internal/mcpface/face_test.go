@@ -165,7 +165,7 @@ func TestToolsAreTheDaemonsDefinitions(t *testing.T) {
 	if err := d.Call(context.Background(), "tools.definitions", nil, &defs); err != nil {
 		t.Fatal(err)
 	}
-	if len(listed.Tools) != len(defs.Tools) || len(defs.Tools) != 4 {
+	if len(listed.Tools) != len(defs.Tools) || len(defs.Tools) != 5 {
 		t.Fatalf("listed %d tools, the daemon defines %d", len(listed.Tools), len(defs.Tools))
 	}
 	for i, tool := range listed.Tools {
@@ -185,7 +185,7 @@ func TestToolsAreTheDaemonsDefinitions(t *testing.T) {
 			t.Errorf("%s: annotations %+v, want a title and a closed world", tool.Name, a)
 			continue
 		}
-		readOnly := tool.Name == "read" || tool.Name == "grep"
+		readOnly := tool.Name == "read" || tool.Name == "grep" || tool.Name == "diagnostics"
 		if a.ReadOnlyHint != readOnly || (!readOnly && (a.DestructiveHint == nil || !*a.DestructiveHint)) {
 			t.Errorf("%s: readOnly %v, destructive %v", tool.Name, a.ReadOnlyHint, a.DestructiveHint)
 		}

@@ -204,6 +204,9 @@ var annotations = map[string]*mcp.ToolAnnotations{
 	"grep":  {Title: "Search files", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	"write": {Title: "Write a whole file", DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	"edit":  {Title: "Edit a file by line number", DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+	// diagnostics records the version it shows, as read does, and changes
+	// no file.
+	"diagnostics": {Title: "A file's errors from its language server", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 }
 
 func ptr[T any](v T) *T { return &v }

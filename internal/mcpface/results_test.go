@@ -176,7 +176,7 @@ func (d discoverRefused) Call(ctx context.Context, method string, params, result
 func TestNoResultSchemasNoStructuredContent(t *testing.T) {
 	cs := connect(t, newStructuredFace(t, discoverRefused{daemon(t)}, project(t)), nil)
 	listed, err := cs.ListTools(context.Background(), nil)
-	if err != nil || len(listed.Tools) != 4 || listed.Tools[0].OutputSchema != nil {
+	if err != nil || len(listed.Tools) != 5 || listed.Tools[0].OutputSchema != nil {
 		t.Fatalf("tools/list: %v %+v", err, listed)
 	}
 	res := call(t, cs, "read", map[string]any{"path": "main.go"})

@@ -108,3 +108,15 @@ func Ripgrep(tb testing.TB) string {
 	}
 	return p
 }
+
+// LanguageServer is the path of a language server's command found on the
+// PATH (gopls, typescript-language-server); without it the test skips,
+// or fails under CI. .ci/run installs them and puts them on the PATH.
+func LanguageServer(tb testing.TB, name string) string {
+	tb.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		Missing(tb, "%s is not on the PATH: .ci/run installs the language servers the tests use (gopls with go install, typescript-language-server and typescript with npm) and puts them on the PATH", name)
+	}
+	return path
+}

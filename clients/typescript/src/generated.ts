@@ -4,6 +4,35 @@
 /** The protocol version these types describe (host.info's protocolVersion). */
 export const protocolVersion = 1;
 
+export interface DiagnosticsArgs {
+  /** File path, relative to the workspace root. Omit it for every file this session changed. */
+  path?: string;
+}
+
+export interface DiagnosticsResult {
+  content: string;
+  error?: {
+    code: string;
+    details?: unknown;
+    message: string;
+    retriable: boolean;
+  };
+  files: {
+    [key: string]: Array<{
+      code?: string;
+      endLine: number;
+      line: number;
+      message: string;
+      source?: string;
+    }>;
+  };
+  ok: boolean;
+  pending?: string[];
+  terminate?: boolean;
+  toolCallId: string;
+  warnings: string[];
+}
+
 export interface EditArgs {
   /** One or more operations with their + body rows, newline separated. May begin with the [PATH#TAG] header line. */
   ops: string;
@@ -17,6 +46,14 @@ export interface EditArgs {
 
 export interface EditResult {
   content: string;
+  diagnostics?: Array<{
+    code?: string;
+    endLine: number;
+    line: number;
+    message: string;
+    source?: string;
+  }>;
+  diagnosticsPending?: boolean;
   diff?: string;
   error?: {
     code: string;
@@ -168,6 +205,14 @@ export interface WriteResult {
   bytes: number;
   content: string;
   created: boolean;
+  diagnostics?: Array<{
+    code?: string;
+    endLine: number;
+    line: number;
+    message: string;
+    source?: string;
+  }>;
+  diagnosticsPending?: boolean;
   error?: {
     code: string;
     details?: unknown;
@@ -702,6 +747,37 @@ export interface ReviewRollbackResult {
   restored: string[];
 }
 
+/** Params of host.languageServers. */
+export type HostLanguageServersParams = Record<string, never>;
+
+/** Result of host.languageServers. */
+export interface HostLanguageServersResult {
+  /** false: the config turned language servers off (languageServers.enabled) */
+  enabled: boolean;
+  /** every server started since the daemon started, by workspace root and language */
+  servers: Array<{
+    /** the command it was started with */
+    command?: string;
+    /** files it has open */
+    documents: number;
+    /** since it was last used */
+    idleMs: number;
+    /** go, typescript, python, rust or c */
+    language: string;
+    /** why it last failed, crashed or was ended */
+    lastError?: string;
+    pid?: number;
+    /** restarts after a crash */
+    restarts: number;
+    /** the workspace root it serves */
+    root: string;
+    /** resident memory of it and what it started, last measured (Linux) */
+    rssBytes?: number;
+    /** starting, ready, idle (shut down unused; started again when needed), crashed (restarted when needed), failed (not started again), stopped */
+    state: string;
+  }>;
+}
+
 /** Every method: its params and result types. */
 export interface Methods {
   /** The daemon's identity and the limits in force. */
@@ -742,12 +818,14 @@ export interface Methods {
   "review.rewind": { params: ReviewRewindParams; result: ReviewRewindResult };
   /** Undo every change of one tool call, all or nothing; the session may be gone, as long as it has records. ROLLBACK_CONFLICT when a file changed since (or the call was already rolled back); nothing is restored then. */
   "review.rollback": { params: ReviewRollbackParams; result: ReviewRollbackResult };
+  /** The language servers the daemon runs: each one's workspace root, language, state and last error. */
+  "host.languageServers": { params: HostLanguageServersParams; result: HostLanguageServersResult };
 }
 
 export type MethodName = keyof Methods;
 
 /** The names of every method, in the document's order. */
-export const methodNames: readonly MethodName[] = ["host.info","host.shutdown","rpc.discover","session.create","session.delete","session.list","session.setWorkspace","tools.definitions","tools.execute","debug.stats","debug.session","review.sessions","review.list","review.rewind","review.rollback"];
+export const methodNames: readonly MethodName[] = ["host.info","host.shutdown","rpc.discover","session.create","session.delete","session.list","session.setWorkspace","tools.definitions","tools.execute","debug.stats","debug.session","review.sessions","review.list","review.rewind","review.rollback","host.languageServers"];
 
 /**
  * A tool call's changes were recorded; sent to every connected client (wire-contract §5). The entries are the ones review.list returns for that call.
@@ -803,6 +881,8 @@ export interface ToolArgs {
   "write": WriteArgs;
   /** Edit an existing file by line number. You never retype old code: name the lines from your last read (or grep, write, edit result) of this file and supply only the new content. Give `path` as the `[PATH#TAG]` header you saw shows it, `src/cart.ts#3F2A` (or the path alone and the TAG as `tag`); `ops` is one or more operations, newline separated. Every line number refers to the file as that tag names it; earlier ops in the same call never shift later ones. */
   "edit": EditArgs;
+  /** The errors the language's own server reports (type errors, undefined names, wrong calls: what the compiler would say), for one file or, without `path`, for each file you changed in this session. Read-only. */
+  "diagnostics": DiagnosticsArgs;
 }
 
 /** Each built-in tool's result (what tools.execute answers), by tool name. */
@@ -811,12 +891,13 @@ export interface ToolResults {
   "grep": GrepResult;
   "write": WriteResult;
   "edit": EditResult;
+  "diagnostics": DiagnosticsResult;
 }
 
 export type ToolName = keyof ToolArgs;
 
 /** The names of the built-in tools, in the document's order. */
-export const toolNames: readonly ToolName[] = ["read","grep","write","edit"];
+export const toolNames: readonly ToolName[] = ["read","grep","write","edit","diagnostics"];
 
 /**
  * Every JSON-RPC error hostd answers with, by the name error.data.code

@@ -146,14 +146,15 @@ async function replay(name: string, archive: Archive): Promise<void> {
   const root = tempDir('golden-');
   fs.mkdirSync(path.join(root, 'ws'));
   const extra: string[] = [];
+  // The transcripts are the same whatever language servers this machine
+  // has: the daemon runs with none, unless the archive's config says.
+  let config: Record<string, unknown> = {};
   for (const [file, body] of archive.files) {
     if (/^\d+\.(request|response|notifications)\.json$/.test(file) || file.startsWith('after/')) {
       continue;
     }
     if (file === 'config.json') {
-      const config = path.join(root, 'hostd-config.json');
-      fs.writeFileSync(config, body);
-      extra.push('--config', config);
+      config = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
       continue;
     }
     const target = path.join(root, file);
@@ -164,6 +165,12 @@ async function replay(name: string, archive: Archive): Promise<void> {
       fs.writeFileSync(target, body);
     }
   }
+  if (!('languageServers' in config)) {
+    config.languageServers = { enabled: false };
+  }
+  const configPath = path.join(root, 'hostd-config.json');
+  fs.writeFileSync(configPath, JSON.stringify(config));
+  extra.push('--config', configPath);
   const ws = fs.realpathSync(path.join(root, 'ws'));
   const daemon = await socketDaemon(extra);
   // No protocol check: the daemon must see the archive's requests and

@@ -103,7 +103,7 @@ test('runTool: a tool name hostd does not serve is told to the model with the to
   const run = await client.runTool('s-tools', { name: 'bash', input: { command: 'ls' } });
   assert.equal(run.isError, true);
   assert.equal(run.result, undefined);
-  assert.match(run.text, /^Error UNKNOWN_TOOL: unknown tool: "bash" \(tools: \[edit grep read write\]\)/);
+  assert.match(run.text, /^Error UNKNOWN_TOOL: unknown tool: "bash" \(tools: \[diagnostics edit grep read write\]\)/);
 });
 
 test('runTool: what the runtime must fix (an unknown session) rejects with HostdError', async () => {

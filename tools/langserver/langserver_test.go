@@ -1,0 +1,277 @@
+package langserver
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/testenv"
+)
+
+// far is a deadline no answer of a behaving server comes near; a test
+// that waits on it waits for an event, not for time.
+func far() time.Time { return time.Now().Add(2 * time.Minute) }
+
+// fake returns a manager whose "go" server is this test binary in mode.
+func fake(t *testing.T, mode string, opt Options) *Manager {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(fakeEnv, mode)
+	opt.Servers = map[string][]string{"go": {exe}}
+	m := New(opt)
+	t.Cleanup(m.Close)
+	return m
+}
+
+// change runs one Changed and waits for it.
+func change(t *testing.T, m *Manager, root, path, before string, hadBefore bool, after string) (b, a []Diagnostic, err error) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(after), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := m.Changed(root, path, before, hadBefore, after)
+	if c == nil {
+		t.Fatalf("no server serves %s", path)
+	}
+	b, a, ok, err := c.Wait(far())
+	if !ok && err == nil {
+		t.Fatalf("no answer for %s by the far deadline", path)
+	}
+	return b, a, err
+}
+
+func lines(ds []Diagnostic) []int {
+	out := []int{}
+	for _, d := range ds {
+		out = append(out, d.Line)
+	}
+	return out
+}
+
+func status(t *testing.T, m *Manager) Status {
+	t.Helper()
+	st := m.Status()
+	if len(st) != 1 {
+		t.Fatalf("status: want one server, got %+v", st)
+	}
+	return st[0]
+}
+
+func TestFakeServerErrorsOfEachVersion(t *testing.T) {
+	m := fake(t, "ok", Options{})
+	root := testenv.TempDir(t)
+	p := filepath.Join(root, "a.go")
+	b, a, err := change(t, m, root, p, "", false, "one\nERR two\n")
+	if err != nil || b != nil || !slices.Equal(lines(a), []int{2}) {
+		t.Fatalf("new file: before %v after %v err %v; want no before, an error at line 2", b, a, err)
+	}
+	b, a, err = change(t, m, root, p, "one\nERR two\n", true, "zero\none\nERR two\nERR three\n")
+	if err != nil || !slices.Equal(lines(b), []int{2}) || !slices.Equal(lines(a), []int{3, 4}) {
+		t.Fatalf("change: before %v after %v err %v", b, a, err)
+	}
+	if !strings.Contains(a[1].Message, "ERR three") {
+		t.Fatalf("message %q", a[1].Message)
+	}
+	errs, ok, err := m.Errors(root, p, "zero\none\nERR two\nERR three\n", far())
+	if !ok || err != nil || !slices.Equal(lines(errs), []int{3, 4}) {
+		t.Fatalf("Errors: %v %v %v", errs, ok, err)
+	}
+	if st := status(t, m); st.State != StateReady || st.Documents != 1 || st.Restarts != 0 || st.PID == 0 {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+func TestCrashingServerIsRestartedAFewTimesThenFailed(t *testing.T) {
+	m := fake(t, "crash", Options{MaxRestarts: 2})
+	root := testenv.TempDir(t)
+	p := filepath.Join(root, "a.go")
+	for i := range 4 {
+		_, _, err := change(t, m, root, p, "", false, "x\n")
+		if err == nil {
+			t.Fatalf("change %d: no error from a server that crashes", i)
+		}
+	}
+	st := status(t, m)
+	if st.State != StateFailed || st.Restarts != 2 || !strings.Contains(st.LastError, "crashed on a document") || !strings.Contains(st.LastError, "maxRestarts") {
+		t.Fatalf("status %+v: want failed after 2 restarts, naming the crash", st)
+	}
+}
+
+func TestServerThatEndsAtStartIsFailed(t *testing.T) {
+	m := fake(t, "crashstart", Options{})
+	root := testenv.TempDir(t)
+	_, _, err := change(t, m, root, filepath.Join(root, "a.go"), "", false, "x\n")
+	if err == nil || !strings.Contains(err.Error(), "cannot start") {
+		t.Fatalf("err %v: want the server's own words", err)
+	}
+	if st := status(t, m); st.State != StateFailed {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+func TestMissingServer(t *testing.T) {
+	m := New(Options{Servers: map[string][]string{"go": {"hostd-test-no-such-language-server"}}})
+	defer m.Close()
+	root := testenv.TempDir(t)
+	_, _, err := change(t, m, root, filepath.Join(root, "a.go"), "", false, "x\n")
+	if err == nil || !strings.Contains(err.Error(), "not on the PATH") {
+		t.Fatalf("err %v", err)
+	}
+	if st := status(t, m); st.State != StateFailed || !strings.Contains(st.LastError, "not on the PATH") {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+func TestServerTurnedOff(t *testing.T) {
+	root := testenv.TempDir(t)
+	m := New(Options{Servers: map[string][]string{"go": {}}, Off: []string{root}})
+	defer m.Close()
+	if m.Serves(root, filepath.Join(root, "a.py")) || m.Serves(filepath.Join(root, "sub"), filepath.Join(root, "sub", "a.py")) {
+		t.Fatal("a root turned off is served")
+	}
+	if !m.Serves(root+"x", filepath.Join(root+"x", "a.py")) {
+		t.Fatal("a sibling of a root turned off is not served")
+	}
+	if c := m.Changed(root, filepath.Join(root, "a.txt"), "", false, "x"); c != nil {
+		t.Fatal("a file of no known language is served")
+	}
+	var nilM *Manager
+	if nilM.Changed(root, filepath.Join(root, "a.go"), "", false, "x") != nil || len(nilM.Status()) != 0 {
+		t.Fatal("a nil manager serves")
+	}
+	other := testenv.TempDir(t)
+	_, _, err := change(t, m, other, filepath.Join(other, "a.go"), "", false, "x\n")
+	if err == nil || !strings.Contains(err.Error(), "servers.go is []") {
+		t.Fatalf("err %v: want the language turned off", err)
+	}
+}
+
+// A server that never answers: the caller's wait ends at its deadline
+// (pending), and the start-up deadline ends the server.
+func TestHungServerDelaysNoCall(t *testing.T) {
+	m := fake(t, "hang", Options{StartTimeout: 300 * time.Millisecond})
+	root := testenv.TempDir(t)
+	p := filepath.Join(root, "a.go")
+	c := m.Changed(root, p, "", false, "x\n")
+	if _, _, ok, err := c.Wait(time.Now()); ok || err != nil {
+		t.Fatalf("an already passed deadline: ok %v err %v; want pending", ok, err)
+	}
+	<-c.done
+	if c.err == nil || !strings.Contains(c.err.Error(), "did not answer initialize") {
+		t.Fatalf("err %v", c.err)
+	}
+	if st := status(t, m); st.State != StateFailed {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+// A server that stops reading: a document larger than a pipe holds
+// blocks the write, until the bound ends the server.
+func TestStalledServerIsEnded(t *testing.T) {
+	m := fake(t, "stall", Options{StartTimeout: 500 * time.Millisecond, MaxRestarts: 1})
+	root := testenv.TempDir(t)
+	big := strings.Repeat("a line of a large file\n", 200000)
+	_, _, err := change(t, m, root, filepath.Join(root, "a.go"), "", false, big)
+	if err == nil {
+		t.Fatal("no error from a server that stopped reading")
+	}
+	// The next need restarts it.
+	_, _, err = change(t, m, root, filepath.Join(root, "b.go"), "", false, "x\n")
+	if err == nil {
+		t.Fatal("no error from a restarted server that stopped reading")
+	}
+	st := status(t, m)
+	if st.Restarts != 1 || !strings.Contains(st.LastError, "read what hostd sent") {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+func TestFloodingServer(t *testing.T) {
+	m := fake(t, "flood", Options{})
+	root := testenv.TempDir(t)
+	p := filepath.Join(root, "a.go")
+	for i := range 3 {
+		_, a, err := change(t, m, root, p, "", false, strings.Repeat("x\n", i)+"ERR\n")
+		if err != nil || !slices.Equal(lines(a), []int{i + 1}) {
+			t.Fatalf("%d: after %v err %v", i, a, err)
+		}
+	}
+	if st := status(t, m); st.Documents != 1 || st.State != StateReady {
+		t.Fatalf("status %+v: the pushes for files nobody opened were kept", st)
+	}
+}
+
+func TestIdleServerIsShutDownAndStartedAgain(t *testing.T) {
+	m := fake(t, "ok", Options{IdleTimeout: time.Millisecond})
+	root := testenv.TempDir(t)
+	p := filepath.Join(root, "a.go")
+	if _, _, err := change(t, m, root, p, "", false, "x\n"); err != nil {
+		t.Fatal(err)
+	}
+	for status(t, m).State != StateIdle {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, a, err := change(t, m, root, p, "x\n", true, "ERR\n"); err != nil || !slices.Equal(lines(a), []int{1}) {
+		t.Fatalf("after idle: %v %v", a, err)
+	}
+	if st := status(t, m); st.State != StateReady || st.Restarts != 0 {
+		t.Fatalf("status %+v: an idle shutdown is not a restart", st)
+	}
+}
+
+func TestServerCountBound(t *testing.T) {
+	m := fake(t, "ok", Options{MaxServers: 1})
+	r1, r2 := testenv.TempDir(t), testenv.TempDir(t)
+	if _, _, err := change(t, m, r1, filepath.Join(r1, "a.go"), "", false, "x\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := change(t, m, r2, filepath.Join(r2, "a.go"), "", false, "x\n"); err != nil {
+		t.Fatal(err)
+	}
+	// The first one is shut down by its own goroutine: wait for it.
+	for {
+		st := m.Status()
+		if len(st) != 2 {
+			t.Fatalf("status %+v: want two servers", st)
+		}
+		if st[0].State == StateIdle && st[1].State == StateReady || st[1].State == StateIdle && st[0].State == StateReady {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The config file's defaults are the ones New applies to zero options,
+// and the ones docs/config.md states.
+func TestConfigDefaultsAreTheManagers(t *testing.T) {
+	d := config.DefaultLanguageServers()
+	if !d.Enabled || d.MaxServers != DefaultMaxServers || d.MaxServerBytes != DefaultMaxServerBytes ||
+		time.Duration(d.StartMs)*time.Millisecond != DefaultStartTimeout || time.Duration(d.IdleMs)*time.Millisecond != DefaultIdleTimeout ||
+		d.MaxRestarts != DefaultMaxRestarts || time.Duration(d.DiagnosticsMs)*time.Millisecond != DefaultDiagnosticsWait {
+		t.Fatalf("config %+v differs from langserver's defaults", d)
+	}
+}
+
+// A removed file's document is closed: the server no longer has it.
+func TestRemovedClosesTheDocument(t *testing.T) {
+	m := fake(t, "ok", Options{})
+	root := testenv.TempDir(t)
+	a, b := filepath.Join(root, "a.go"), filepath.Join(root, "b.go")
+	change(t, m, root, a, "", false, "x\n")
+	change(t, m, root, b, "", false, "y\n")
+	m.Removed(root, a)
+	// The removal is done before the next job runs.
+	if _, _, err := change(t, m, root, b, "y\n", true, "z\n"); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, m); st.Documents != 1 {
+		t.Fatalf("status %+v: the removed file is still open", st)
+	}
+}
