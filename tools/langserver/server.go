@@ -197,7 +197,17 @@ func (s *server) run() {
 // ensure returns a live process, starting one when there is none.
 func (s *server) ensure(p *proc) (*proc, error) {
 	if p != nil && p.alive() {
-		return p, nil
+		select {
+		case <-p.conn.DisconnectNotify():
+			// The connection is closed but the process has not yet been
+			// seen to exit (watch's kill is still waiting for it, or the
+			// server wrote what is not LSP): end it and take this as the
+			// end it is, so this need restarts it rather than calling
+			// on a closed connection.
+			s.kill(p)
+		default:
+			return p, nil
+		}
 	}
 	s.mu.Lock()
 	if p != nil && !s.shutdown {
