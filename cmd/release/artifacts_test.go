@@ -362,6 +362,8 @@ func TestReleaseNpmPackages(t *testing.T) {
 	}
 }
 
+// tgzFiles lists the regular files of a .tar.gz (a release archive, an
+// npm tarball) with their contents, by their names in it.
 func tgzFiles(t *testing.T, p string) map[string][]byte {
 	t.Helper()
 	f, err := os.Open(p)
@@ -382,6 +384,9 @@ func tgzFiles(t *testing.T, p string) map[string][]byte {
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
 		}
 		data, err := io.ReadAll(tr)
 		if err != nil {

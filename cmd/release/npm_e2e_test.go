@@ -131,9 +131,18 @@ type toolsRun struct {
 	After      string   `json:"after"`
 }
 
-func checkToolsRun(t *testing.T, r toolsRun, proj, pkg, version string) {
+// runTools installs tg's packages into a fresh project and runs
+// tools.mjs there with no Go on the PATH (and extraEnv), then checks that
+// spawn found the platform package's hostd and that the edit, the review
+// record and the rollback came out as they should.
+func runTools(t *testing.T, dir string, tg target, extraEnv ...string) {
 	t.Helper()
-	wantBin := filepath.Join(proj, "node_modules", filepath.FromSlash(pkg), "bin", "hostd")
+	proj := freshProject(t, dir, tg)
+	ws, state := workspace(t)
+	var r toolsRun
+	node(t, proj, append(noGoEnv(t), extraEnv...), &r, "tools.mjs", ws, state)
+	version := releaseVersion(t, dir)
+	wantBin := filepath.Join(proj, "node_modules", filepath.FromSlash(platformPackage(tg)), "bin", "hostd")
 	if r.Bin != wantBin || r.Version != version {
 		t.Errorf("spawned %s (version %s), want %s (version %s)", r.Bin, r.Version, wantBin, version)
 	}
@@ -148,11 +157,7 @@ func TestReleaseNpmInstallServesTools(t *testing.T) {
 	if _, ok := archives(t, dir)[host]; !ok {
 		t.Skipf("the release has no %s build", host)
 	}
-	proj := freshProject(t, dir, host)
-	ws, state := workspace(t)
-	var r toolsRun
-	node(t, proj, noGoEnv(t), &r, "tools.mjs", ws, state)
-	checkToolsRun(t, r, proj, platformPackage(host), releaseVersion(t, dir))
+	runTools(t, dir, host)
 }
 
 // The linux/arm64 package, installed as npm installs it on an arm64
@@ -166,12 +171,7 @@ func TestReleaseNpmInstallServesToolsOnLinuxArm64(t *testing.T) {
 	if _, ok := runner(t, tg); !ok {
 		t.Skip("qemu-user is not registered with binfmt_misc")
 	}
-	proj := freshProject(t, dir, tg)
-	ws, state := workspace(t)
-	env := append(noGoEnv(t), "HOSTD_E2E_ARCH=arm64")
-	var r toolsRun
-	node(t, proj, env, &r, "tools.mjs", ws, state)
-	checkToolsRun(t, r, proj, platformPackage(tg), releaseVersion(t, dir))
+	runTools(t, dir, tg, "HOSTD_E2E_ARCH=arm64")
 }
 
 // The embedding guide's app: a hostd per window, a killed one restarted

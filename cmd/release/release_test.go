@@ -153,32 +153,10 @@ func archiveFiles(t *testing.T, p string) map[string][]byte {
 		}
 		return files
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
+	for name, data := range tgzFiles(t, p) {
+		files[strip(name)] = data
 	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return files
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Typeflag == tar.TypeReg {
-			data, err := io.ReadAll(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files[strip(h.Name)] = data
-		}
-	}
+	return files
 }
 
 func readJSON(t *testing.T, data []byte, v any) {
