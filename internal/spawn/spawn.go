@@ -51,7 +51,9 @@ type Process struct {
 	status string // how it exited, set before done closes
 }
 
-// Done is closed once the child has exited and its parent reaped it.
+// Done is closed once the child has exited and its parent reaped it, or
+// once the spawner itself has ended: the child was then sent its
+// parent-death signal, and ends as soon as the kernel runs it.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // Status is how the child exited ("signal: killed"), "" before Done.
