@@ -71,21 +71,7 @@ func startHostd(t *testing.T, bin, socket string) {
 // the table names the daemon it reached, and --json is the real
 // session.list result, holding the session created through hostctl call.
 func TestAgainstRealHostd(t *testing.T) {
-	hostd, hostctl := buildBinaries(t, t.TempDir())
-	socket := filepath.Join(shortSocketDir(t), "hostd.sock")
-	startHostd(t, hostd, socket)
-
-	hc := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(hostctl, args...)
-		cmd.Env = append(os.Environ(), "HOSTD_SOCKET="+socket)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("hostctl %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-		}
-		return stdout.String()
-	}
+	hc, hostctl, socket := realHostctl(t)
 
 	info := hc("info")
 	for _, want := range []string{"name      hostd", "protocol  1", "socket    " + socket, "maxFrameBytes", "maxSessions"} {
@@ -227,4 +213,28 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// realHostctl builds hostd and hostctl, starts the daemon on a socket of
+// the test's own, and returns a runner of the hostctl binary against it
+// (its stdout; a failure ends the test), the binary and the socket.
+func realHostctl(t *testing.T) (hc func(args ...string) string, hostctl, socket string) {
+	t.Helper()
+	var hostd string
+	hostd, hostctl = buildBinaries(t, t.TempDir())
+	socket = filepath.Join(shortSocketDir(t), "hostd.sock")
+	startHostd(t, hostd, socket)
+
+	hc = func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(hostctl, args...)
+		cmd.Env = append(os.Environ(), "HOSTD_SOCKET="+socket)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("hostctl %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		}
+		return stdout.String()
+	}
+	return hc, hostctl, socket
 }

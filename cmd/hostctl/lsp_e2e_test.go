@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,20 +16,7 @@ import (
 // diagnostics tool then has it), and hostctl lsp shows the server.
 func TestLanguageServersAgainstRealHostd(t *testing.T) {
 	testenv.LanguageServer(t, "gopls")
-	hostd, hostctl := buildBinaries(t, t.TempDir())
-	socket := filepath.Join(shortSocketDir(t), "hostd.sock")
-	startHostd(t, hostd, socket)
-	hc := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(hostctl, args...)
-		cmd.Env = append(os.Environ(), "HOSTD_SOCKET="+socket)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("hostctl %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-		}
-		return stdout.String()
-	}
+	hc, _, _ := realHostctl(t)
 	if out := hc("lsp"); !strings.Contains(out, "no language server started yet") {
 		t.Fatalf("hostctl lsp before any: %s", out)
 	}
