@@ -17,7 +17,8 @@ import (
 )
 
 // Limits are the bounds hostd enforces. The JSON names are the camelCase
-// names host.info reports and the config file uses.
+// names host.info reports and the config file uses: host.info sends them
+// as wire.Limits, the same fields, converted by rpc.
 type Limits struct {
 	// Snapshot store, edit-contract §4.4.
 	MaxPathsPerSession         int   `json:"maxPathsPerSession"`         // 64: LRU eviction of the coldest path history

@@ -5,8 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
-	"time"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace/textenc"
 )
 
@@ -106,20 +106,11 @@ func (c Change) kind() string {
 	return ChangeModify
 }
 
-// Entry is one recorded path of one tool call: the JSON shape of wire-contract §5
-// ReviewEntry, field for field.
+// Entry is one recorded path of one tool call: the wire's ReviewEntry,
+// which is what review.list and review.recorded send, and the canonical
+// path beside it.
 type Entry struct {
-	ID           string    `json:"id"`
-	ToolCallID   string    `json:"toolCallId"`
-	Tool         string    `json:"tool"`
-	PromptID     string    `json:"promptId,omitempty" doc:"the user turn (tools.execute's promptId) the call belonged to; absent when the client sent none"`
-	Path         string    `json:"path"` // the display path
-	Change       string    `json:"change"`
-	BeforeSHA256 string    `json:"beforeSha256,omitempty"`
-	AfterSHA256  string    `json:"afterSha256,omitempty"`
-	Diff         string    `json:"diff"`
-	At           time.Time `json:"at"`
-	RolledBack   bool      `json:"rolledBack"`
+	wire.ReviewEntry
 
 	// Canonical is the resolved path, for the caller's own bookkeeping
 	// (snapshot invalidation); it is not part of the wire shape.

@@ -42,10 +42,11 @@ var (
 
 // Recovery says that Open found the database damaged, moved it aside and
 // started a fresh, empty store. The history is in the file at From, not
-// lost, but this daemon no longer serves it.
+// lost, but this daemon no longer serves it. host.info and debug.stats
+// send it as wire.ReviewRecovery, the same fields.
 type Recovery struct {
-	From   string    `json:"from" doc:"where the damaged file was moved"`
-	Reason string    `json:"reason" doc:"what was wrong with it"`
+	From   string    `json:"from"`   // where the damaged file was moved
+	Reason string    `json:"reason"` // what was wrong with it
 	At     time.Time `json:"at"`
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // The database layout. Every key is an 8-byte big-endian sequence number,
@@ -49,21 +51,19 @@ type entryRecord struct {
 }
 
 func (r *entryRecord) entry(diff string) Entry {
-	e := Entry{
-		ID:         entryID(r.Seq),
-		ToolCallID: r.ToolCallID,
-		Tool:       r.Tool,
-		PromptID:   r.PromptID,
-		Path:       r.Display,
-		Change:     r.Change,
-		Diff:       diff,
-		At:         r.At,
-		RolledBack: r.RolledBack,
-		Canonical:  r.Path,
-	}
-	e.BeforeSHA256 = r.Before.SHA256
-	e.AfterSHA256 = r.After.SHA256
-	return e
+	return Entry{ReviewEntry: wire.ReviewEntry{
+		ID:           entryID(r.Seq),
+		ToolCallID:   r.ToolCallID,
+		Tool:         r.Tool,
+		PromptID:     r.PromptID,
+		Path:         r.Display,
+		Change:       r.Change,
+		BeforeSHA256: r.Before.SHA256,
+		AfterSHA256:  r.After.SHA256,
+		Diff:         diff,
+		At:           r.At,
+		RolledBack:   r.RolledBack,
+	}, Canonical: r.Path}
 }
 
 // entryID is stable across restarts because seq is.

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // A rewind undoes many calls of one session at once: every change of a
@@ -273,28 +274,20 @@ func (t *RewindTxn) Abort() {
 	}
 }
 
-// PathChange is a recorded change of a path, by any session.
-type PathChange struct {
-	SessionID  string    `json:"sessionId"`
-	ToolCallID string    `json:"toolCallId"`
-	Tool       string    `json:"tool"`
-	At         time.Time `json:"at"`
-}
-
 // ChangesBetween lists the recorded changes of the canonical path, by any
 // session, not rolled back, with a seq above after and (when below is not
-// 0) below below: who else changed a file a rewind finds changed. Newest
-// first.
-func (s *Store) ChangesBetween(path string, after, below uint64) []PathChange {
+// 0) below below: who else changed a file a rewind finds changed, in the
+// shape the rewind's answer sends. Newest first.
+func (s *Store) ChangesBetween(path string, after, below uint64) []wire.PathChange {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []PathChange
+	var out []wire.PathChange
 	for i := len(s.order) - 1; i >= 0; i-- {
 		c := s.order[i]
 		for j := len(c.entries) - 1; j >= 0; j-- {
 			r := c.entries[j]
 			if r.Path == path && !r.RolledBack && r.Seq > after && (below == 0 || r.Seq < below) {
-				out = append(out, PathChange{SessionID: r.Session, ToolCallID: r.ToolCallID, Tool: r.Tool, At: r.At})
+				out = append(out, wire.PathChange{SessionID: r.Session, ToolCallID: r.ToolCallID, Tool: r.Tool, At: r.At})
 			}
 		}
 	}

@@ -255,13 +255,14 @@ func cmpSeq(a, b uint64) int {
 	return 0
 }
 
-// SessionSummary is one session that has review records, live or not.
+// SessionSummary is one session that has review records, live or not
+// (review.sessions sends it as wire.ReviewSession, the same fields).
 type SessionSummary struct {
 	SessionID string    `json:"sessionId"`
-	Workspace string    `json:"workspace,omitempty" doc:"the workspace root of its latest recorded call (absent for records older than this field)"`
+	Workspace string    `json:"workspace,omitempty"` // the workspace root of its latest recorded call (absent for records older than this field)
 	Calls     int       `json:"calls"`
 	Entries   int       `json:"entries"`
-	Last      time.Time `json:"last" doc:"when its latest entry was recorded"`
+	Last      time.Time `json:"last"` // when its latest entry was recorded
 }
 
 // Sessions lists every session with records, the most recently changed

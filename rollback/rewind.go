@@ -9,20 +9,22 @@ import (
 	"github.com/hostd-dev/hostd/internal/filelock"
 	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
-// The ways forward from a conflicted file (review.rewind's resolve).
+// The ways forward from a conflicted file (review.rewind's resolve), as
+// the wire names them.
 const (
 	// KeepTheirs leaves a conflicted file as it is and rewinds the others.
-	KeepTheirs = "keepTheirs"
+	KeepTheirs = wire.ResolveKeepTheirs
 	// Merge undoes the agent's changes of a conflicted file and keeps the
 	// later edits, when the two touch different lines.
-	Merge = "merge"
+	Merge = wire.ResolveMerge
 	// Force restores a conflicted file anyway, and records what it
 	// overwrote as a review entry of its own.
-	Force = "force"
+	Force = wire.ResolveForce
 )
 
 // Unrecorded is what every rewind answer says of the changes hostd cannot
@@ -51,41 +53,10 @@ type RewindRequest struct {
 	MaxFileBytes int64
 }
 
-// Report is review.rewind's answer.
-type Report struct {
-	DryRun    bool       `json:"dryRun" doc:"true: nothing was written; this is what the same call without dryRun would do"`
-	Calls     []string   `json:"calls" doc:"the tool calls whose changes are undone, newest first"`
-	Files     []FilePlan `json:"files" doc:"every file the calls changed, in the order they first changed it"`
-	Conflicts int        `json:"conflicts" doc:"how many files have a conflict"`
-	Recorded  string     `json:"recorded,omitempty" doc:"the toolCallId under which what a forced rewind overwrote is recorded; review.rollback of it brings that content back"`
-	Note      string     `json:"note" doc:"what hostd cannot undo"`
-}
-
-// FilePlan is what a rewind does, or would do, to one file.
-type FilePlan struct {
-	Path string `json:"path"`
-	// Action: restore (content back), remove (the calls created it),
-	// merge, force, keep (left as it is), or conflict (no resolve given).
-	Action    string        `json:"action" doc:"restore, remove, merge, force, keep, or conflict (a dry run or a refusal without resolve)"`
-	Diff      string        `json:"diff" doc:"what the file gets, as a unified diff from what it holds now; for a conflict, what force would do"`
-	MergeDiff string        `json:"mergeDiff,omitempty" doc:"for a conflict that merges cleanly, what merge would do"`
-	Calls     []string      `json:"calls" doc:"the calls whose changes of this file are undone, newest first"`
-	Conflict  *FileConflict `json:"conflict,omitempty"`
-}
-
-// FileConflict says why a file cannot simply be rewound, and the ways
-// forward.
-type FileConflict struct {
-	Reason    string              `json:"reason"`
-	ChangedBy []review.PathChange `json:"changedBy,omitempty" doc:"recorded tool calls, of any session, that changed it since; absent when what changed it is not in hostd's record (a person, a formatter, a shell command)"`
-	Choices   []string            `json:"choices" doc:"the resolves that can deal with it: keepTheirs, merge (only when the edits touch different lines), force"`
-	Overlap   []string            `json:"overlap,omitempty" doc:"when merge cannot keep both, the lines both changed"`
-}
-
 // RewindConflictError is a rewind refused because of conflicts; nothing
 // was written. Report says, file by file, what and why.
 type RewindConflictError struct {
-	Report Report
+	Report wire.RewindResult
 	// merge: the refusal is a merge that cannot keep both.
 	merge bool
 }
@@ -132,13 +103,13 @@ const defaultMaxFileBytes = 16 << 20
 // session's mutation lock, the file locks of every path) from its check
 // to its last write, and invalidates the session's snapshots of what it
 // wrote. With DryRun it answers the same report and writes nothing.
-func Rewind(ctx context.Context, r RewindRequest) (Report, error) {
+func Rewind(ctx context.Context, r RewindRequest) (wire.RewindResult, error) {
 	if err := ValidResolve(r.Resolve); err != nil {
-		return Report{}, err
+		return wire.RewindResult{}, err
 	}
 	for _, v := range r.ResolveFiles {
 		if err := ValidResolve(v); err != nil || v == "" {
-			return Report{}, fmt.Errorf("%w: resolveFiles: each value must be keepTheirs, merge or force, not %s", ErrBadRequest, quote.Short(v))
+			return wire.RewindResult{}, fmt.Errorf("%w: resolveFiles: each value must be keepTheirs, merge or force, not %s", ErrBadRequest, quote.Short(v))
 		}
 	}
 	if r.MaxFileBytes <= 0 {
@@ -157,14 +128,14 @@ func Rewind(ctx context.Context, r RewindRequest) (Report, error) {
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return Report{}, err
+		return wire.RewindResult{}, err
 	}
 	txn, err := r.Store.BeginRewind(r.SessionID, r.Selection)
 	if errors.Is(err, review.ErrNotFound) {
-		return Report{}, fmt.Errorf("%w: session %s has no calls for %s; review.list shows the calls it has, with their promptId", review.ErrNotFound, quote.Short(r.SessionID), r.Selection)
+		return wire.RewindResult{}, fmt.Errorf("%w: session %s has no calls for %s; review.list shows the calls it has, with their promptId", review.ErrNotFound, quote.Short(r.SessionID), r.Selection)
 	}
 	if err != nil {
-		return Report{}, err
+		return wire.RewindResult{}, err
 	}
 	defer txn.Abort()
 	paths := txn.Paths()
@@ -175,7 +146,7 @@ func Rewind(ctx context.Context, r RewindRequest) (Report, error) {
 		}
 		unlockFiles, err := r.Files.Lock(ctx, names...)
 		if err != nil {
-			return Report{}, err
+			return wire.RewindResult{}, err
 		}
 		defer unlockFiles()
 	}
@@ -190,16 +161,16 @@ func Rewind(ctx context.Context, r RewindRequest) (Report, error) {
 	}
 	for f := range r.ResolveFiles {
 		if !named[f] {
-			return Report{}, fmt.Errorf("%w: resolveFiles names %s, which this rewind does not touch; a dry run lists the files it does", ErrBadRequest, quote.Short(f))
+			return wire.RewindResult{}, fmt.Errorf("%w: resolveFiles names %s, which this rewind does not touch; a dry run lists the files it does", ErrBadRequest, quote.Short(f))
 		}
 	}
-	rep := Report{DryRun: r.DryRun, Calls: txn.Calls(), Note: Unrecorded}
+	rep := wire.RewindResult{DryRun: r.DryRun, Calls: txn.Calls(), Note: Unrecorded}
 	puts := make([]review.Put, len(paths))
 	refuseMerge := false
 	for i, p := range paths {
 		plan, put, err := assess(txn, r, p)
 		if err != nil {
-			return Report{}, err
+			return wire.RewindResult{}, err
 		}
 		put.Path = i
 		puts[i] = put
@@ -216,15 +187,15 @@ func Rewind(ctx context.Context, r RewindRequest) (Report, error) {
 	}
 	for _, f := range rep.Files {
 		if f.Action == "conflict" {
-			return Report{}, &RewindConflictError{Report: rep, merge: refuseMerge}
+			return wire.RewindResult{}, &RewindConflictError{Report: rep, merge: refuseMerge}
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return Report{}, err
+		return wire.RewindResult{}, err
 	}
 	recorded, err := txn.Rewind(puts, o.rewindRoot)
 	if err != nil {
-		return Report{}, err
+		return wire.RewindResult{}, err
 	}
 	rep.Recorded = recorded
 	if state != nil {
@@ -271,8 +242,8 @@ func (o *options) rewindRoot(p review.RewindPath) *workspace.Dir {
 // calls left as it is now, with nothing unrecorded between them, is
 // restored; any other is a conflict, dealt with as its resolve says, or
 // left as "conflict" (refused unless a dry run).
-func assess(txn *review.RewindTxn, r RewindRequest, p review.RewindPath) (FilePlan, review.Put, error) {
-	plan := FilePlan{Path: p.Display}
+func assess(txn *review.RewindTxn, r RewindRequest, p review.RewindPath) (wire.RewindFile, review.Put, error) {
+	plan := wire.RewindFile{Path: p.Display}
 	for i := len(p.Changes) - 1; i >= 0; i-- {
 		id := p.Changes[i].Entry.ToolCallID
 		if len(plan.Calls) == 0 || plan.Calls[len(plan.Calls)-1] != id {
@@ -294,7 +265,7 @@ func assess(txn *review.RewindTxn, r RewindRequest, p review.RewindPath) (FilePl
 		plan.Diff = review.Diff(p.Display, live, p.Before)
 		return plan, put, nil
 	}
-	c := &FileConflict{Reason: reason, ChangedBy: changedBy, Choices: []string{KeepTheirs}}
+	c := &wire.RewindConflict{Reason: reason, ChangedBy: changedBy, Choices: []string{KeepTheirs}}
 	plan.Conflict = c
 	plan.Action = "conflict"
 	var merged []byte
@@ -335,7 +306,7 @@ func assess(txn *review.RewindTxn, r RewindRequest, p review.RewindPath) (FilePl
 // conflictOf says why the live file, or the chain of the agent's changes
 // to it, is not purely the agent's, and who changed it when the record
 // knows; "" when it is.
-func conflictOf(txn *review.RewindTxn, r RewindRequest, p review.RewindPath, o review.Observation) (string, []review.PathChange) {
+func conflictOf(txn *review.RewindTxn, r RewindRequest, p review.RewindPath, o review.Observation) (string, []wire.PathChange) {
 	last := p.Changes[len(p.Changes)-1]
 	for k := 1; k < len(p.Changes); k++ {
 		prev, cur := p.Changes[k-1], p.Changes[k]

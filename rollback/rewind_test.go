@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -39,7 +40,7 @@ func (f *fixture) remove(rel string) {
 	}
 }
 
-func (f *fixture) rewind(sel review.Selection, dry bool, resolve string) (Report, error) {
+func (f *fixture) rewind(sel review.Selection, dry bool, resolve string) (wire.RewindResult, error) {
 	return Rewind(context.Background(), RewindRequest{Store: f.store, SessionID: "s", Selection: sel, DryRun: dry, Resolve: resolve})
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
 )
@@ -72,8 +73,8 @@ func newBenchToolServer(b *testing.B, withReview bool) (*jsonrpc2Client, string,
 		b.Fatal(err)
 	}
 	c := &jsonrpc2Client{benchClient(b, sock)}
-	var ref SessionRef
-	if err := c.Call(context.Background(), "session.create", SessionCreateParams{Workspace: root, SessionID: "bench"}, &ref); err != nil {
+	var ref wire.SessionRef
+	if err := c.Call(context.Background(), "session.create", wire.SessionCreateParams{Workspace: root, SessionID: "bench"}, &ref); err != nil {
 		b.Fatal(err)
 	}
 	return c, "f.go", store

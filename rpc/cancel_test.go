@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -36,10 +37,10 @@ func noneWithin[T any](t *testing.T, ch <-chan T, d time.Duration, what string) 
 // blockingMethod adds a method that waits for its context, so tests can
 // see cancellation as the handler sees it.
 func (h *harness) blockingMethod(started chan<- struct{}) {
-	m := method("test.block", "Blocks until cancelled.", func(ctx context.Context, _ NoParams) (Empty, error) {
+	m := method("test.block", "Blocks until cancelled.", func(ctx context.Context, _ wire.NoParams) (wire.Empty, error) {
 		started <- struct{}{}
 		<-ctx.Done()
-		return Empty{}, ctx.Err()
+		return wire.Empty{}, ctx.Err()
 	})
 	h.srv.methods[m.Name] = m
 }
@@ -47,15 +48,15 @@ func (h *harness) blockingMethod(started chan<- struct{}) {
 func TestCancelRequestCancelsThatRequestOnly(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
 
 	ctx := context.Background()
-	first, err := c.DispatchCall(ctx, "tools.execute", ExecuteParams{SessionID: "s", Tool: "block", ToolCallID: "first"}, jsonrpc2.PickID(jsonrpc2.ID{Num: 100}))
+	first, err := c.DispatchCall(ctx, "tools.execute", wire.ExecuteParams{SessionID: "s", Tool: "block", ToolCallID: "first"}, jsonrpc2.PickID(jsonrpc2.ID{Num: 100}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, h.block.started, "first call to start")
-	second, err := c.DispatchCall(ctx, "tools.execute", ExecuteParams{SessionID: "s", Tool: "block", ToolCallID: "second"}, jsonrpc2.PickID(jsonrpc2.ID{Num: 101}))
+	second, err := c.DispatchCall(ctx, "tools.execute", wire.ExecuteParams{SessionID: "s", Tool: "block", ToolCallID: "second"}, jsonrpc2.PickID(jsonrpc2.ID{Num: 101}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestADuplicateInFlightIDIsRejected(t *testing.T) {
 func TestAClientDisconnectingMidCallCancelsItsCalls(t *testing.T) {
 	h := newHarness(t)
 	setup := h.client()
-	mustCall(t, setup, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
+	mustCall(t, setup, "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
 
 	c := h.raw()
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools.execute","params":{"sessionId":"s","tool":"block","toolCallId":"gone"}}`)
@@ -135,7 +136,7 @@ func TestAClientDisconnectingMidCallCancelsItsCalls(t *testing.T) {
 		t.Fatalf("cancelled %q", got)
 	}
 	// The daemon and its other connections are unaffected.
-	var list SessionList
+	var list wire.SessionList
 	mustCall(t, setup, "session.list", nil, &list)
 	if len(list.Sessions) != 1 {
 		t.Errorf("sessions: %+v", list)
@@ -151,9 +152,9 @@ func TestAClientDisconnectingMidCallCancelsItsCalls(t *testing.T) {
 func TestShutdownWaitsForCallsInFlightAndRefusesNewOnes(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
 	ctx := context.Background()
-	w, err := c.DispatchCall(ctx, "tools.execute", ExecuteParams{SessionID: "s", Tool: "block"})
+	w, err := c.DispatchCall(ctx, "tools.execute", wire.ExecuteParams{SessionID: "s", Tool: "block"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestShutdownWaitsForCallsInFlightAndRefusesNewOnes(t *testing.T) {
 	for {
 		e := call(t, c, "host.info", nil, nil)
 		if e != nil {
-			wantError(t, e, CodeShuttingDown, "shutting down")
+			wantError(t, e, wire.CodeShuttingDown, "shutting down")
 			break
 		}
 		time.Sleep(time.Millisecond) // Shutdown has not started draining yet
@@ -208,7 +209,7 @@ func TestShutdownCancelsCallsAtTheEndOfTheGrace(t *testing.T) {
 	}
 	werr := w.Wait(context.Background(), nil)
 	var e *jsonrpc2.Error
-	if !errors.As(werr, &e) || e.Code != CodeRequestCancelled.Num {
+	if !errors.As(werr, &e) || e.Code != wire.CodeRequestCancelled.Num {
 		t.Errorf("the cancelled call must be answered REQUEST_CANCELLED, got %v", werr)
 	}
 }
@@ -235,7 +236,7 @@ func TestHostShutdownWithoutAHookShutsTheServerDown(t *testing.T) {
 
 func TestOneConnectionRunsAtMostItsShareOfCallsAtOnce(t *testing.T) {
 	h := newHarness(t)
-	mustCall(t, h.client(), "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
+	mustCall(t, h.client(), "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
 	c := h.raw()
 	for i := range maxInFlightPerConn + 1 {
 		c.send(`{"jsonrpc":"2.0","id":` + itoa(i) + `,"method":"tools.execute","params":{"sessionId":"s","tool":"block"}}`)
@@ -265,7 +266,7 @@ func TestConcurrentCallsFromManyClients(t *testing.T) {
 			c := h.client()
 			id := "s" + itoa(g)
 			for range 20 {
-				if e := call(t, c, "session.create", SessionCreateParams{Workspace: ws, SessionID: id}, nil); e != nil {
+				if e := call(t, c, "session.create", wire.SessionCreateParams{Workspace: ws, SessionID: id}, nil); e != nil {
 					errs <- e
 					return
 				}
@@ -273,7 +274,7 @@ func TestConcurrentCallsFromManyClients(t *testing.T) {
 					errs <- e
 					return
 				}
-				if e := call(t, c, "session.delete", SessionIDParams{SessionID: id}, nil); e != nil {
+				if e := call(t, c, "session.delete", wire.SessionIDParams{SessionID: id}, nil); e != nil {
 					errs <- e
 					return
 				}
@@ -286,7 +287,7 @@ func TestConcurrentCallsFromManyClients(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var st Stats
+	var st wire.Stats
 	mustCall(t, h.client(), "debug.stats", nil, &st)
 	if st.Calls["host.info"].Count != 16*20 || st.Sessions != 0 {
 		t.Errorf("%+v", st)

@@ -93,7 +93,7 @@ func (c *conn) serve() {
 			switch {
 			case errors.As(err, &unframed):
 				c.answerUnframed(unframed)
-			case errors.Is(err, ErrFrame):
+			case errors.Is(err, wire.ErrFrame):
 				c.log.Warn("closing connection", zap.Error(err))
 			case !errors.Is(err, io.EOF) && c.ctx.Err() == nil:
 				c.log.Debug("read failed", zap.Error(err))
@@ -142,7 +142,7 @@ func (c *conn) readRequest() (*jsonrpc2.Request, budget.Release, error) {
 		release := budget.Release(func() {})
 		if n > smallFrameBytes && b != nil {
 			if n > b.Limit() {
-				return nil, nil, fmt.Errorf("%w: Content-Length %d exceeds the daemon's whole memory budget, limits.maxMemoryBytes (%d)", ErrFrame, n, b.Limit())
+				return nil, nil, fmt.Errorf("%w: Content-Length %d exceeds the daemon's whole memory budget, limits.maxMemoryBytes (%d)", wire.ErrFrame, n, b.Limit())
 			}
 			release, err = b.Acquire(c.ctx, n, fmt.Sprintf("a request of %d bytes", n))
 			if errors.Is(err, budget.ErrOverBudget) {
@@ -189,10 +189,10 @@ func (c *conn) refuse(n int64, why error) error {
 	}
 	id, ok := idPrefix(head)
 	if !ok {
-		return fmt.Errorf("%w: %v, and the request's id is not within its first %d bytes to answer it with", ErrFrame, why, refusedHeadBytes)
+		return fmt.Errorf("%w: %v, and the request's id is not within its first %d bytes to answer it with", wire.ErrFrame, why, refusedHeadBytes)
 	}
 	c.log.Info("refused a request", zap.String(LogReason, why.Error()))
-	return c.send(rejection(id, CodeOverloaded, why.Error()))
+	return c.send(rejection(id, wire.CodeOverloaded, why.Error()))
 }
 
 // send queues a message hostd answers itself.
@@ -230,7 +230,7 @@ func (c *conn) trace(dir string, body []byte) {
 func (c *conn) handle(req *jsonrpc2.Request, held budget.Release) {
 	if req.Method == cancelMethod {
 		c.cancelRequest(req)
-		c.reply(req, Empty{}, nil)
+		c.reply(req, wire.Empty{}, nil)
 		held()
 		return
 	}
@@ -330,7 +330,7 @@ func (r *request) finish(result any, err error) {
 func noCancel() {}
 
 func errDuplicateID(req *jsonrpc2.Request) error {
-	return newError(CodeInvalidRequest, "request id %s is already in flight on this connection; use a new id", quote.Short(req.ID.String()))
+	return newError(wire.CodeInvalidRequest, "request id %s is already in flight on this connection; use a new id", quote.Short(req.ID.String()))
 }
 
 // toolFailed reports whether result is a tool's failure: tools.execute
@@ -348,7 +348,7 @@ func (c *conn) run(ctx context.Context, m *Method, req *jsonrpc2.Request) (resul
 	defer func() {
 		if p := recover(); p != nil {
 			c.log.Error("handler panicked", zap.String(LogMethod, req.Method), zap.Any(LogReason, p), zap.ByteString("stack", debug.Stack()))
-			result, err = nil, newError(CodeInternal, "hostd failed handling %s; this is a bug, please report it", quote.Short(req.Method))
+			result, err = nil, newError(wire.CodeInternal, "hostd failed handling %s; this is a bug, please report it", quote.Short(req.Method))
 		}
 		d := time.Since(start)
 		c.srv.stats.observe(req.Method, d, err != nil || toolFailed(result))
@@ -357,7 +357,7 @@ func (c *conn) run(ctx context.Context, m *Method, req *jsonrpc2.Request) (resul
 		}
 	}()
 	if m == nil {
-		return nil, newError(CodeMethodNotFound, "method %s does not exist; rpc.discover lists every method", quote.Short(req.Method))
+		return nil, newError(wire.CodeMethodNotFound, "method %s does not exist; rpc.discover lists every method", quote.Short(req.Method))
 	}
 	var raw json.RawMessage
 	if req.Params != nil {
@@ -366,7 +366,7 @@ func (c *conn) run(ctx context.Context, m *Method, req *jsonrpc2.Request) (resul
 	result, err = m.call(ctx, raw)
 	if err != nil && ctx.Err() != nil {
 		if _, isWire := err.(*wireError); !isWire {
-			err = newError(CodeRequestCancelled, "the request was cancelled (by $/cancelRequest, the client going away, or the daemon shutting down): %v", err)
+			err = newError(wire.CodeRequestCancelled, "the request was cancelled (by $/cancelRequest, the client going away, or the daemon shutting down): %v", err)
 		}
 	}
 	return result, err

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 func TestDiscoverDescribesExactlyTheMethodsThatDispatch(t *testing.T) {
@@ -32,12 +34,12 @@ func TestDiscoverDescribesExactlyTheMethodsThatDispatch(t *testing.T) {
 		if name == "host.shutdown" {
 			continue
 		}
-		if e := call(t, c, name, map[string]any{"probe": true}, nil); e != nil && e.Code == CodeMethodNotFound.Num {
+		if e := call(t, c, name, map[string]any{"probe": true}, nil); e != nil && e.Code == wire.CodeMethodNotFound.Num {
 			t.Errorf("%s is documented but does not dispatch", name)
 		}
 	}
 	// And a method the document does not list does not dispatch.
-	if e := call(t, c, "session.frobnicate", nil, nil); e == nil || e.Code != CodeMethodNotFound.Num {
+	if e := call(t, c, "session.frobnicate", nil, nil); e == nil || e.Code != wire.CodeMethodNotFound.Num {
 		t.Errorf("an undocumented method dispatched: %v", e)
 	}
 }

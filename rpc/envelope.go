@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // A frame body is classified before jsonrpc2 sees it, because jsonrpc2
@@ -128,17 +130,17 @@ type rejectionMsg struct {
 }
 
 type rejectionError struct {
-	Code    int64     `json:"code"`
-	Message string    `json:"message"`
-	Data    errorData `json:"data"`
-	Name    string    `json:"-"`
+	Code    int64          `json:"code"`
+	Message string         `json:"message"`
+	Data    wire.ErrorData `json:"data"`
+	Name    string         `json:"-"`
 }
 
-func rejection(id json.RawMessage, code Code, msg string) *rejectionMsg {
+func rejection(id json.RawMessage, code wire.Code, msg string) *rejectionMsg {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	return &rejectionMsg{JSONRPC: "2.0", ID: id, Error: rejectionError{Code: code.Num, Message: msg, Data: errorData{Code: code.Name}, Name: code.Name}}
+	return &rejectionMsg{JSONRPC: "2.0", ID: id, Error: rejectionError{Code: code.Num, Message: msg, Data: wire.ErrorData{Code: code.Name}, Name: code.Name}}
 }
 
 // classify returns the answer to a body that is not a JSON-RPC 2.0
@@ -147,28 +149,28 @@ func classify(body []byte) *rejectionMsg {
 	body = bytes.TrimSpace(body)
 	switch {
 	case !json.Valid(body):
-		return rejection(nil, CodeParseError, "parse error: the frame body is not valid JSON")
+		return rejection(nil, wire.CodeParseError, "parse error: the frame body is not valid JSON")
 	case body[0] == '[':
-		return rejection(nil, CodeInvalidRequest, "batch requests are not supported: send one request per frame")
+		return rejection(nil, wire.CodeInvalidRequest, "batch requests are not supported: send one request per frame")
 	case body[0] != '{':
-		return rejection(nil, CodeInvalidRequest, "a JSON-RPC request must be a JSON object")
+		return rejection(nil, wire.CodeInvalidRequest, "a JSON-RPC request must be a JSON object")
 	}
 	e := scanEnvelope(body)
 	id, ok := validID(e.ID)
 	if !ok {
-		return rejection(nil, CodeInvalidRequest, errBadID)
+		return rejection(nil, wire.CodeInvalidRequest, errBadID)
 	}
 	if string(e.JSONRPC) != `"2.0"` {
-		return rejection(id, CodeInvalidRequest, `"jsonrpc" must be "2.0"`)
+		return rejection(id, wire.CodeInvalidRequest, `"jsonrpc" must be "2.0"`)
 	}
 	isResponse := e.Result != nil || e.Error != nil
 	switch {
 	case e.Method == nil && !isResponse:
-		return rejection(id, CodeInvalidRequest, `a request needs a "method"`)
+		return rejection(id, wire.CodeInvalidRequest, `a request needs a "method"`)
 	case e.Method != nil && isResponse:
-		return rejection(id, CodeInvalidRequest, `a message is a request ("method") or a response ("result"/"error"), not both`)
+		return rejection(id, wire.CodeInvalidRequest, `a message is a request ("method") or a response ("result"/"error"), not both`)
 	case e.Method != nil && e.Method[0] != '"':
-		return rejection(id, CodeInvalidRequest, `"method" must be a string`)
+		return rejection(id, wire.CodeInvalidRequest, `"method" must be a string`)
 	}
 	return nil
 }

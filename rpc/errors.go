@@ -9,6 +9,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/hostd-dev/hostd/internal/budget"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/workspace"
@@ -17,44 +18,44 @@ import (
 // sentinel maps a domain error to its wire code.
 type sentinel struct {
 	err  error
-	code Code
+	code wire.Code
 }
 
 // sentinels, with reviewSentinels, are the one place domain errors become
 // wire codes. The first match wins, so more specific errors come first.
 var sentinels = []sentinel{
-	{session.ErrNotFound, CodeSessionNotFound},
-	{session.ErrLimit, CodeSessionLimit},
-	{session.ErrConflict, CodeInvalidParams},
-	{session.ErrBadID, CodeInvalidParams},
-	{session.ErrBadPref, CodeInvalidParams},
-	{workspace.ErrInvalid, CodeWorkspaceInvalid},
-	{tools.ErrUnknownTool, CodeUnknownTool},
-	{budget.ErrOverBudget, CodeOverloaded},
-	{errShuttingDown, CodeShuttingDown},
-	{context.Canceled, CodeRequestCancelled},
-	{context.DeadlineExceeded, CodeRequestCancelled},
+	{session.ErrNotFound, wire.CodeSessionNotFound},
+	{session.ErrLimit, wire.CodeSessionLimit},
+	{session.ErrConflict, wire.CodeInvalidParams},
+	{session.ErrBadID, wire.CodeInvalidParams},
+	{session.ErrBadPref, wire.CodeInvalidParams},
+	{workspace.ErrInvalid, wire.CodeWorkspaceInvalid},
+	{tools.ErrUnknownTool, wire.CodeUnknownTool},
+	{budget.ErrOverBudget, wire.CodeOverloaded},
+	{errShuttingDown, wire.CodeShuttingDown},
+	{context.Canceled, wire.CodeRequestCancelled},
+	{context.DeadlineExceeded, wire.CodeRequestCancelled},
 }
 
 var errShuttingDown = errors.New("hostd is shutting down; reconnect once it has restarted")
 
 // wireError is an error that already carries its wire code.
 type wireError struct {
-	code  Code
+	code  wire.Code
 	msg   string
 	field string
 }
 
 func (e *wireError) Error() string { return e.msg }
 
-func newError(code Code, format string, args ...any) *wireError {
+func newError(code wire.Code, format string, args ...any) *wireError {
 	return &wireError{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
 // paramError is a params problem at one JSON path, such as
 // "params.workspace: must be a string" (-32602 naming the field).
 func paramError(path, problem string) *wireError {
-	return &wireError{code: CodeInvalidParams, msg: path + ": " + problem, field: path}
+	return &wireError{code: wire.CodeInvalidParams, msg: path + ": " + problem, field: path}
 }
 
 // toWire maps any handler error to the JSON-RPC error the client receives.
@@ -72,7 +73,7 @@ func toWire(err error) (*jsonrpc2.Error, bool) {
 			}
 		}
 	}
-	return makeError(CodeInternal, err.Error(), ""), false
+	return makeError(wire.CodeInternal, err.Error(), ""), false
 }
 
 // maxMessageBytes caps an error message. Client strings are quoted short
@@ -80,7 +81,7 @@ func toWire(err error) (*jsonrpc2.Error, bool) {
 // even when a message from elsewhere quotes one whole.
 const maxMessageBytes = 2 << 10
 
-func makeError(code Code, msg, field string) *jsonrpc2.Error {
+func makeError(code wire.Code, msg, field string) *jsonrpc2.Error {
 	if len(msg) > maxMessageBytes {
 		msg = strings.ToValidUTF8(msg[:maxMessageBytes], "") + fmt.Sprintf("… (message cut at %d of %d bytes)", maxMessageBytes, len(msg))
 	}
@@ -88,6 +89,6 @@ func makeError(code Code, msg, field string) *jsonrpc2.Error {
 		field = strings.ToValidUTF8(field[:maxMessageBytes], "") + "…"
 	}
 	e := &jsonrpc2.Error{Code: code.Num, Message: msg}
-	e.SetError(errorData{Code: code.Name, Field: field})
+	e.SetError(wire.ErrorData{Code: code.Name, Field: field})
 	return e
 }

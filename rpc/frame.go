@@ -40,7 +40,7 @@ func (c *conn) answerUnframed(e *wire.UnframedError) {
 	if found, ok := idPrefix(e.Head); ok {
 		id = found
 	}
-	body, err := json.Marshal(rejection(id, CodeParseError, "parse error: this message has no Content-Length header. "+wire.FramingHelp+". This connection is closed; reconnect and frame every message"))
+	body, err := json.Marshal(rejection(id, wire.CodeParseError, "parse error: this message has no Content-Length header. "+wire.FramingHelp+". This connection is closed; reconnect and frame every message"))
 	if err != nil {
 		return
 	}
@@ -62,11 +62,11 @@ func parseRequest(body []byte) (*jsonrpc2.Request, *rejectionMsg) {
 	}
 	req := &jsonrpc2.Request{Notif: e.ID == nil}
 	if err := json.Unmarshal(e.Method, &req.Method); err != nil {
-		return nil, rejection(e.ID, CodeInvalidRequest, `"method" must be a string`)
+		return nil, rejection(e.ID, wire.CodeInvalidRequest, `"method" must be a string`)
 	}
 	if e.ID != nil {
 		if err := req.ID.UnmarshalJSON(bytes.TrimSpace(e.ID)); err != nil {
-			return nil, rejection(nil, CodeInvalidRequest, errBadID)
+			return nil, rejection(nil, wire.CodeInvalidRequest, errBadID)
 		}
 	}
 	if e.Params != nil {

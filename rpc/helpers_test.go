@@ -143,9 +143,9 @@ func mustCall(t *testing.T, c *jsonrpc2.Conn, method string, params, result any)
 }
 
 // dataCode is error.data.code.
-func dataCode(t *testing.T, e *jsonrpc2.Error) errorData {
+func dataCode(t *testing.T, e *jsonrpc2.Error) wire.ErrorData {
 	t.Helper()
-	var d errorData
+	var d wire.ErrorData
 	if e.Data == nil || json.Unmarshal(*e.Data, &d) != nil {
 		t.Fatalf("error %d %q has no data.code", e.Code, e.Message)
 	}
@@ -154,7 +154,7 @@ func dataCode(t *testing.T, e *jsonrpc2.Error) errorData {
 
 // wantError checks an error's code, data.code and that its message
 // contains each of parts.
-func wantError(t *testing.T, e *jsonrpc2.Error, code Code, parts ...string) {
+func wantError(t *testing.T, e *jsonrpc2.Error, code wire.Code, parts ...string) {
 	t.Helper()
 	if e == nil {
 		t.Fatalf("want error %d %s, got success", code.Num, code.Name)
@@ -210,9 +210,9 @@ type rawResponse struct {
 	ID      json.RawMessage `json:"id"`
 	Result  json.RawMessage `json:"result"`
 	Error   *struct {
-		Code    int64     `json:"code"`
-		Message string    `json:"message"`
-		Data    errorData `json:"data"`
+		Code    int64          `json:"code"`
+		Message string         `json:"message"`
+		Data    wire.ErrorData `json:"data"`
 	} `json:"error"`
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -20,7 +21,7 @@ func TestHostInfoReportsTheLimitsInForce(t *testing.T) {
 	var raw map[string]json.RawMessage
 	mustCall(t, h.client(), "host.info", nil, &raw)
 
-	var info HostInfo
+	var info wire.HostInfo
 	b, _ := json.Marshal(raw)
 	json.Unmarshal(b, &info)
 	if info.Name != "hostd" || info.ProtocolVersion != 1 || info.PID != os.Getpid() || info.Version != "test" || info.StartedAt.IsZero() {
@@ -45,7 +46,7 @@ func TestHostInfoReportsTheLimitsInForce(t *testing.T) {
 
 func TestHostInfoGrammarsComeFromTheCaller(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.Grammars, o.Commit = []string{"go", "rust"}, "0123abcd+modified" })
-	var info HostInfo
+	var info wire.HostInfo
 	mustCall(t, h.client(), "host.info", nil, &info)
 	if !reflect.DeepEqual(info.Grammars, []string{"go", "rust"}) {
 		t.Errorf("grammars = %v", info.Grammars)
@@ -60,27 +61,27 @@ func TestSessionLifecycle(t *testing.T) {
 	c := h.client()
 	ws, other, scratch := t.TempDir(), t.TempDir(), t.TempDir()
 
-	var ref SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: ws, Scratch: scratch, SessionID: "agent-1"}, &ref)
+	var ref wire.SessionRef
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: ws, Scratch: scratch, SessionID: "agent-1"}, &ref)
 	if ref.SessionID != "agent-1" || ref.Workspace != canon(t, ws) {
 		t.Fatalf("create: %+v", ref)
 	}
-	var gen SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: ws}, &gen)
+	var gen wire.SessionRef
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: ws}, &gen)
 	if gen.SessionID == "" || gen.SessionID == "agent-1" {
 		t.Errorf("generated id %q", gen.SessionID)
 	}
 
 	// Re-attaching with the same id and workspace finds the same session.
-	var again SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: ws, SessionID: "agent-1"}, &again)
+	var again wire.SessionRef
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: ws, SessionID: "agent-1"}, &again)
 	if again != ref {
 		t.Errorf("re-attach: %+v, want %+v", again, ref)
 	}
 	// The same id on another workspace is a conflict, not a silent switch.
-	wantError(t, call(t, c, "session.create", SessionCreateParams{Workspace: other, SessionID: "agent-1"}, nil), CodeInvalidParams, "setWorkspace")
+	wantError(t, call(t, c, "session.create", wire.SessionCreateParams{Workspace: other, SessionID: "agent-1"}, nil), wire.CodeInvalidParams, "setWorkspace")
 
-	var list SessionList
+	var list wire.SessionList
 	mustCall(t, c, "session.list", nil, &list)
 	if len(list.Sessions) != 2 || list.Sessions[0].SessionID != "agent-1" {
 		t.Fatalf("list: %+v", list)
@@ -91,12 +92,12 @@ func TestSessionLifecycle(t *testing.T) {
 	sess, _ := h.sess.Get("agent-1")
 	sess.State().Store.Record(filepath.Join(ref.Workspace, "a.txt"), session.Snapshot{Digest: workspace.Sum("a\n"), Text: "a\n", HasText: true, Lines: 1, Bytes: 2, Seen: session.Span(1, 1)})
 	sess.State().Registers.Set("fn", []string{"x"})
-	mustCall(t, c, "session.setWorkspace", SetWorkspaceParams{SessionID: "agent-1", Workspace: other}, &ref)
+	mustCall(t, c, "session.setWorkspace", wire.SetWorkspaceParams{SessionID: "agent-1", Workspace: other}, &ref)
 	if ref.Workspace != canon(t, other) {
 		t.Errorf("setWorkspace: %+v", ref)
 	}
-	var dump SessionDump
-	mustCall(t, c, "debug.session", SessionIDParams{SessionID: "agent-1"}, &dump)
+	var dump wire.SessionDump
+	mustCall(t, c, "debug.session", wire.SessionIDParams{SessionID: "agent-1"}, &dump)
 	if len(dump.Paths) != 0 || len(dump.Registers) != 0 || dump.Workspace != canon(t, other) {
 		t.Errorf("after setWorkspace the store and registers must be empty: %+v", dump)
 	}
@@ -105,8 +106,8 @@ func TestSessionLifecycle(t *testing.T) {
 		t.Errorf("scratch root not carried over: %+v", roots)
 	}
 
-	mustCall(t, c, "session.delete", SessionIDParams{SessionID: "agent-1"}, nil)
-	wantError(t, call(t, c, "session.delete", SessionIDParams{SessionID: "agent-1"}, nil), CodeSessionNotFound, "agent-1")
+	mustCall(t, c, "session.delete", wire.SessionIDParams{SessionID: "agent-1"}, nil)
+	wantError(t, call(t, c, "session.delete", wire.SessionIDParams{SessionID: "agent-1"}, nil), wire.CodeSessionNotFound, "agent-1")
 	mustCall(t, c, "session.list", nil, &list)
 	if len(list.Sessions) != 1 {
 		t.Errorf("after delete: %+v", list)
@@ -125,10 +126,10 @@ func TestSessionListIsAnEmptyArrayNotNull(t *testing.T) {
 func TestSessionsBelongToTheDaemonNotTheConnection(t *testing.T) {
 	h := newHarness(t)
 	a := h.client()
-	var ref SessionRef
-	mustCall(t, a, "session.create", SessionCreateParams{Workspace: t.TempDir()}, &ref)
+	var ref wire.SessionRef
+	mustCall(t, a, "session.create", wire.SessionCreateParams{Workspace: t.TempDir()}, &ref)
 	a.Close()
-	var list SessionList
+	var list wire.SessionList
 	mustCall(t, h.client(), "session.list", nil, &list)
 	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != ref.SessionID {
 		t.Errorf("a reconnecting client must find its session: %+v", list)
@@ -143,26 +144,26 @@ func TestDomainErrorsMapToTheirCodes(t *testing.T) {
 	ws := t.TempDir()
 	file := filepath.Join(ws, "file.txt")
 	os.WriteFile(file, []byte("x"), 0o644)
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: ws, SessionID: "s1"}, nil)
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: ws, SessionID: "s1"}, nil)
 
 	tests := []struct {
 		name   string
 		method string
 		params any
-		code   Code
+		code   wire.Code
 		says   []string
 	}{
-		{"unknown session", "tools.execute", ExecuteParams{SessionID: "nope", Tool: "block"}, CodeSessionNotFound, []string{`"nope"`, "session.create"}},
-		{"unknown session on debug", "debug.session", SessionIDParams{SessionID: "nope"}, CodeSessionNotFound, nil},
-		{"unknown session on setWorkspace", "session.setWorkspace", SetWorkspaceParams{SessionID: "nope", Workspace: ws}, CodeSessionNotFound, nil},
-		{"workspace is a file", "session.setWorkspace", SetWorkspaceParams{SessionID: "s1", Workspace: file}, CodeWorkspaceInvalid, []string{"not a directory"}},
-		{"workspace missing", "session.create", SessionCreateParams{Workspace: filepath.Join(ws, "missing")}, CodeWorkspaceInvalid, []string{"missing"}},
-		{"workspace relative", "session.create", SessionCreateParams{Workspace: "some/dir"}, CodeWorkspaceInvalid, []string{"absolute"}},
-		{"external root is a file", "session.create", SessionCreateParams{Workspace: ws, ExternalRoots: []ExternalRoot{{Path: file}}}, CodeWorkspaceInvalid, nil},
-		{"unknown tool", "tools.execute", ExecuteParams{SessionID: "s1", Tool: "frobnicate"}, CodeUnknownTool, []string{"frobnicate", "block"}},
-		{"session limit", "session.create", SessionCreateParams{Workspace: ws}, CodeSessionLimit, []string{"session.delete"}},
-		{"bad session id", "session.create", SessionCreateParams{Workspace: ws, SessionID: "a b"}, CodeInvalidParams, nil},
-		{"unknown method", "host.frobnicate", nil, CodeMethodNotFound, []string{"host.frobnicate", "rpc.discover"}},
+		{"unknown session", "tools.execute", wire.ExecuteParams{SessionID: "nope", Tool: "block"}, wire.CodeSessionNotFound, []string{`"nope"`, "session.create"}},
+		{"unknown session on debug", "debug.session", wire.SessionIDParams{SessionID: "nope"}, wire.CodeSessionNotFound, nil},
+		{"unknown session on setWorkspace", "session.setWorkspace", wire.SetWorkspaceParams{SessionID: "nope", Workspace: ws}, wire.CodeSessionNotFound, nil},
+		{"workspace is a file", "session.setWorkspace", wire.SetWorkspaceParams{SessionID: "s1", Workspace: file}, wire.CodeWorkspaceInvalid, []string{"not a directory"}},
+		{"workspace missing", "session.create", wire.SessionCreateParams{Workspace: filepath.Join(ws, "missing")}, wire.CodeWorkspaceInvalid, []string{"missing"}},
+		{"workspace relative", "session.create", wire.SessionCreateParams{Workspace: "some/dir"}, wire.CodeWorkspaceInvalid, []string{"absolute"}},
+		{"external root is a file", "session.create", wire.SessionCreateParams{Workspace: ws, ExternalRoots: []wire.ExternalRoot{{Path: file}}}, wire.CodeWorkspaceInvalid, nil},
+		{"unknown tool", "tools.execute", wire.ExecuteParams{SessionID: "s1", Tool: "frobnicate"}, wire.CodeUnknownTool, []string{"frobnicate", "block"}},
+		{"session limit", "session.create", wire.SessionCreateParams{Workspace: ws}, wire.CodeSessionLimit, []string{"session.delete"}},
+		{"bad session id", "session.create", wire.SessionCreateParams{Workspace: ws, SessionID: "a b"}, wire.CodeInvalidParams, nil},
+		{"unknown method", "host.frobnicate", nil, wire.CodeMethodNotFound, []string{"host.frobnicate", "rpc.discover"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,16 +178,16 @@ func TestToolsDefinitionsListsTheExecutorsTools(t *testing.T) {
 	// The test executor's only tool has no embedded definition: that is a
 	// server bug, reported as INTERNAL_ERROR rather than a partial list.
 	e := call(t, h.client(), "tools.definitions", nil, &raw)
-	wantError(t, e, CodeInternal, "block")
+	wantError(t, e, wire.CodeInternal, "block")
 }
 
 func TestToolsExecuteReturnsTheToolResult(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
 	close(h.block.release)
 	var res map[string]any
-	mustCall(t, c, "tools.execute", ExecuteParams{SessionID: "s", Tool: "block", ToolCallID: "tc-1"}, &res)
+	mustCall(t, c, "tools.execute", wire.ExecuteParams{SessionID: "s", Tool: "block", ToolCallID: "tc-1"}, &res)
 	if res["ok"] != true || res["content"] != "released" || res["toolCallId"] != "tc-1" {
 		t.Errorf("result: %v", res)
 	}
@@ -212,25 +213,25 @@ func TestSessionCreateEditResult(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
 	ws := t.TempDir()
-	var ref SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: ws, SessionID: "full-1", EditResult: session.FormFull}, &ref)
+	var ref wire.SessionRef
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: ws, SessionID: "full-1", EditResult: wire.ResultFull}, &ref)
 	if ref.EditResult != "full" {
 		t.Fatalf("create: %+v", ref)
 	}
 	if s, _ := h.sess.Get("full-1"); s.Prefs.EditResult != session.FormFull {
 		t.Fatalf("session prefs %+v", s.Prefs)
 	}
-	var again SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: ws, SessionID: "full-1", EditResult: session.FormCompact}, &again)
+	var again wire.SessionRef
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: ws, SessionID: "full-1", EditResult: wire.ResultCompact}, &again)
 	if again.EditResult != "full" {
 		t.Fatalf("re-attach changed the form: %+v", again)
 	}
-	var compact SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: ws}, &compact)
+	var compact wire.SessionRef
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: ws}, &compact)
 	if s, _ := h.sess.Get(compact.SessionID); compact.EditResult != "compact" || s.Prefs.EditResult != session.FormCompact {
 		t.Fatalf("default: %+v %+v", compact, s.Prefs)
 	}
-	wantError(t, call(t, c, "session.create", map[string]any{"workspace": ws, "editResult": "short"}, nil), CodeInvalidParams, `"short"`, "compact")
+	wantError(t, call(t, c, "session.create", map[string]any{"workspace": ws, "editResult": "short"}, nil), wire.CodeInvalidParams, `"short"`, "compact")
 	if n := len(h.sess.List()); n != 2 {
 		t.Fatalf("%d sessions after a refused create, want 2", n)
 	}

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"strconv"
 
-	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools"
 )
 
@@ -96,14 +96,14 @@ type ContentDescriptor struct {
 
 // OpenRPCError is an application error a method may answer with.
 type OpenRPCError struct {
-	Code    int64     `json:"code"`
-	Message string    `json:"message"`
-	Data    errorData `json:"data"`
+	Code    int64          `json:"code"`
+	Message string         `json:"message"`
+	Data    wire.ErrorData `json:"data"`
 }
 
 var unstableTag = OpenRPCTag{Name: "unstable", Description: "a debugging surface; its shape may change without a protocol version bump"}
 
-func (s *Server) discover(context.Context, NoParams) (OpenRPC, error) {
+func (s *Server) discover(context.Context, wire.NoParams) (OpenRPC, error) {
 	return s.Document(), nil
 }
 
@@ -115,7 +115,7 @@ func (s *Server) Document() OpenRPC {
 			Title: "hostd",
 			// The protocol's version, not the build's: the document
 			// changes when the protocol does (host.info has the build).
-			Version:     strconv.Itoa(ProtocolVersion),
+			Version:     strconv.Itoa(wire.ProtocolVersion),
 			Description: "File tools (read, grep, write, edit) for coding agents, over JSON-RPC 2.0 with LSP framing.",
 		},
 		Methods: make([]OpenRPCMethod, 0, len(s.table)),
@@ -136,7 +136,7 @@ func (s *Server) Document() OpenRPC {
 			om.Params = append(om.Params, ContentDescriptor{Name: f.name, Description: f.doc, Required: f.required, Schema: schemaOf(f.typ)})
 		}
 		for _, c := range m.Errors {
-			om.Errors = append(om.Errors, OpenRPCError{Code: c.Num, Message: c.Name, Data: errorData{Code: c.Name}})
+			om.Errors = append(om.Errors, OpenRPCError{Code: c.Num, Message: c.Name, Data: wire.ErrorData{Code: c.Name}})
 		}
 		doc.Methods = append(doc.Methods, om)
 	}
@@ -151,7 +151,7 @@ func (s *Server) Document() OpenRPC {
 // notifications describes the messages without an id.
 func notifications() []OpenRPCNotification {
 	var recorded []ContentDescriptor
-	for _, f := range jsonFields(reflect.TypeFor[review.Recorded]()) {
+	for _, f := range jsonFields(reflect.TypeFor[wire.ReviewRecorded]()) {
 		recorded = append(recorded, ContentDescriptor{Name: f.name, Required: f.required, Schema: schemaOf(f.typ)})
 	}
 	return []OpenRPCNotification{

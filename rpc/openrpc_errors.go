@@ -26,11 +26,11 @@ import (
 // object, with whether the same request can succeed sent again
 // (x-retriable) and what to do about it (x-description).
 type OpenRPCErrorDef struct {
-	Code        int64     `json:"code"`
-	Message     string    `json:"message"`
-	Data        errorData `json:"data"`
-	Retriable   bool      `json:"x-retriable"`
-	Description string    `json:"x-description"`
+	Code        int64          `json:"code"`
+	Message     string         `json:"message"`
+	Data        wire.ErrorData `json:"data"`
+	Retriable   bool           `json:"x-retriable"`
+	Description string         `json:"x-description"`
 }
 
 // OpenRPCToolError is one entry of x-tool-errors: a code a tool result
@@ -109,7 +109,7 @@ func (es *OpenRPCErrors) UnmarshalJSON(b []byte) error {
 func wireErrors() OpenRPCErrors {
 	out := make(OpenRPCErrors, 0, len(wire.Codes))
 	for _, c := range wire.Codes {
-		out = append(out, OpenRPCErrorDef{Code: c.Num, Message: c.Name, Data: errorData{Code: c.Name}, Retriable: c.Retriable, Description: c.Description})
+		out = append(out, OpenRPCErrorDef{Code: c.Num, Message: c.Name, Data: wire.ErrorData{Code: c.Name}, Retriable: c.Retriable, Description: c.Description})
 	}
 	return out
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 func TestWrongParamsAreInvalidParamsNamingTheField(t *testing.T) {
@@ -79,17 +81,17 @@ func FuzzParamsCheck(f *testing.F) {
 		if !json.Valid([]byte(raw)) {
 			return
 		}
-		var p SessionCreateParams
+		var p wire.SessionCreateParams
 		err := decodeParams(json.RawMessage(raw), &p)
 		if err != nil {
-			if we, ok := err.(*wireError); !ok || we.code != CodeInvalidParams || we.field == "" {
+			if we, ok := err.(*wireError); !ok || we.code != wire.CodeInvalidParams || we.field == "" {
 				t.Fatalf("%s: error %v is not INVALID_PARAMS naming a field", raw, err)
 			}
 			return
 		}
 		dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
 		dec.DisallowUnknownFields()
-		var strict SessionCreateParams
+		var strict wire.SessionCreateParams
 		if err := dec.Decode(&strict); err != nil {
 			t.Fatalf("check accepted %s, strict decoding says %v", raw, err)
 		}
@@ -122,11 +124,11 @@ func FuzzDecodeParamsAliasing(f *testing.F) {
 		if !json.Valid([]byte(raw)) {
 			return
 		}
-		var p ExecuteParams
+		var p wire.ExecuteParams
 		if decodeParams(json.RawMessage(raw), &p) != nil {
 			return
 		}
-		var want ExecuteParams
+		var want wire.ExecuteParams
 		if err := json.Unmarshal([]byte(raw), &want); err != nil {
 			t.Fatalf("accepted %s, encoding/json says %v", raw, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 )
@@ -26,7 +27,7 @@ func (c *conn) reply(req *jsonrpc2.Request, result any, err error) {
 			// The result did not encode: a bug, answered as one.
 			err = fmt.Errorf("encoding the result of %s: %w", req.Method, merr)
 		case int64(len(body)) > c.srv.opts.Limits.MaxFrameBytes:
-			err = newError(CodeResultTooLarge, "the result of %s is %d bytes, more than limits.maxFrameBytes (%d); ask for less in one call (a path, a smaller window, fewer entries)", req.Method, len(body), c.srv.opts.Limits.MaxFrameBytes)
+			err = newError(wire.CodeResultTooLarge, "the result of %s is %d bytes, more than limits.maxFrameBytes (%d); ask for less in one call (a path, a smaller window, fewer entries)", req.Method, len(body), c.srv.opts.Limits.MaxFrameBytes)
 			body = nil
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // A request id names one call on a connection: while a call runs, a second
@@ -27,7 +29,7 @@ func TestARequestIDInFlightIsRefusedUntilItsCallIsAnswered(t *testing.T) {
 	} {
 		c.send(dup)
 		r := c.recv()
-		if string(r.ID) != "7" || r.Error == nil || r.Error.Data.Code != CodeInvalidRequest.Name {
+		if string(r.ID) != "7" || r.Error == nil || r.Error.Data.Code != wire.CodeInvalidRequest.Name {
 			t.Fatalf("a second request with id 7 = %+v, want INVALID_REQUEST", r)
 		}
 	}

@@ -20,9 +20,9 @@ import (
 func (s *Server) reviewMethods() []*Method {
 	return []*Method{
 		method("review.sessions", "Every session with review records, live or not (a daemon restart ends sessions, never their records), the most recently changed first.", s.reviewSessions),
-		method("review.list", "The session's review entries (every change a tool made), oldest first; path keeps one file's. The session may be gone (a restart), as long as it has records.", s.reviewList).errors(CodeSessionNotFound),
-		method("review.rewind", "Undo, all or nothing, every change of a user turn (promptId), of a tool call and every later one (since), of one call (toolCallId) or of the whole session (all), newest first; dryRun previews it file by file with diffs and conflicts. A file changed since the agent's last change to it is a conflict: resolve says what to do (keepTheirs, merge, force); without it ROLLBACK_CONFLICT names each file and the choices, and nothing is restored.", s.reviewRewind).errors(CodeSessionNotFound, CodeReviewNotFound, CodeRollbackConflict),
-		method("review.rollback", "Undo every change of one tool call, all or nothing; the session may be gone, as long as it has records. ROLLBACK_CONFLICT when a file changed since (or the call was already rolled back); nothing is restored then.", s.reviewRollback).errors(CodeSessionNotFound, CodeReviewNotFound, CodeRollbackConflict),
+		method("review.list", "The session's review entries (every change a tool made), oldest first; path keeps one file's. The session may be gone (a restart), as long as it has records.", s.reviewList).errors(wire.CodeSessionNotFound),
+		method("review.rewind", "Undo, all or nothing, every change of a user turn (promptId), of a tool call and every later one (since), of one call (toolCallId) or of the whole session (all), newest first; dryRun previews it file by file with diffs and conflicts. A file changed since the agent's last change to it is a conflict: resolve says what to do (keepTheirs, merge, force); without it ROLLBACK_CONFLICT names each file and the choices, and nothing is restored.", s.reviewRewind).errors(wire.CodeSessionNotFound, wire.CodeReviewNotFound, wire.CodeRollbackConflict),
+		method("review.rollback", "Undo every change of one tool call, all or nothing; the session may be gone, as long as it has records. ROLLBACK_CONFLICT when a file changed since (or the call was already rolled back); nothing is restored then.", s.reviewRollback).errors(wire.CodeSessionNotFound, wire.CodeReviewNotFound, wire.CodeRollbackConflict),
 	}
 }
 
@@ -31,27 +31,28 @@ func (s *Server) reviewMethods() []*Method {
 // rolled back now for the same reason a changed file cannot: the disk no
 // longer holds what the call left there.
 var reviewSentinels = []sentinel{
-	{review.ErrNotFound, CodeReviewNotFound},
-	{rollback.ErrConflict, CodeRollbackConflict},
-	{review.ErrRolledBack, CodeRollbackConflict},
-	{review.ErrNothingToRewind, CodeRollbackConflict},
-	{rollback.ErrBadRequest, CodeInvalidParams},
-	{review.ErrBusy, CodeRollbackConflict},
+	{review.ErrNotFound, wire.CodeReviewNotFound},
+	{rollback.ErrConflict, wire.CodeRollbackConflict},
+	{review.ErrRolledBack, wire.CodeRollbackConflict},
+	{review.ErrNothingToRewind, wire.CodeRollbackConflict},
+	{rollback.ErrBadRequest, wire.CodeInvalidParams},
+	{review.ErrBusy, wire.CodeRollbackConflict},
 	// An I/O failure stands in the way of a rollback as a changed file
 	// does; the message names the cause and whether anything changed.
-	{rollback.ErrFailed, CodeRollbackConflict},
-	{rollback.ErrIncomplete, CodeRollbackConflict},
+	{rollback.ErrFailed, wire.CodeRollbackConflict},
+	{rollback.ErrIncomplete, wire.CodeRollbackConflict},
 	// A store found damaged while in use is not a bug in the daemon, but
 	// nothing the caller can fix either; the message says to restart.
-	{review.ErrBroken, CodeInternal},
+	{review.ErrBroken, wire.CodeInternal},
 }
 
-func (s *Server) reviewSessions(context.Context, struct{}) (ReviewSessions, error) {
+func (s *Server) reviewSessions(context.Context, struct{}) (wire.ReviewSessions, error) {
 	sums, err := s.opts.Review.Sessions()
-	if sums == nil {
-		sums = []review.SessionSummary{}
+	out := wire.ReviewSessions{Sessions: make([]wire.ReviewSession, len(sums))}
+	for i, sum := range sums {
+		out.Sessions[i] = wire.ReviewSession(sum)
 	}
-	return ReviewSessions{Sessions: sums}, err
+	return out, err
 }
 
 // recordedSession finds a session that is live or has review records: the
@@ -68,13 +69,13 @@ func (s *Server) recordedSession(id string) (*session.Session, error) {
 			}
 		}
 	}
-	return nil, newError(CodeSessionNotFound, "session not found: %s has no live session and no review records; review.sessions lists the sessions that have records", quote.Short(id))
+	return nil, newError(wire.CodeSessionNotFound, "session not found: %s has no live session and no review records; review.sessions lists the sessions that have records", quote.Short(id))
 }
 
-func (s *Server) reviewList(_ context.Context, p ReviewListParams) (ReviewList, error) {
+func (s *Server) reviewList(_ context.Context, p wire.ReviewListParams) (wire.ReviewList, error) {
 	sess, err := s.recordedSession(p.SessionID)
 	if err != nil {
-		return ReviewList{}, err
+		return wire.ReviewList{}, err
 	}
 	path := p.Path
 	if path != "" && sess != nil {
@@ -88,25 +89,22 @@ func (s *Server) reviewList(_ context.Context, p ReviewListParams) (ReviewList, 
 		}
 	}
 	entries, err := s.opts.Review.List(p.SessionID, path)
-	if entries == nil {
-		entries = []review.Entry{}
-	}
-	return ReviewList{Entries: entries}, err
+	return wire.ReviewList{Entries: wireEntries(entries)}, err
 }
 
-func (s *Server) reviewRollback(ctx context.Context, p RollbackParams) (RollbackResult, error) {
+func (s *Server) reviewRollback(ctx context.Context, p wire.RollbackParams) (wire.RollbackResult, error) {
 	sess, err := s.recordedSession(p.SessionID)
 	if err != nil {
-		return RollbackResult{}, err
+		return wire.RollbackResult{}, err
 	}
 	restored, err := rollback.Undo(ctx, rollback.Request{
 		Store: s.opts.Review, Files: s.fileLocks(), Session: sess,
 		SessionID: p.SessionID, ToolCallID: p.ToolCallID,
 	})
-	return RollbackResult{Restored: restored}, err
+	return wire.RollbackResult{Restored: restored}, err
 }
 
-func (s *Server) reviewRewind(ctx context.Context, p RewindParams) (RewindResult, error) {
+func (s *Server) reviewRewind(ctx context.Context, p wire.RewindParams) (wire.RewindResult, error) {
 	set := 0
 	for _, on := range []bool{p.PromptID != "", p.Since != "", p.ToolCallID != "", p.All} {
 		if on {
@@ -114,14 +112,14 @@ func (s *Server) reviewRewind(ctx context.Context, p RewindParams) (RewindResult
 		}
 	}
 	if set != 1 {
-		return RewindResult{}, paramError("params", "name exactly one of promptId, since, toolCallId or all: what to rewind")
+		return wire.RewindResult{}, paramError("params", "name exactly one of promptId, since, toolCallId or all: what to rewind")
 	}
 	if rollback.ValidResolve(p.Resolve) != nil {
-		return RewindResult{}, paramError("params.resolve", "must be keepTheirs, merge or force, not "+quote.Short(p.Resolve))
+		return wire.RewindResult{}, paramError("params.resolve", "must be keepTheirs, merge or force, not "+quote.Short(p.Resolve))
 	}
 	sess, err := s.recordedSession(p.SessionID)
 	if err != nil {
-		return RewindResult{}, err
+		return wire.RewindResult{}, err
 	}
 	return rollback.Rewind(ctx, rollback.RewindRequest{
 		Store: s.opts.Review, Files: s.fileLocks(), Session: sess, SessionID: p.SessionID,
@@ -139,11 +137,6 @@ func (s *Server) fileLocks() *filelock.Table {
 	return s.opts.Executor.Files()
 }
 
-// RecordedNotification is the method of the notification every connected
-// client receives when a tool call's changes are recorded for review; its
-// params are a review.Recorded.
-const RecordedNotification = wire.RecordedNotification
-
 // broadcastRecorded queues review.recorded on every connection's outbox.
 // It runs on the recording goroutine, and neither waits nor starts a
 // goroutine: the notification is encoded once, and a connection whose
@@ -157,7 +150,7 @@ func (s *Server) broadcastRecorded(r review.Recorded) {
 	if len(s.conns) == 0 {
 		return
 	}
-	body, err := encodeNotification(RecordedNotification, r)
+	body, err := encodeNotification(wire.RecordedNotification, wire.ReviewRecorded{SessionID: r.SessionID, ToolCallID: r.ToolCallID, Entries: wireEntries(r.Entries)})
 	if err != nil {
 		s.log.Error("encoding review.recorded", zap.Error(err))
 		return
@@ -174,4 +167,13 @@ func (s *Server) broadcastRecorded(r review.Recorded) {
 			c.log.Warn("the client is not reading fast enough; dropping notifications (review.list has every entry)")
 		}
 	}
+}
+
+// wireEntries are review entries as the wire sends them ([] for none).
+func wireEntries(entries []review.Entry) []wire.ReviewEntry {
+	out := make([]wire.ReviewEntry, len(entries))
+	for i, e := range entries {
+		out[i] = e.ReviewEntry
+	}
+	return out
 }

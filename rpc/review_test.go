@@ -19,6 +19,7 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rollback"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -57,7 +58,7 @@ func mutate(t *testing.T, store *review.Store, sessionID, toolCallID, path, disp
 func TestWithoutAReviewStoreThereAreNoReviewMethods(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
-	wantError(t, call(t, c, "review.list", ReviewListParams{SessionID: "s"}, nil), CodeMethodNotFound)
+	wantError(t, call(t, c, "review.list", wire.ReviewListParams{SessionID: "s"}, nil), wire.CodeMethodNotFound)
 	var doc OpenRPC
 	mustCall(t, c, "rpc.discover", nil, &doc)
 	for _, m := range doc.Methods {
@@ -71,24 +72,24 @@ func TestReviewListAndRollback(t *testing.T) {
 	store, opt := withReview(t)
 	h := newHarness(t, opt)
 	c := h.client()
-	var ref SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, &ref)
+	var ref wire.SessionRef
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, &ref)
 	path := filepath.Join(ref.Workspace, "a.txt")
 	os.WriteFile(path, []byte("one\n"), 0o644)
 	mutate(t, store, "s", "tc-1", path, "a.txt", "two\n")
 
-	var list ReviewList
-	mustCall(t, c, "review.list", ReviewListParams{SessionID: "s"}, &list)
+	var list wire.ReviewList
+	mustCall(t, c, "review.list", wire.ReviewListParams{SessionID: "s"}, &list)
 	if len(list.Entries) != 1 || list.Entries[0].ToolCallID != "tc-1" || list.Entries[0].Change != "modify" || list.Entries[0].Path != "a.txt" {
 		t.Fatalf("entries: %+v", list.Entries)
 	}
 	for _, p := range []string{"a.txt", path, "./a.txt"} {
-		mustCall(t, c, "review.list", ReviewListParams{SessionID: "s", Path: p}, &list)
+		mustCall(t, c, "review.list", wire.ReviewListParams{SessionID: "s", Path: p}, &list)
 		if len(list.Entries) != 1 {
 			t.Errorf("path %q finds %d entries", p, len(list.Entries))
 		}
 	}
-	mustCall(t, c, "review.list", ReviewListParams{SessionID: "s", Path: "b.txt"}, &list)
+	mustCall(t, c, "review.list", wire.ReviewListParams{SessionID: "s", Path: "b.txt"}, &list)
 	if list.Entries == nil || len(list.Entries) != 0 {
 		t.Errorf("another path: %+v, want []", list.Entries)
 	}
@@ -97,8 +98,8 @@ func TestReviewListAndRollback(t *testing.T) {
 	sess, _ := h.sess.Get("s")
 	sess.State().Store.Record(path, session.Snapshot{Digest: workspace.Sum("two\n"), Text: "two\n", HasText: true, Lines: 1, Bytes: 4, Seen: session.Span(1, 1)})
 
-	var res RollbackResult
-	mustCall(t, c, "review.rollback", RollbackParams{SessionID: "s", ToolCallID: "tc-1"}, &res)
+	var res wire.RollbackResult
+	mustCall(t, c, "review.rollback", wire.RollbackParams{SessionID: "s", ToolCallID: "tc-1"}, &res)
 	if !slices.Equal(res.Restored, []string{"a.txt"}) {
 		t.Errorf("restored %v", res.Restored)
 	}
@@ -113,11 +114,11 @@ func TestReviewListAndRollback(t *testing.T) {
 	if why, ok := sess.State().Store.Forgotten(path, workspace.Sum("two\n").Tag()); !ok || !strings.Contains(why, "rolled back") || !strings.Contains(why, "tc-1") {
 		t.Errorf("the store does not say the tag was rolled back: %q %v", why, ok)
 	}
-	wantError(t, call(t, c, "review.rollback", RollbackParams{SessionID: "s", ToolCallID: "tc-1"}, nil), CodeRollbackConflict, "already")
-	wantError(t, call(t, c, "review.rollback", RollbackParams{SessionID: "s", ToolCallID: "tc-9"}, nil), CodeReviewNotFound, "tc-9", "review.list")
-	wantError(t, call(t, c, "review.rollback", RollbackParams{SessionID: "gone", ToolCallID: "tc-1"}, nil), CodeSessionNotFound)
+	wantError(t, call(t, c, "review.rollback", wire.RollbackParams{SessionID: "s", ToolCallID: "tc-1"}, nil), wire.CodeRollbackConflict, "already")
+	wantError(t, call(t, c, "review.rollback", wire.RollbackParams{SessionID: "s", ToolCallID: "tc-9"}, nil), wire.CodeReviewNotFound, "tc-9", "review.list")
+	wantError(t, call(t, c, "review.rollback", wire.RollbackParams{SessionID: "gone", ToolCallID: "tc-1"}, nil), wire.CodeSessionNotFound)
 
-	var st Stats
+	var st wire.Stats
 	mustCall(t, c, "debug.stats", nil, &st)
 	if st.Review == nil || st.Review.Entries != 1 {
 		t.Errorf("debug.stats review: %+v", st.Review)
@@ -128,14 +129,14 @@ func TestRollbackOfAChangedFileConflictsAndRestoresNothing(t *testing.T) {
 	store, opt := withReview(t)
 	h := newHarness(t, opt)
 	c := h.client()
-	var ref SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, &ref)
+	var ref wire.SessionRef
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, &ref)
 	path := filepath.Join(ref.Workspace, "a.txt")
 	os.WriteFile(path, []byte("one\n"), 0o644)
 	mutate(t, store, "s", "tc-1", path, "a.txt", "two\n")
 	os.WriteFile(path, []byte("someone else's work\n"), 0o644)
 
-	wantError(t, call(t, c, "review.rollback", RollbackParams{SessionID: "s", ToolCallID: "tc-1"}, nil), CodeRollbackConflict, "a.txt", "nothing was restored")
+	wantError(t, call(t, c, "review.rollback", wire.RollbackParams{SessionID: "s", ToolCallID: "tc-1"}, nil), wire.CodeRollbackConflict, "a.txt", "nothing was restored")
 	if b, _ := os.ReadFile(path); string(b) != "someone else's work\n" {
 		t.Errorf("a conflicting rollback overwrote the file: %q", b)
 	}
@@ -163,8 +164,8 @@ func TestReviewRecordedNotification(t *testing.T) {
 	}
 	watcher := jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(nc, jsonrpc2.VSCodeObjectCodec{}), n)
 	defer watcher.Close()
-	var ref SessionRef
-	mustCall(t, caller, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, &ref)
+	var ref wire.SessionRef
+	mustCall(t, caller, "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, &ref)
 	mustCall(t, watcher, "session.list", nil, &struct{}{}) // the watcher is connected
 	path := filepath.Join(ref.Workspace, "a.txt")
 	os.WriteFile(path, []byte("one\n"), 0o644)
@@ -172,7 +173,7 @@ func TestReviewRecordedNotification(t *testing.T) {
 	select {
 	case req := <-n.ch:
 		var got review.Recorded
-		if req.Method != RecordedNotification || json.Unmarshal(*req.Params, &got) != nil {
+		if req.Method != wire.RecordedNotification || json.Unmarshal(*req.Params, &got) != nil {
 			t.Fatalf("notification %s %s", req.Method, *req.Params)
 		}
 		if got.SessionID != "s" || got.ToolCallID != "tc-9" || len(got.Entries) != 1 || got.Entries[0].Change != "modify" {
@@ -190,8 +191,8 @@ func TestRollbackIOFailureIsRollbackConflictWithTheCause(t *testing.T) {
 	store, opt := withReview(t)
 	h := newHarness(t, opt)
 	c := h.client()
-	var ref SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, &ref)
+	var ref wire.SessionRef
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, &ref)
 	dir := filepath.Join(ref.Workspace, "dir")
 	path := filepath.Join(dir, "a.txt")
 	os.Mkdir(dir, 0o755)
@@ -210,7 +211,7 @@ func TestRollbackIOFailureIsRollbackConflictWithTheCause(t *testing.T) {
 	os.Remove(dir)
 	os.WriteFile(dir, []byte("a file where the directory was\n"), 0o644)
 
-	wantError(t, call(t, c, "review.rollback", RollbackParams{SessionID: "s", ToolCallID: "tc-1"}, nil), CodeRollbackConflict, "dir/a.txt", "not a directory", "nothing was restored")
+	wantError(t, call(t, c, "review.rollback", wire.RollbackParams{SessionID: "s", ToolCallID: "tc-1"}, nil), wire.CodeRollbackConflict, "dir/a.txt", "not a directory", "nothing was restored")
 }
 
 // The errors a rollback stops on map to ROLLBACK_CONFLICT, whatever
@@ -221,8 +222,8 @@ func TestRollbackFailuresMapToRollbackConflict(t *testing.T) {
 		fmt.Errorf("%w: restoring a.txt failed and putting back failed too", rollback.ErrIncomplete),
 	} {
 		got, known := toWire(err)
-		if got.Code != CodeRollbackConflict.Num || !known {
-			t.Errorf("toWire(%v) = %d (known %v), want %d", err, got.Code, known, CodeRollbackConflict.Num)
+		if got.Code != wire.CodeRollbackConflict.Num || !known {
+			t.Errorf("toWire(%v) = %d (known %v), want %d", err, got.Code, known, wire.CodeRollbackConflict.Num)
 		}
 	}
 }
@@ -231,7 +232,7 @@ func TestRollbackFailuresMapToRollbackConflict(t *testing.T) {
 // debug.stats; a healthy one adds nothing to host.info.
 func TestHostInfoAndStatsReportARecoveredStore(t *testing.T) {
 	_, opt := withReview(t)
-	var info HostInfo
+	var info wire.HostInfo
 	mustCall(t, newHarness(t, opt).client(), "host.info", nil, &info)
 	if info.Review != nil {
 		t.Errorf("a healthy store reports %+v", info.Review)
@@ -249,7 +250,7 @@ func TestHostInfoAndStatsReportARecoveredStore(t *testing.T) {
 	if info.Review == nil || info.Review.Recovered == nil || filepath.Dir(info.Review.Recovered.From) != dir || info.Review.Recovered.Reason == "" {
 		t.Fatalf("host.info review = %+v, want the recovery", info.Review)
 	}
-	var st Stats
+	var st wire.Stats
 	mustCall(t, c, "debug.stats", nil, &st)
 	if st.Review == nil || st.Review.Recovered == nil || st.Review.Recovered.From != info.Review.Recovered.From {
 		t.Errorf("debug.stats review = %+v, want the recovery", st.Review)
@@ -264,30 +265,30 @@ func TestReviewOfASessionThatIsGone(t *testing.T) {
 	store, opt := withReview(t)
 	h := newHarness(t, opt)
 	c := h.client()
-	var ref SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "yesterday"}, &ref)
+	var ref wire.SessionRef
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: "yesterday"}, &ref)
 	path := filepath.Join(ref.Workspace, "a.txt")
 	os.WriteFile(path, []byte("one\n"), 0o644)
 	mutate(t, store, "yesterday", "tc-1", path, "a.txt", "two\n")
 	mustCall(t, c, "session.delete", map[string]any{"sessionId": "yesterday"}, nil)
 
-	var sums ReviewSessions
+	var sums wire.ReviewSessions
 	mustCall(t, c, "review.sessions", nil, &sums)
 	if len(sums.Sessions) != 1 || sums.Sessions[0].SessionID != "yesterday" || sums.Sessions[0].Workspace != ref.Workspace || sums.Sessions[0].Entries != 1 || sums.Sessions[0].Calls != 1 {
 		t.Fatalf("review.sessions: %+v", sums.Sessions)
 	}
-	var list ReviewList
-	mustCall(t, c, "review.list", ReviewListParams{SessionID: "yesterday"}, &list)
+	var list wire.ReviewList
+	mustCall(t, c, "review.list", wire.ReviewListParams{SessionID: "yesterday"}, &list)
 	if len(list.Entries) != 1 || list.Entries[0].ToolCallID != "tc-1" {
 		t.Fatalf("review.list of a session that is gone: %+v", list.Entries)
 	}
-	var res RollbackResult
-	mustCall(t, c, "review.rollback", RollbackParams{SessionID: "yesterday", ToolCallID: "tc-1"}, &res)
+	var res wire.RollbackResult
+	mustCall(t, c, "review.rollback", wire.RollbackParams{SessionID: "yesterday", ToolCallID: "tc-1"}, &res)
 	if !slices.Equal(res.Restored, []string{"a.txt"}) {
 		t.Errorf("restored %v", res.Restored)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "one\n" {
 		t.Errorf("file holds %q after the rollback", b)
 	}
-	wantError(t, call(t, c, "review.list", ReviewListParams{SessionID: "never"}, nil), CodeSessionNotFound, "review.sessions")
+	wantError(t, call(t, c, "review.list", wire.ReviewListParams{SessionID: "never"}, nil), wire.CodeSessionNotFound, "review.sessions")
 }

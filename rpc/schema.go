@@ -3,7 +3,7 @@ package rpc
 import (
 	"reflect"
 
-	"github.com/hostd-dev/hostd/session"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools"
 )
 
@@ -14,7 +14,7 @@ type schema map[string]any
 // custom marshallers and open-ended shapes.
 func override(t reflect.Type) (schema, bool) {
 	switch t {
-	case reflect.TypeFor[session.LineSet]():
+	case reflect.TypeFor[wire.LineSet]():
 		return schema{
 			"description": "null when no provenance was recorded; otherwise inclusive [from, to] line ranges, ascending and merged ([] is the empty set)",
 			"oneOf": []any{
@@ -22,10 +22,10 @@ func override(t reflect.Type) (schema, bool) {
 				schema{"type": "array", "items": rangeSchema()},
 			},
 		}, true
-	case reflect.TypeFor[session.Range]():
+	case reflect.TypeFor[wire.LineRange]():
 		return rangeSchema(), true
-	case reflect.TypeFor[session.ResultForm]():
-		return schema{"type": "string", "enum": []any{string(session.FormFull), string(session.FormCompact)}}, true
+	case reflect.TypeFor[wire.ResultForm]():
+		return schema{"type": "string", "enum": []any{string(wire.ResultFull), string(wire.ResultCompact)}}, true
 	case reflect.TypeFor[tools.Outcome]():
 		// Every tool result shares tools.Result and adds its own fields
 		// (wire-contract §4), so the shared part is described and the rest open.

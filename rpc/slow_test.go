@@ -16,6 +16,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // stressSize is a stress test's size: ci by default (seconds), long when
@@ -33,10 +34,10 @@ func stressSize(ci, long int) int {
 
 // recorded is a review.recorded payload of about size bytes.
 func recorded(i, size int) review.Recorded {
-	return review.Recorded{SessionID: "s", ToolCallID: fmt.Sprintf("tc-%d", i), Entries: []review.Entry{{
+	return review.Recorded{SessionID: "s", ToolCallID: fmt.Sprintf("tc-%d", i), Entries: []review.Entry{{ReviewEntry: wire.ReviewEntry{
 		ID: fmt.Sprintf("rv-%d", i), ToolCallID: fmt.Sprintf("tc-%d", i), Tool: "write", Path: "big.txt", Change: "modify",
 		Diff: strings.Repeat("+x\n", size/3), At: time.Now(),
-	}}}
+	}}}}
 }
 
 // stalled opens a connection that sends one request and then never reads
@@ -115,7 +116,7 @@ func TestASlowClientNeitherLeaksNorStarvesOthers(t *testing.T) {
 
 	// What the stalled clients missed is counted, per connection and in all
 	// (under the race detector the test is too small to fill a queue).
-	var st Stats
+	var st wire.Stats
 	mustCall(t, h.client(), "debug.stats", nil, &st)
 	var perConn int64
 	for _, q := range st.Connections.Queues {
@@ -152,7 +153,7 @@ func TestAClientThatDoesNotReadItsAnswersIsDisconnected(t *testing.T) {
 		}
 	}()
 	deadline := time.Now().Add(10 * time.Second)
-	var st Stats
+	var st wire.Stats
 	for {
 		mustCall(t, other, "debug.stats", nil, &st)
 		if g := runtime.NumGoroutine(); g > goroutines+maxInFlightPerConn+20 {

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // latencyWindow is how many recent calls of one method the percentiles
@@ -57,12 +59,12 @@ func (c *callStats) observe(method string, d time.Duration, failed bool) {
 }
 
 // snapshot returns the figures of every method called at least once.
-func (c *callStats) snapshot() map[string]CallStats {
-	out := make(map[string]CallStats)
+func (c *callStats) snapshot() map[string]wire.CallStats {
+	out := make(map[string]wire.CallStats)
 	for name, m := range c.methods {
 		m.mu.Lock()
 		n := int(min(m.count, latencyWindow))
-		s := CallStats{Count: m.count, Errors: m.errors}
+		s := wire.CallStats{Count: m.count, Errors: m.errors}
 		recent := slices.Clone(m.samples[:n])
 		m.mu.Unlock()
 		if n == 0 {

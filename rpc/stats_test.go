@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -61,11 +62,11 @@ func TestDebugStatsCountsCallsPerMethodWithinABound(t *testing.T) {
 	for range 3 {
 		mustCall(t, c, "host.info", nil, nil)
 	}
-	call(t, c, "session.delete", SessionIDParams{SessionID: "nope"}, nil)
+	call(t, c, "session.delete", wire.SessionIDParams{SessionID: "nope"}, nil)
 	for i := range 50 {
 		call(t, c, fmt.Sprintf("invented.%d", i), nil, nil)
 	}
-	var st Stats
+	var st wire.Stats
 	mustCall(t, c, "debug.stats", nil, &st)
 	if got := st.Calls["host.info"]; got.Count != 3 || got.Errors != 0 || got.P99Us < got.P50Us {
 		t.Errorf("host.info: %+v", got)
@@ -90,13 +91,13 @@ func TestDebugStatsSumsSessions(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
 	for _, id := range []string{"a", "b"} {
-		var ref SessionRef
-		mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: id}, &ref)
+		var ref wire.SessionRef
+		mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: id}, &ref)
 		sess, _ := h.sess.Get(id)
 		sess.State().Store.Record(filepath.Join(ref.Workspace, "f"), session.Snapshot{Digest: workspace.Sum("abc\n"), Text: "abc\n", HasText: true, Lines: 1, Bytes: 4, Seen: session.Unknown()})
 		sess.State().Registers.Set("r", []string{"x"})
 	}
-	var st Stats
+	var st wire.Stats
 	mustCall(t, c, "debug.stats", nil, &st)
 	if st.Sessions != 2 || st.Snapshots != 2 || st.RetainedBytes != 8 || st.Registers != 2 {
 		t.Errorf("%+v", st)
@@ -106,8 +107,8 @@ func TestDebugStatsSumsSessions(t *testing.T) {
 func TestDebugSessionShowsVersionsAndSeenLines(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
-	var ref SessionRef
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, &ref)
+	var ref wire.SessionRef
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, &ref)
 	sess, _ := h.sess.Get("s")
 	store := sess.State().Store
 	path := filepath.Join(ref.Workspace, "src", "a.go")
@@ -120,8 +121,8 @@ func TestDebugSessionShowsVersionsAndSeenLines(t *testing.T) {
 	sess.State().Registers.Set("fn", []string{"a", "bc"})
 
 	var raw json.RawMessage
-	mustCall(t, c, "debug.session", SessionIDParams{SessionID: "s"}, &raw)
-	var dump SessionDump
+	mustCall(t, c, "debug.session", wire.SessionIDParams{SessionID: "s"}, &raw)
+	var dump wire.SessionDump
 	json.Unmarshal(raw, &dump)
 	if dump.SessionID != "s" || dump.Workspace != ref.Workspace || dump.RetainedBytes != int64(len("one\n")+len("one\ntwo\n")+len("1\n2\n3\n4\n5\n")) {
 		t.Errorf("header: %+v", dump)
@@ -134,33 +135,33 @@ func TestDebugSessionShowsVersionsAndSeenLines(t *testing.T) {
 		t.Errorf("newest version: %+v", v)
 	}
 	// seenLines: merged ranges, the empty set, and unknown, as the wire shows them.
-	var wire struct {
+	var onWire struct {
 		Paths []struct {
 			Versions []struct {
 				SeenLines json.RawMessage `json:"seenLines"`
 			} `json:"versions"`
 		} `json:"paths"`
-		Registers []session.RegisterInfo `json:"registers"`
+		Registers []wire.RegisterInfo `json:"registers"`
 	}
-	json.Unmarshal(raw, &wire)
+	json.Unmarshal(raw, &onWire)
 	var seen []string
-	for _, v := range wire.Paths[0].Versions {
+	for _, v := range onWire.Paths[0].Versions {
 		seen = append(seen, string(v.SeenLines))
 	}
 	if want := []string{"[[1,2],[4,5]]", "[]", "null"}; !slices.Equal(seen, want) {
 		t.Errorf("seenLines = %v, want %v", seen, want)
 	}
-	if len(wire.Registers) != 1 || wire.Registers[0] != (session.RegisterInfo{Name: "fn", Lines: 2, Bytes: 5}) {
-		t.Errorf("registers: %+v", wire.Registers)
+	if len(onWire.Registers) != 1 || onWire.Registers[0] != (wire.RegisterInfo{Name: "fn", Lines: 2, Bytes: 5}) {
+		t.Errorf("registers: %+v", onWire.Registers)
 	}
 }
 
 func TestDebugSessionOfAnEmptySessionHasEmptyLists(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
 	var raw map[string]json.RawMessage
-	mustCall(t, c, "debug.session", SessionIDParams{SessionID: "s"}, &raw)
+	mustCall(t, c, "debug.session", wire.SessionIDParams{SessionID: "s"}, &raw)
 	if string(raw["paths"]) != "[]" || string(raw["registers"]) != "[]" {
 		t.Errorf("paths %s, registers %s: want [] for both", raw["paths"], raw["registers"])
 	}
@@ -171,7 +172,7 @@ func TestDebugSessionOfAnEmptySessionHasEmptyLists(t *testing.T) {
 func TestDebugStatsCountsFailedToolsAsErrors(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
-	mustCall(t, c, "session.create", SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
+	mustCall(t, c, "session.create", wire.SessionCreateParams{Workspace: t.TempDir(), SessionID: "s"}, nil)
 	var out struct {
 		OK bool `json:"ok"`
 	}
@@ -183,7 +184,7 @@ func TestDebugStatsCountsFailedToolsAsErrors(t *testing.T) {
 	if !out.OK {
 		t.Fatal("write failed")
 	}
-	var st Stats
+	var st wire.Stats
 	mustCall(t, c, "debug.stats", nil, &st)
 	if got := st.Calls["tools.execute"]; got.Count != 2 || got.Errors != 1 {
 		t.Errorf("tools.execute: %+v, want 2 calls and 1 error", got)

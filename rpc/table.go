@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // Method is one row of the method table. The same row dispatches calls
@@ -16,7 +18,7 @@ type Method struct {
 	Unstable bool
 	// Errors are the application errors the method can answer with,
 	// besides the protocol errors every method can.
-	Errors []Code
+	Errors []wire.Code
 
 	params reflect.Type // a struct; its fields are the named parameters
 	result reflect.Type
@@ -52,6 +54,6 @@ func (m *Method) unstable() *Method { m.Unstable = true; return m }
 
 func (m *Method) inline() *Method { m.runsInline = true; return m }
 
-func (m *Method) errors(codes ...Code) *Method { m.Errors = codes; return m }
+func (m *Method) errors(codes ...wire.Code) *Method { m.Errors = codes; return m }
 
 func (m *Method) then(f func()) *Method { m.after = f; return m }

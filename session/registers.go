@@ -41,7 +41,8 @@ func (r *Registers) Set(name string, lines []string) {
 	r.regs.Add(name, slices.Clone(lines))
 }
 
-// RegisterInfo describes one register for debug.session.
+// RegisterInfo describes one register for debug.session (which sends it
+// as wire.RegisterInfo, the same fields).
 type RegisterInfo struct {
 	Name  string `json:"name"`
 	Lines int    `json:"lines"`

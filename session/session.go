@@ -246,7 +246,8 @@ func (m *Manager) replaceStateLocked(s *Session, ws *workspace.Workspace) (*Stat
 	return st, nil
 }
 
-// Info is a session's summary for session.list.
+// Info is a session's summary for session.list (which sends it as
+// wire.SessionInfo, the same fields).
 type Info struct {
 	SessionID     string    `json:"sessionId"`
 	Workspace     string    `json:"workspace"`

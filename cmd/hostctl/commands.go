@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hostd-dev/hostd/review"
-	"github.com/hostd-dev/hostd/rollback"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
@@ -343,7 +341,7 @@ func cmdReviewRollback(ctx context.Context, a *app, c *daemonConn, args []string
 	}
 	// The entries of the call show what was undone. The rollback already
 	// succeeded, so failing to fetch them only shortens the report.
-	var undone []review.Entry
+	var undone []wire.ReviewEntry
 	var l wire.ReviewList
 	if c.call(ctx, "review.list", wire.ReviewListParams{SessionID: session}, &l) == nil {
 		for _, e := range l.Entries {
@@ -373,7 +371,7 @@ func rewindParams(f rewindFlags, session string) (wire.RewindParams, error) {
 	for _, r := range []struct {
 		on   bool
 		name string
-	}{{f.keepTheirs, rollback.KeepTheirs}, {f.merge, rollback.Merge}, {f.force, rollback.Force}} {
+	}{{f.keepTheirs, wire.ResolveKeepTheirs}, {f.merge, wire.ResolveMerge}, {f.force, wire.ResolveForce}} {
 		if r.on {
 			resolves++
 			p.Resolve = r.name

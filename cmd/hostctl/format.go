@@ -14,12 +14,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/hostd-dev/hostd/internal/memgov"
 	"github.com/hostd-dev/hostd/internal/quote"
-	"github.com/hostd-dev/hostd/review"
-	"github.com/hostd-dev/hostd/rollback"
 	"github.com/hostd-dev/hostd/rpc/wire"
-	"github.com/hostd-dev/hostd/session"
 )
 
 // formatter renders results for people. Everything the daemon sends is
@@ -82,7 +78,7 @@ func safeLine(s string) string {
 
 // collectorLine is the collector row of stats: its target, its limit,
 // the live heap and the collections so far.
-func collectorLine(c memgov.Collector) string {
+func collectorLine(c wire.Collector) string {
 	target, limit := fmt.Sprintf("GOGC %d", c.GCPercent), "limit "+humanBytes(c.LimitBytes)
 	if c.GCPercent < 0 {
 		target = "GOGC off"
@@ -133,7 +129,7 @@ func yesNo(b bool) string {
 
 // reviewWarning prints the review store's health notice, if any, as the
 // first thing a person sees.
-func reviewWarning(w io.Writer, recovered *review.Recovery, broken string) {
+func reviewWarning(w io.Writer, recovered *wire.ReviewRecovery, broken string) {
 	if r := recovered; r != nil {
 		fmt.Fprintf(w, "WARNING: the review store was damaged at start (%s); it was moved aside to %s and a fresh store started, so earlier review history is not shown\n\n",
 			cell(r.Reason), cell(r.From))
@@ -193,7 +189,7 @@ func limitValue(name string, raw json.RawMessage) string {
 	return s
 }
 
-func (f formatter) sessions(w io.Writer, list []session.Info) {
+func (f formatter) sessions(w io.Writer, list []wire.SessionInfo) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no sessions")
 		return
@@ -218,7 +214,7 @@ func (f formatter) stats(w io.Writer, st wire.Stats) {
 	row(tw, "uptime", (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second).String())
 	row(tw, "goroutines", strconv.Itoa(st.Goroutines))
 	row(tw, "heap", humanBytes(int64(st.HeapBytes)))
-	if c := st.Collector; c != (memgov.Collector{}) {
+	if c := st.Collector; c != (wire.Collector{}) {
 		row(tw, "collector", collectorLine(c))
 	}
 	if r := st.Review; r != nil {
@@ -245,24 +241,23 @@ func (f formatter) stats(w io.Writer, st wire.Stats) {
 // summarizes the rest; a sparse grep can leave hundreds.
 const maxSeenRanges = 4
 
-func seen(s session.LineSet) string {
-	if !s.Known() {
+func seen(s wire.LineSet) string {
+	if s == nil {
 		return "unknown"
 	}
-	ranges := s.Ranges()
-	if len(ranges) == 0 {
+	if len(s) == 0 {
 		return "none"
 	}
 	parts := make([]string, 0, maxSeenRanges+1)
-	for i, r := range ranges {
+	for i, r := range s {
 		if i == maxSeenRanges {
-			parts = append(parts, fmt.Sprintf("…(+%d ranges)", len(ranges)-i))
+			parts = append(parts, fmt.Sprintf("…(+%d ranges)", len(s)-i))
 			break
 		}
-		if r.From == r.To {
-			parts = append(parts, strconv.Itoa(r.From))
+		if r[0] == r[1] {
+			parts = append(parts, strconv.Itoa(r[0]))
 		} else {
-			parts = append(parts, strconv.Itoa(r.From)+"-"+strconv.Itoa(r.To))
+			parts = append(parts, strconv.Itoa(r[0])+"-"+strconv.Itoa(r[1]))
 		}
 	}
 	return strings.Join(parts, ",")
@@ -317,7 +312,7 @@ func (f formatter) session(w io.Writer, d wire.SessionDump) {
 	tw.Flush()
 }
 
-func (f formatter) reviewSessions(w io.Writer, list []review.SessionSummary) {
+func (f formatter) reviewSessions(w io.Writer, list []wire.ReviewSession) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no recorded changes")
 		return
@@ -331,14 +326,14 @@ func (f formatter) reviewSessions(w io.Writer, list []review.SessionSummary) {
 	fmt.Fprintln(w, "\nsee one session's changes with: hostctl review list SESSION")
 }
 
-func (f formatter) reviewList(w io.Writer, sessionID string, entries []review.Entry) {
+func (f formatter) reviewList(w io.Writer, sessionID string, entries []wire.ReviewEntry) {
 	if len(entries) == 0 {
 		fmt.Fprintf(w, "no review entries for session %s\n", cell(sessionID))
 		return
 	}
 	// Entries come oldest first; a turn is the run of calls that share a
 	// promptId. A session whose client sends none is one plain table.
-	prompts := slices.ContainsFunc(entries, func(e review.Entry) bool { return e.PromptID != "" })
+	prompts := slices.ContainsFunc(entries, func(e wire.ReviewEntry) bool { return e.PromptID != "" })
 	for start := 0; start < len(entries); {
 		end := start + 1
 		for end < len(entries) && sameTurn(entries[end-1], entries[end]) {
@@ -382,14 +377,14 @@ func (f formatter) reviewList(w io.Writer, sessionID string, entries []review.En
 
 // sameTurn reports whether b, listed right after a, belongs to a's turn:
 // the same promptId, or, without one, the same call.
-func sameTurn(a, b review.Entry) bool {
+func sameTurn(a, b wire.ReviewEntry) bool {
 	return a.PromptID == b.PromptID
 }
 
 // entryDiff prints one entry's heading and its diff. The heading's path is
 // quoted as the diff's own headers quote it (git's C-style quoting), so a
 // file name cannot print lines of its own.
-func (f formatter) entryDiff(w io.Writer, e review.Entry) {
+func (f formatter) entryDiff(w io.Writer, e wire.ReviewEntry) {
 	head := fmt.Sprintf("== %s %s %s (tool call %s, entry %s)", cell(e.Tool), cell(e.Change), quote.Path(e.Path), cell(e.ToolCallID), cell(e.ID))
 	if e.RolledBack {
 		head += " [rolled back]"
@@ -407,7 +402,7 @@ func (f formatter) entryDiff(w io.Writer, e review.Entry) {
 
 // rollback reports what review.rollback restored and, when the entries
 // could be fetched, the changes that were undone.
-func (f formatter) rollback(w io.Writer, toolCallID string, res wire.RollbackResult, undone []review.Entry) {
+func (f formatter) rollback(w io.Writer, toolCallID string, res wire.RollbackResult, undone []wire.ReviewEntry) {
 	fmt.Fprintf(w, "rolled back tool call %s: restored %d path(s)\n", cell(toolCallID), len(res.Restored))
 	for _, p := range res.Restored {
 		fmt.Fprintf(w, "  %s\n", cell(p))
@@ -506,11 +501,11 @@ func flagsOf(choices []string) []string {
 	out := make([]string, len(choices))
 	for i, c := range choices {
 		switch c {
-		case rollback.KeepTheirs:
+		case wire.ResolveKeepTheirs:
 			out[i] = "--keep-theirs"
-		case rollback.Merge:
+		case wire.ResolveMerge:
 			out[i] = "--merge"
-		case rollback.Force:
+		case wire.ResolveForce:
 			out[i] = "--force"
 		default:
 			out[i] = cell(c)

@@ -7,9 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc/wire"
-	"github.com/hostd-dev/hostd/session"
 )
 
 // Canned results in the shapes of wire-contract §3 and §5, shared with the
@@ -249,8 +247,8 @@ undone changes (as the tool call made them):
 func TestDaemonTextCannotDriveTheTerminal(t *testing.T) {
 	f := testFormatter()
 	var b bytes.Buffer
-	f.sessions(&b, []session.Info{{SessionID: "s\x1b[2J", Workspace: "/w\tx\ny"}})
-	f.reviewList(&b, "s", []review.Entry{{Path: "a\x1b]0;pwned\a", Diff: "+ok\ttab\n+\x1b[31mred\n"}})
+	f.sessions(&b, []wire.SessionInfo{{SessionID: "s\x1b[2J", Workspace: "/w\tx\ny"}})
+	f.reviewList(&b, "s", []wire.ReviewEntry{{Path: "a\x1b]0;pwned\a", Diff: "+ok\ttab\n+\x1b[31mred\n"}})
 	out := b.String()
 	if strings.ContainsAny(out, "\x1b\a") {
 		t.Fatalf("raw control characters reached the output:\n%q", out)

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/hostd-dev/hostd/internal/client"
-	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
@@ -53,7 +52,7 @@ func cmdWatch(ctx context.Context, a *app, c *daemonConn, args []string) error {
 		if method != wire.RecordedNotification {
 			return
 		}
-		var rec review.Recorded
+		var rec wire.ReviewRecorded
 		if json.Unmarshal(params, &rec) != nil || (only != "" && rec.SessionID != only) {
 			return
 		}

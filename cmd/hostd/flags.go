@@ -12,7 +12,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/buildinfo"
-	"github.com/hostd-dev/hostd/rpc"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // errUsage marks a command line or config file the daemon cannot start
@@ -64,7 +64,7 @@ func parseConfig(args []string, out io.Writer) (config.Config, error) {
 		return cfg, usageErrorf("%s; run hostd --help for the flags", dashes(err.Error()))
 	}
 	if *showVer {
-		fmt.Fprintln(out, buildinfo.Read().Describe("hostd", rpc.ProtocolVersion))
+		fmt.Fprintln(out, buildinfo.Read().Describe("hostd", wire.ProtocolVersion))
 		return cfg, errHelp
 	}
 	if fs.NArg() > 0 {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/buildinfo"
-	"github.com/hostd-dev/hostd/rpc"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 func TestConfigFileFirstThenFlags(t *testing.T) {
@@ -130,7 +130,7 @@ func TestVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := buildinfo.From(bi).Describe("hostd", rpc.ProtocolVersion) + "\n"
+	want := buildinfo.From(bi).Describe("hostd", wire.ProtocolVersion) + "\n"
 	code, out, errOut := runHostd(t, "--version")
 	if code != 0 || errOut != "" || out != want || !strings.HasSuffix(out, ", "+runtime.Version()+"\n") {
 		t.Errorf("exit %d, stderr %q, stdout %q; want %q", code, errOut, out, want)

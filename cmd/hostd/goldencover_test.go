@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hostd-dev/hostd/rpc"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools"
 )
 
@@ -98,11 +98,11 @@ func TestGoldensCoverTheWire(t *testing.T) {
 		}
 	}
 	want := []string{}
-	for _, c := range []rpc.Code{
-		rpc.CodeParseError, rpc.CodeInvalidRequest, rpc.CodeMethodNotFound, rpc.CodeInvalidParams,
-		rpc.CodeInternal, rpc.CodeShuttingDown, rpc.CodeSessionNotFound, rpc.CodeWorkspaceInvalid,
-		rpc.CodeRollbackConflict, rpc.CodeReviewNotFound, rpc.CodeUnknownTool, rpc.CodeSessionLimit,
-		rpc.CodeOverloaded, rpc.CodeResultTooLarge, rpc.CodeRequestCancelled,
+	for _, c := range []wire.Code{
+		wire.CodeParseError, wire.CodeInvalidRequest, wire.CodeMethodNotFound, wire.CodeInvalidParams,
+		wire.CodeInternal, wire.CodeShuttingDown, wire.CodeSessionNotFound, wire.CodeWorkspaceInvalid,
+		wire.CodeRollbackConflict, wire.CodeReviewNotFound, wire.CodeUnknownTool, wire.CodeSessionLimit,
+		wire.CodeOverloaded, wire.CodeResultTooLarge, wire.CodeRequestCancelled,
 	} {
 		want = append(want, c.Name)
 	}

@@ -99,7 +99,8 @@ func (b *Budget) hold(n int64) {
 	}
 }
 
-// Stats is what debug.stats reports of the budget.
+// Stats is what debug.stats reports of the budget (rpc converts it to
+// wire.BudgetStats, the same fields).
 type Stats struct {
 	LimitBytes int64 `json:"limitBytes"`
 	InUseBytes int64 `json:"inUseBytes"`

@@ -215,12 +215,13 @@ func (g *governor) set() (percent int) {
 }
 
 // Collector is the collector's state as the runtime reports it, for a
-// person inspecting the daemon (debug.stats).
+// person inspecting the daemon (debug.stats, which sends it as
+// wire.Collector, the same fields).
 type Collector struct {
-	LimitBytes  int64  `json:"limitBytes" doc:"the soft memory limit in force (the governor's, or GOMEMLIMIT)"`
-	GCPercent   int64  `json:"gcPercent" doc:"the collection target in force (the governor's, or GOGC); -1 is off"`
-	LiveBytes   int64  `json:"liveBytes" doc:"the live heap the last collection marked"`
-	Collections uint64 `json:"collections" doc:"collections since the daemon started"`
+	LimitBytes  int64  `json:"limitBytes"`  // the soft memory limit in force (the governor's, or GOMEMLIMIT)
+	GCPercent   int64  `json:"gcPercent"`   // the collection target in force (the governor's, or GOGC); -1 is off
+	LiveBytes   int64  `json:"liveBytes"`   // the live heap the last collection marked
+	Collections uint64 `json:"collections"` // collections since the daemon started
 }
 
 // Current reads the collector's state.

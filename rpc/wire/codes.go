@@ -90,5 +90,5 @@ const CancelMethod = "$/cancelRequest"
 
 // RecordedNotification is the method of the notification every connected
 // client receives when a tool call's changes are recorded for review; its
-// params are a review.Recorded.
+// params are a ReviewRecorded.
 const RecordedNotification = "review.recorded"

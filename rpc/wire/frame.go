@@ -9,8 +9,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
-
-	"github.com/hostd-dev/hostd/internal/quote"
+	"unicode/utf8"
 )
 
 // Framing is LSP's base protocol: "Content-Length: N\r\n\r\n" and N bytes
@@ -135,14 +134,14 @@ func (f *Reader) ReadHeader() (int64, error) {
 		}
 		line, ok := bytes.CutSuffix(line, []byte("\r\n"))
 		if !ok {
-			return 0, fmt.Errorf("%w: header line %s does not end with \\r\\n", ErrFrame, quote.Bytes(line))
+			return 0, fmt.Errorf("%w: header line %s does not end with \\r\\n", ErrFrame, quoteHead(line))
 		}
 		if len(line) == 0 {
 			break
 		}
 		name, value, ok := bytes.Cut(line, []byte(":"))
 		if !ok {
-			return 0, fmt.Errorf("%w: header line %s has no colon", ErrFrame, quote.Bytes(line))
+			return 0, fmt.Errorf("%w: header line %s has no colon", ErrFrame, quoteHead(line))
 		}
 		if !bytes.EqualFold(bytes.Trim(name, " \t"), []byte("Content-Length")) {
 			continue // Content-Type and any other header carry nothing we use
@@ -151,7 +150,7 @@ func (f *Reader) ReadHeader() (int64, error) {
 		n, err := strconv.ParseInt(string(value), 10, 64)
 		switch {
 		case err != nil || !isDigits(value):
-			return 0, fmt.Errorf("%w: Content-Length %s is not a byte count", ErrFrame, quote.Bytes(value))
+			return 0, fmt.Errorf("%w: Content-Length %s is not a byte count", ErrFrame, quoteHead(value))
 		case n > f.maxFrame:
 			return 0, &TooLargeError{Length: n, Max: f.maxFrame}
 		case length >= 0 && n != length:
@@ -188,4 +187,22 @@ func WriteFrame(w io.Writer, body []byte) error {
 	bufs := net.Buffers{AppendHeader(hdr[:0], len(body)), body}
 	_, err := bufs.WriteTo(w)
 	return err
+}
+
+// maxQuoted is the most bytes of a peer's header quoted in an error.
+const maxQuoted = 100
+
+// quoteHead quotes a peer's header bytes for an error message: whole when
+// short, else its first maxQuoted bytes (cut back to a rune boundary), an
+// ellipsis and the length of the whole, so a long line cannot make the
+// error as long.
+func quoteHead(b []byte) string {
+	if len(b) <= maxQuoted {
+		return strconv.Quote(string(b))
+	}
+	cut := maxQuoted
+	for cut > maxQuoted-utf8.UTFMax && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return strconv.Quote(string(b[:cut])) + "… (" + strconv.Itoa(len(b)) + " bytes)"
 }

@@ -3,21 +3,14 @@ package wire
 import (
 	"encoding/json"
 	"time"
-
-	"github.com/hostd-dev/hostd/config"
-	"github.com/hostd-dev/hostd/internal/budget"
-	"github.com/hostd-dev/hostd/internal/memgov"
-	"github.com/hostd-dev/hostd/review"
-	"github.com/hostd-dev/hostd/rollback"
-	"github.com/hostd-dev/hostd/session"
 )
 
 // The params and results of every method the daemon serves, as they cross
 // the wire. The daemon's method table dispatches on them and generates the
 // OpenRPC document from them (json and doc tags); clients decode the same
-// types. A field whose shape a domain package owns (a review entry, a
-// session's summary, the limits) is that package's type: those packages
-// hold plain data and no server.
+// types. Every shape here is the wire's own, in plain structs: the domain
+// packages convert to them at the handler, or build them for what they
+// emit, so the protocol never takes its shape from a domain type's tags.
 
 // HostInfo is the result of host.info.
 type HostInfo struct {
@@ -28,15 +21,15 @@ type HostInfo struct {
 	PID             int           `json:"pid"`
 	StartedAt       time.Time     `json:"startedAt"`
 	Grammars        []string      `json:"grammars" doc:"languages block ops (N*) can resolve"`
-	Limits          config.Limits `json:"limits" doc:"every limit in force, by its config-file name"`
+	Limits          Limits        `json:"limits" doc:"every limit in force, by its config-file name"`
 	Review          *ReviewHealth `json:"review,omitempty" doc:"present only when the review store needs attention"`
 }
 
 // ReviewHealth says that the review store was found damaged, at start or
 // while running.
 type ReviewHealth struct {
-	Recovered *review.Recovery `json:"recovered,omitempty" doc:"the store was damaged at start: the file was moved aside (from) and a fresh, empty store started"`
-	Broken    string           `json:"broken,omitempty" doc:"the store turned out damaged while running: review calls and changes fail until hostd restarts"`
+	Recovered *ReviewRecovery `json:"recovered,omitempty" doc:"the store was damaged at start: the file was moved aside (from) and a fresh, empty store started"`
+	Broken    string          `json:"broken,omitempty" doc:"the store turned out damaged while running: review calls and changes fail until hostd restarts"`
 }
 
 // ExternalRoot is an approved root outside the workspace.
@@ -47,11 +40,11 @@ type ExternalRoot struct {
 
 // SessionCreateParams are the params of session.create.
 type SessionCreateParams struct {
-	Workspace     string             `json:"workspace" doc:"absolute path of the workspace root directory"`
-	Scratch       string             `json:"scratch,omitempty" doc:"absolute path of a writable scratch directory"`
-	ExternalRoots []ExternalRoot     `json:"externalRoots,omitempty"`
-	SessionID     string             `json:"sessionId,omitempty" doc:"re-attach under this id (letters, digits, - _ . :); generated when absent"`
-	EditResult    session.ResultForm `json:"editResult,omitempty" doc:"\"compact\" (default) or \"full\": the form of this session's edit results when a call does not choose one; a session re-attached by id keeps its own"`
+	Workspace     string         `json:"workspace" doc:"absolute path of the workspace root directory"`
+	Scratch       string         `json:"scratch,omitempty" doc:"absolute path of a writable scratch directory"`
+	ExternalRoots []ExternalRoot `json:"externalRoots,omitempty"`
+	SessionID     string         `json:"sessionId,omitempty" doc:"re-attach under this id (letters, digits, - _ . :); generated when absent"`
+	EditResult    ResultForm     `json:"editResult,omitempty" doc:"\"compact\" (default) or \"full\": the form of this session's edit results when a call does not choose one; a session re-attached by id keeps its own"`
 }
 
 // SessionRef is a session and its canonical workspace root.
@@ -71,7 +64,7 @@ type SessionIDParams struct {
 
 // SessionList is the result of session.list.
 type SessionList struct {
-	Sessions []session.Info `json:"sessions"`
+	Sessions []SessionInfo `json:"sessions"`
 }
 
 // SetWorkspaceParams are the params of session.setWorkspace.
@@ -101,8 +94,8 @@ type Stats struct {
 	Calls         map[string]CallStats `json:"calls" doc:"per method; (unknown) counts calls of methods that do not exist"`
 	Review        *ReviewStats         `json:"review,omitempty" doc:"the durable review store's usage; absent without one"`
 	Connections   ConnectionStats      `json:"connections"`
-	Budget        *budget.Stats        `json:"budget,omitempty" doc:"the daemon-wide memory budget (limits.maxMemoryBytes); absent without one"`
-	Collector     memgov.Collector     `json:"collector" doc:"the Go collector's limit and target, which the daemon's memory governor sets, and its work so far"`
+	Budget        *BudgetStats         `json:"budget,omitempty" doc:"the daemon-wide memory budget (limits.maxMemoryBytes); absent without one"`
+	Collector     Collector            `json:"collector" doc:"the Go collector's limit and target, which the daemon's memory governor sets, and its work so far"`
 }
 
 // ConnectionStats are the connections' outgoing queues in debug.stats.
@@ -129,17 +122,17 @@ type ReviewStats struct {
 	PendingIntents int   `json:"pendingIntents" doc:"mutations or rollbacks not yet settled"`
 	EvictedCalls   int64 `json:"evictedCalls" doc:"calls dropped by retention since the daemon started"`
 	// The same notices as host.info's review field.
-	Recovered *review.Recovery `json:"recovered,omitempty" doc:"the store was damaged at start and moved aside; a fresh one started"`
-	Broken    string           `json:"broken,omitempty" doc:"the store turned out damaged while running"`
+	Recovered *ReviewRecovery `json:"recovered,omitempty" doc:"the store was damaged at start and moved aside; a fresh one started"`
+	Broken    string          `json:"broken,omitempty" doc:"the store turned out damaged while running"`
 }
 
 // SessionDump is the result of debug.session.
 type SessionDump struct {
-	SessionID     string                 `json:"sessionId"`
-	Workspace     string                 `json:"workspace"`
-	RetainedBytes int64                  `json:"retainedBytes"`
-	Paths         []PathDump             `json:"paths" doc:"coldest first"`
-	Registers     []session.RegisterInfo `json:"registers" doc:"coldest first"`
+	SessionID     string         `json:"sessionId"`
+	Workspace     string         `json:"workspace"`
+	RetainedBytes int64          `json:"retainedBytes"`
+	Paths         []PathDump     `json:"paths" doc:"coldest first"`
+	Registers     []RegisterInfo `json:"registers" doc:"coldest first"`
 }
 
 // PathDump is one path's retained history.
@@ -150,12 +143,12 @@ type PathDump struct {
 
 // VersionDump is one recorded version of a path.
 type VersionDump struct {
-	Tag        string          `json:"tag"`
-	Bytes      int64           `json:"bytes"`
-	Lines      int             `json:"lines"`
-	SeenLines  session.LineSet `json:"seenLines"`
-	Retained   bool            `json:"retained" doc:"the full text is kept (false: tagged only, over limits.maxRetainedFileBytes)"`
-	RecordedAt time.Time       `json:"recordedAt"`
+	Tag        string    `json:"tag"`
+	Bytes      int64     `json:"bytes"`
+	Lines      int       `json:"lines"`
+	SeenLines  LineSet   `json:"seenLines"`
+	Retained   bool      `json:"retained" doc:"the full text is kept (false: tagged only, over limits.maxRetainedFileBytes)"`
+	RecordedAt time.Time `json:"recordedAt"`
 }
 
 // ReviewListParams are the params of review.list.
@@ -166,12 +159,12 @@ type ReviewListParams struct {
 
 // ReviewList is the result of review.list.
 type ReviewList struct {
-	Entries []review.Entry `json:"entries" doc:"oldest first"`
+	Entries []ReviewEntry `json:"entries" doc:"oldest first"`
 }
 
 // ReviewSessions is the result of review.sessions.
 type ReviewSessions struct {
-	Sessions []review.SessionSummary `json:"sessions" doc:"most recently changed first"`
+	Sessions []ReviewSession `json:"sessions" doc:"most recently changed first"`
 }
 
 // RollbackParams are the params of review.rollback.
@@ -197,9 +190,6 @@ type RewindParams struct {
 	Resolve      string            `json:"resolve,omitempty" doc:"what to do with every conflicted file: keepTheirs (leave it, rewind the rest), merge (keep the later edits where they touch other lines; refused with the lines when they overlap) or force (restore anyway; what it overwrites is recorded as an entry of its own); absent: a conflict refuses the rewind"`
 	ResolveFiles map[string]string `json:"resolveFiles,omitempty" doc:"per file (as the answer's files[].path shows it), what to do with it when it conflicts: keepTheirs, merge or force; overrides resolve for that file"`
 }
-
-// RewindResult is the result of review.rewind.
-type RewindResult = rollback.Report
 
 // CallStats are one method's figures in debug.stats.
 type CallStats struct {
