@@ -46,6 +46,85 @@ func TestArchitecturePackageTable(t *testing.T) {
 	}
 }
 
+// TestArchitectureWireImportsOnlyTheStandardLibrary holds rpc/wire a
+// leaf: what crosses the wire is its own plain structs, so a client that
+// decodes them links nothing of the daemon, and the protocol takes no
+// shape from a domain package's tags. A standard library path has no dot
+// in its first element, as the go command tells them apart.
+func TestArchitectureWireImportsOnlyTheStandardLibrary(t *testing.T) {
+	p := goPackages(t, mustRoot(t))["rpc/wire"]
+	if p == nil {
+		t.Fatal("found no package rpc/wire")
+	}
+	for _, imp := range p.imports {
+		t.Errorf("rpc/wire imports %s of the module: it imports only the standard library; give the shape a plain struct in rpc/wire and convert to it where the value is made", imp)
+	}
+	for _, imp := range p.others {
+		if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") {
+			t.Errorf("rpc/wire imports %s: it imports only the standard library", imp)
+		}
+	}
+	if !slices.Contains(p.others, "encoding/json") {
+		t.Errorf("rpc/wire's imports %v lack encoding/json; the scan is not seeing its files", p.others)
+	}
+}
+
+// clientForbidden are the daemon's dependencies the Go client must not
+// link: the review store's database, the daemon's logger, the snapshot
+// store's LRU and the diff library.
+var clientForbidden = []string{"go.etcd.io/bbolt", "go.uber.org/zap", "github.com/hashicorp/golang-lru", "github.com/aymanbagabas/go-udiff"}
+
+// clientThirdParty are the modules from outside this one whose packages
+// the Go client's closure may import: its JSON-RPC connection, the system
+// calls of the endpoint's checks, and the encodings config's setting names
+// (through workspace/textenc). None brings in one of clientForbidden,
+// which a scan of this module's files cannot see through a third party;
+// so a new one is checked and listed here before the client imports it.
+var clientThirdParty = []string{"github.com/sourcegraph/jsonrpc2", "golang.org/x/sys", "github.com/Microsoft/go-winio", "golang.org/x/text"}
+
+// inModule reports whether the package path imp is module mod or one of
+// its packages.
+func inModule(imp, mod string) bool { return imp == mod || strings.HasPrefix(imp, mod+"/") }
+
+// TestArchitectureClientLinksNoDaemonDependency holds the Go client
+// (internal/client, which hostctl, the MCP face, the forwarder and
+// hostbench call through) small: the module packages it reaches, on
+// every platform, import none of the daemon's storage, logging, caching
+// or diffing libraries, and no third party but the ones listed.
+func TestArchitectureClientLinksNoDaemonDependency(t *testing.T) {
+	pkgs := goPackages(t, mustRoot(t))
+	seen := map[string]bool{}
+	queue := []string{"internal/client"}
+	for len(queue) > 0 {
+		dir := queue[0]
+		queue = queue[1:]
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		p := pkgs[dir]
+		if p == nil {
+			t.Fatalf("found no package %s", dir)
+		}
+		queue = append(queue, p.imports...)
+		for _, imp := range p.others {
+			if first, _, _ := strings.Cut(imp, "/"); !strings.Contains(first, ".") {
+				continue // the standard library
+			}
+			if slices.ContainsFunc(clientForbidden, func(mod string) bool { return inModule(imp, mod) }) {
+				t.Errorf("%s, which internal/client reaches, imports %s: the Go client must not link the daemon's dependencies", dir, imp)
+				continue
+			}
+			if !slices.ContainsFunc(clientThirdParty, func(mod string) bool { return inModule(imp, mod) }) {
+				t.Errorf("%s, which internal/client reaches, imports %s: check that it brings in none of %v and list it in clientThirdParty", dir, imp, clientForbidden)
+			}
+		}
+	}
+	if !seen["rpc/wire"] {
+		t.Errorf("internal/client's closure %v lacks rpc/wire; the scan is not following imports", seen)
+	}
+}
+
 // TestArchitectureLockTable holds the locking table to the code: every
 // lock it names (pkg.Type.field, or pkg.Type for all of a type's) is a
 // field or type that exists, and every mutex field of the daemon's
@@ -100,6 +179,7 @@ func TestArchitectureLockTable(t *testing.T) {
 // files.
 type goPackage struct {
 	imports []string            // module packages, relative to the module root
+	others  []string            // packages from outside the module: the standard library's and third parties'
 	types   map[string][]string // struct types and their field names
 	mutexes [][2]string         // {type, field} of every sync.Mutex or sync.RWMutex field
 }
@@ -138,8 +218,12 @@ func goPackages(t *testing.T, root string) map[string]*goPackage {
 		}
 		for _, imp := range f.Imports {
 			v, _ := strconv.Unquote(imp.Path.Value)
-			if r, ok := strings.CutPrefix(v, mod+"/"); ok && !slices.Contains(p.imports, r) {
-				p.imports = append(p.imports, r)
+			if r, ok := strings.CutPrefix(v, mod+"/"); ok {
+				if !slices.Contains(p.imports, r) {
+					p.imports = append(p.imports, r)
+				}
+			} else if !slices.Contains(p.others, v) {
+				p.others = append(p.others, v)
 			}
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
