@@ -172,7 +172,7 @@ func TestReviewRecordedNotification(t *testing.T) {
 	mutate(t, store, "s", "tc-9", path, "a.txt", "two\n")
 	select {
 	case req := <-n.ch:
-		var got review.Recorded
+		var got wire.ReviewRecorded
 		if req.Method != wire.RecordedNotification || json.Unmarshal(*req.Params, &got) != nil {
 			t.Fatalf("notification %s %s", req.Method, *req.Params)
 		}

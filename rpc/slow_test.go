@@ -97,7 +97,7 @@ func TestASlowClientNeitherLeaksNorStarvesOthers(t *testing.T) {
 		h.srv.broadcastRecorded(recorded(i, size))
 		select {
 		case req := <-notes:
-			var got review.Recorded
+			var got wire.ReviewRecorded
 			if err := json.Unmarshal(*req.Params, &got); err != nil || got.ToolCallID != fmt.Sprintf("tc-%d", i) {
 				t.Fatalf("notification %d: got %s (%v)", i, got.ToolCallID, err)
 			}

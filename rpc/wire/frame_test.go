@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -219,5 +220,21 @@ func TestFramingHelpsExampleIsAFrame(t *testing.T) {
 	body, err := NewReader(strings.NewReader(frame), 1<<10).ReadFrame()
 	if err != nil || !strings.HasSuffix(frame, string(body)) || !strings.HasPrefix(string(body), "{") {
 		t.Fatalf("the example %q reads as %q, %v", frame, body, err)
+	}
+}
+
+// A header line in an error is quoted whole when short, and otherwise as
+// a prefix cut back to a rune boundary with the length of the whole, so a
+// peer's long line cannot make the error as long.
+func TestQuoteHeadBoundsWhatAnErrorEchoes(t *testing.T) {
+	long := strings.Repeat("a", maxQuoted-1) + "é" + strings.Repeat("b", 1000) // é straddles the cut
+	for _, tc := range []struct{ in, want string }{
+		{"Content-Length 12\n", `"Content-Length 12\n"`},
+		{strings.Repeat("x", maxQuoted), strconv.Quote(strings.Repeat("x", maxQuoted))},
+		{long, strconv.Quote(strings.Repeat("a", maxQuoted-1)) + "… (" + strconv.Itoa(len(long)) + " bytes)"},
+	} {
+		if got := quoteHead([]byte(tc.in)); got != tc.want {
+			t.Errorf("quoteHead(%d bytes) = %s, want %s", len(tc.in), got, tc.want)
+		}
 	}
 }
