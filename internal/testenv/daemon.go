@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,7 +37,8 @@ type build struct {
 
 // Binary builds the main package at pkg (a directory relative to the
 // module root, "cmd/hostd") with the build tags once per test binary,
-// and returns the program's path. TestMain calls RemoveBinaries when the
+// and returns the program's path, which the tests share: a test that
+// moves or changes the program copies it first. TestMain calls RemoveBinaries when the
 // tests are done.
 func Binary(tb testing.TB, pkg string, tags ...string) string {
 	tb.Helper()
@@ -55,7 +58,12 @@ func Binary(tb testing.TB, pkg string, tags ...string) string {
 		}
 		buildDir = dir
 	}
-	out := filepath.Join(buildDir, fmt.Sprintf("%s-%d", filepath.Base(pkg), len(builds)))
+	// Each program in a directory of its own, under its own name: none
+	// finds another beside it (hostctl looks for hostd there).
+	out := filepath.Join(buildDir, strconv.Itoa(len(builds)), filepath.Base(pkg))
+	if runtime.GOOS == "windows" {
+		out += ".exe"
+	}
 	buildMu.Unlock()
 	b.once.Do(func() {
 		args := []string{"build", "-o", out}
