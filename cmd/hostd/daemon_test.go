@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,13 +26,6 @@ import (
 // clients do: over its socket and over --stdio, with the jsonrpc2 client
 // the Go side uses and with hand-written frames for what a library would
 // never send.
-
-var (
-	buildOnce sync.Once
-	binDir    string // the temporary directory holding binPath; TestMain removes it
-	binPath   string
-	buildErr  error
-)
 
 // TestMain removes the hostd binary the tests built (17 MB) once they are
 // done, whatever their outcome.

@@ -233,6 +233,12 @@ func Logged(s string) Event {
 	return Event{what: fmt.Sprintf("%q on its stderr", s), holds: func(log string, _ bool) bool { return strings.Contains(log, s) }}
 }
 
+// LoggedTimes is the event of s appearing n times on the process's
+// stderr.
+func LoggedTimes(s string, n int) Event {
+	return Event{what: fmt.Sprintf("%d lines %q on its stderr", n, s), holds: func(log string, _ bool) bool { return strings.Count(log, s) >= n }}
+}
+
 // Listening is the event of hostd saying it listens on socket, which it
 // says once it accepts connections there.
 func Listening(socket string) Event { return Logged("listening on " + socket) }
