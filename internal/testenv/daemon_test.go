@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -156,6 +157,9 @@ func TestCheckEventAndPoll(t *testing.T) {
 }
 
 func TestBinaryBuildsOnce(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skipf("no go command to build with: %v", err)
+	}
 	a := Binary(t, "internal/testcount")
 	b := Binary(t, "internal/testcount")
 	if a != b {
