@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // waitFor receives from ch or fails after a deadline.
@@ -169,14 +171,13 @@ func TestShutdownWaitsForCallsInFlightAndRefusesNewOnes(t *testing.T) {
 	noneWithin(t, stopped, 100*time.Millisecond, "shutdown before the call finished")
 
 	// A new call while draining is refused, and says why.
-	for {
+	testenv.Until(t, 10*time.Second, "the server to refuse a call while it drains", func() bool {
 		e := call(t, c, "host.info", nil, nil)
 		if e != nil {
 			wantError(t, e, wire.CodeShuttingDown, "shutting down")
-			break
 		}
-		time.Sleep(time.Millisecond) // Shutdown has not started draining yet
-	}
+		return e != nil // else Shutdown has not started draining yet
+	})
 
 	close(h.block.release)
 	var res map[string]any

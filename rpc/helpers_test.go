@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
@@ -93,14 +93,7 @@ func newHarness(t *testing.T, opts ...harnessOpt) *harness {
 
 // shortTempDir is a temporary directory with a path short enough for a
 // Unix socket name (108 bytes), which t.TempDir may not be.
-func shortTempDir(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "rpc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
+func shortTempDir(t *testing.T) string { return testenv.ShortDir(t) }
 
 // client opens a jsonrpc2 client connection, the way a Go client would.
 func (h *harness) client() *jsonrpc2.Conn {

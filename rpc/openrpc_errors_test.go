@@ -85,7 +85,7 @@ func TestOpenRPCHasEveryWireErrorCode(t *testing.T) {
 		e, ok := doc.Components.Errors[name]
 		switch {
 		case !ok:
-			t.Errorf("%s is not in %s's components.errors; regenerate it (go test ./rpc -run TestOpenRPCFileIsCurrent -update-openrpc)", name, openRPCFile)
+			t.Errorf("%s is not in %s's components.errors; regenerate it (go test ./rpc -run TestOpenRPCFileIsCurrent -update)", name, openRPCFile)
 		case e.Code != c.Num || e.Retriable != c.Retriable || e.Data.Code != name || e.Description == "":
 			t.Errorf("components.errors.%s = %+v, want code %d, retriable %v, a description", name, e, c.Num, c.Retriable)
 		}
@@ -120,7 +120,7 @@ func TestOpenRPCHasEveryToolErrorCode(t *testing.T) {
 		want = append(want, c.Code)
 	}
 	if !slices.Equal(got, want) {
-		t.Fatalf("x-tool-errors lists %v, the tools' table %v; regenerate %s (go test ./rpc -run TestOpenRPCFileIsCurrent -update-openrpc)", got, want, openRPCFile)
+		t.Fatalf("x-tool-errors lists %v, the tools' table %v; regenerate %s (go test ./rpc -run TestOpenRPCFileIsCurrent -update)", got, want, openRPCFile)
 	}
 	for i, c := range table {
 		e := doc.ToolErrors[i]

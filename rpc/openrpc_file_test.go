@@ -3,13 +3,12 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"reflect"
 	"testing"
-)
 
-var updateOpenRPC = flag.Bool("update-openrpc", false, "rewrite docs/openrpc.json from the method table")
+	"github.com/hostd-dev/hostd/internal/testenv"
+)
 
 const openRPCFile = "../docs/openrpc.json"
 
@@ -18,7 +17,7 @@ const openRPCFile = "../docs/openrpc.json"
 // must be the same, byte for byte; after changing a method, a param, a
 // result type, a tool's schema or an error code, run
 //
-//	go test ./rpc -run TestOpenRPCFileIsCurrent -update-openrpc
+//	go test ./rpc -run TestOpenRPCFileIsCurrent -update
 func TestOpenRPCFileIsCurrent(t *testing.T) {
 	// A daemon has a review store, so its document has review.*.
 	_, withStore := withReview(t)
@@ -28,17 +27,17 @@ func TestOpenRPCFileIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = append(want, '\n')
-	if *updateOpenRPC {
+	if testenv.Update() {
 		if err := os.WriteFile(openRPCFile, want, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	got, err := os.ReadFile(openRPCFile)
 	if err != nil {
-		t.Fatalf("%v (generate it: go test ./rpc -run TestOpenRPCFileIsCurrent -update-openrpc)", err)
+		t.Fatalf("%v (generate it: go test ./rpc -run TestOpenRPCFileIsCurrent -update)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is out of date with the method table; regenerate it: go test ./rpc -run TestOpenRPCFileIsCurrent -update-openrpc", openRPCFile)
+		t.Fatalf("%s is out of date with the method table; regenerate it: go test ./rpc -run TestOpenRPCFileIsCurrent -update", openRPCFile)
 	}
 
 	// rpc.discover answers the same document.

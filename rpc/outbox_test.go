@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // gate is a writer that blocks until opened, like a client that stopped
@@ -32,9 +34,7 @@ func TestOutboxDropsNotificationsButWaitsWithAnswers(t *testing.T) {
 
 	frame := make([]byte, 1<<20)
 	o.notify(frame)
-	for frames, _ := o.queued(); frames > 0; frames, _ = o.queued() {
-		time.Sleep(time.Millisecond) // until the writer holds it
-	}
+	testenv.Until(t, 10*time.Second, "the writer to take the frame", func() bool { frames, _ := o.queued(); return frames == 0 })
 	queued := 1
 	for range 2*maxQueuedFrames - 1 {
 		if o.notify(frame) {
@@ -79,9 +79,7 @@ func TestAClosedOutboxRefusesAndReleasesWaiters(t *testing.T) {
 	// full queue sure to stay full (else the writer, starting late, frees
 	// room and the reply is queued).
 	o.notify(make([]byte, maxQueuedBytes/2))
-	for frames, _ := o.queued(); frames > 0; frames, _ = o.queued() {
-		time.Sleep(time.Millisecond)
-	}
+	testenv.Until(t, 10*time.Second, "the writer to take the first frame", func() bool { frames, _ := o.queued(); return frames == 0 })
 	for o.notify(make([]byte, maxQueuedBytes/2)) {
 	}
 	answered := make(chan error, 1)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
@@ -152,21 +153,14 @@ func TestAClientThatDoesNotReadItsAnswersIsDisconnected(t *testing.T) {
 			}
 		}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
 	var st wire.Stats
-	for {
+	testenv.Until(t, 10*time.Second, "the connection that does not read to be closed", func() bool {
 		mustCall(t, other, "debug.stats", nil, &st)
 		if g := runtime.NumGoroutine(); g > goroutines+maxInFlightPerConn+20 {
 			t.Fatalf("goroutines grew from %d to %d", goroutines, g)
 		}
-		if st.Connections.SlowClosed == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the connection that does not read is still open: %+v", st.Connections)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return st.Connections.SlowClosed == 1
+	})
 	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, err := io.Copy(io.Discard, nc); errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Errorf("the server did not close the connection: %v", err)

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,11 +13,10 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite the want sections of tools/testdata/producers/*.txtar")
 
 // prodEnv is a workspace with one session, driven through the executor
 // as the daemon drives it.
@@ -248,7 +246,7 @@ func TestProducersGolden(t *testing.T) {
 				}
 			}
 			got := e.transcript(calls)
-			if *updateGolden {
+			if testenv.Update() {
 				if wantAt < 0 {
 					ar.Files = append(ar.Files, txtar.File{Name: "want"})
 					wantAt = len(ar.Files) - 1

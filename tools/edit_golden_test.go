@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,9 +8,9 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
-)
 
-var updateEditGolden = flag.Bool("update-edit", false, "rewrite the result sections of tools/testdata/edit/*.txtar")
+	"github.com/hostd-dev/hostd/internal/testenv"
+)
 
 // TestEditGolden replays whole exchanges from tools/testdata/edit: a file,
 // the lines a read showed, optionally an external change, the ops, and the
@@ -19,7 +18,7 @@ var updateEditGolden = flag.Bool("update-edit", false, "rewrite the result secti
 //
 // Sections: "file" (required), "seen" ("all" or "FROM-TO"), "external"
 // (the file as another writer left it), "ops" (required), "want" (the file
-// after), "content" (the result content, rewritten by -update-edit),
+// after), "content" (the result content, rewritten by -update),
 // "code" (the error code, for a failing exchange).
 func TestEditGolden(t *testing.T) {
 	files, _ := filepath.Glob("testdata/edit/*.txtar")
@@ -58,7 +57,7 @@ func TestEditGolden(t *testing.T) {
 				wantFile(t, e, "f.txt", want)
 			}
 			got := r.Content + "\n"
-			if *updateEditGolden {
+			if testenv.Update() {
 				for i := range ar.Files {
 					if ar.Files[i].Name == "content" {
 						ar.Files[i].Data = []byte(got)

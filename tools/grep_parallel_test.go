@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/tools/grep"
 )
 
@@ -158,10 +159,7 @@ func TestGrepParallelStopsCleanly(t *testing.T) {
 			t.Fatal("a grep with a cancelled context succeeded")
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > goroutines && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.Poll(5*time.Second, func() bool { return runtime.NumGoroutine() <= goroutines })
 	if n := runtime.NumGoroutine(); n > goroutines {
 		t.Errorf("%d goroutines after the greps, %d before", n, goroutines)
 	}

@@ -18,7 +18,7 @@ import (
 // toolCallIds and the method names, against a real hostd; and through the
 // real bash script, the way a TAB runs it. With no daemon it is silent.
 func TestCompletionAsksTheDaemon(t *testing.T) {
-	hostd, hostctl := buildBinaries(t, t.TempDir())
+	hostd, hostctl := buildBinaries(t)
 	socket := filepath.Join(shortSocketDir(t), "hostd.sock")
 	startHostd(t, hostd, socket)
 	env := append(os.Environ(), "HOSTD_SOCKET="+socket)

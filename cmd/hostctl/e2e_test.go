@@ -4,67 +4,30 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
-// buildBinaries builds the real hostd and hostctl into dir, as a user
-// would get them from `go build`.
-func buildBinaries(t *testing.T, dir string) (hostd, hostctl string) {
+// buildBinaries builds the real hostd and hostctl, as a user would get
+// them from `go build`, once per test run; each is alone in its directory.
+func buildBinaries(t *testing.T) (hostd, hostctl string) {
 	t.Helper()
-	hostd, hostctl = filepath.Join(dir, "hostd"), filepath.Join(dir, "hostctl")
-	for bin, pkg := range map[string]string{hostd: "../hostd", hostctl: "."} {
-		out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
-	return hostd, hostctl
+	return testenv.Binary(t, "cmd/hostd"), testenv.Binary(t, "cmd/hostctl")
 }
 
-// startHostd runs the real daemon on socket and waits until it accepts.
-func startHostd(t *testing.T, bin, socket string) {
+// startHostd runs the real daemon on socket and waits until it listens.
+func startHostd(t *testing.T, bin, socket string) *testenv.Daemon {
 	t.Helper()
-	var stderr bytes.Buffer
-	cmd := exec.Command(bin, "--socket", socket, "--state-dir", t.TempDir())
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if c, err := net.Dial("unix", socket); err == nil {
-			c.Close()
-			return
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("hostd exited before listening: %v\n%s", err, stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("hostd did not listen on %s within 15s\n%s", socket, stderr.String())
-		}
-	}
+	d := testenv.Start(t, testenv.Options{Bin: bin, Args: []string{"--socket", socket, "--state-dir", t.TempDir()}})
+	d.Require(testenv.Listening(socket), 15*time.Second)
+	return d
 }
 
 // TestAgainstRealHostd runs the hostctl binary against the hostd binary:
@@ -102,24 +65,14 @@ func TestAgainstRealHostd(t *testing.T) {
 	}
 
 	// watch prints each change as it is recorded, of the session it names.
-	watch := exec.Command(hostctl, "watch", "e2e")
-	watch.Env = append(os.Environ(), "HOSTD_SOCKET="+socket)
-	watchOut, err := watch.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var watchErr lockedBuffer
-	watch.Stderr = &watchErr
-	if err := watch.Start(); err != nil {
-		t.Fatal(err)
-	}
+	watch := testenv.Start(t, testenv.Options{Bin: hostctl, Args: []string{"watch", "e2e"}, Env: []string{"HOSTD_SOCKET=" + socket}, Stdio: true})
 	lines := make(chan string, 16)
 	go func() {
 		defer close(lines)
 		buf := make([]byte, 4096)
 		var acc string
 		for {
-			n, err := watchOut.Read(buf)
+			n, err := watch.Stdout.Read(buf)
 			acc += string(buf[:n])
 			for {
 				line, rest, ok := strings.Cut(acc, "\n")
@@ -134,10 +87,7 @@ func TestAgainstRealHostd(t *testing.T) {
 			}
 		}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(watchErr.String(), "watching") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	watch.Require(testenv.Logged("watching"), 10*time.Second)
 	hc("call", "tools.execute", `{"sessionId":"e2e","toolCallId":"w-1","tool":"write","args":{"path":"a.txt","content":"one\ntwo\n"}}`)
 	select {
 	case line := <-lines:
@@ -147,7 +97,7 @@ func TestAgainstRealHostd(t *testing.T) {
 			}
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatalf("watch printed nothing for a recorded write; stderr: %s", watchErr.String())
+		t.Fatalf("watch printed nothing for a recorded write; stderr: %s", watch.Log())
 	}
 
 	// session delete drops the live session; its review records stay.
@@ -165,17 +115,8 @@ func TestAgainstRealHostd(t *testing.T) {
 	if out := hc("shutdown"); !strings.Contains(out, "is shutting down") {
 		t.Errorf("shutdown printed %q", out)
 	}
-	waited := make(chan error, 1)
-	go func() { waited <- watch.Wait() }()
-	select {
-	case err := <-waited:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != exitFailed {
-			t.Errorf("watch after the daemon stopped: %v, want exit %d; stderr %s", err, exitFailed, watchErr.String())
-		}
-	case <-time.After(20 * time.Second):
-		watch.Process.Kill()
-		t.Fatal("watch did not end when the daemon stopped")
+	if code := watch.ExitCode(20 * time.Second); code != exitFailed {
+		t.Errorf("watch after the daemon stopped: exit %d, want %d; stderr %s", code, exitFailed, watch.Log())
 	}
 
 	// And the exit status a script checks when the daemon is gone.
@@ -196,32 +137,13 @@ func tableValue(table, key string) string {
 	return ""
 }
 
-// lockedBuffer is a bytes.Buffer a child's output goroutine writes while
-// the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // realHostctl builds hostd and hostctl, starts the daemon on a socket of
 // the test's own, and returns a runner of the hostctl binary against it
 // (its stdout; a failure ends the test), the binary and the socket.
 func realHostctl(t *testing.T) (hc func(args ...string) string, hostctl, socket string) {
 	t.Helper()
 	var hostd string
-	hostd, hostctl = buildBinaries(t, t.TempDir())
+	hostd, hostctl = buildBinaries(t)
 	socket = filepath.Join(shortSocketDir(t), "hostd.sock")
 	startHostd(t, hostd, socket)
 

@@ -8,13 +8,14 @@ import (
 	"io"
 	"log"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // fakeDaemon is an in-process JSON-RPC server on a temporary Unix socket,
@@ -43,12 +44,7 @@ type fakeRequest struct {
 // name can exceed.
 func shortSocketDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "hc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
+	return testenv.ShortDir(t)
 }
 
 func startFake(t *testing.T, methods map[string]fakeMethod) *fakeDaemon {

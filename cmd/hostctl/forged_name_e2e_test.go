@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // A file name holding newlines cannot forge diff lines: the real daemon
@@ -19,7 +21,7 @@ import (
 func TestAFileNameCannotForgeDiffLines(t *testing.T) {
 	const name = "notes\n+++ b/fake\n@@ -1 +1 @@\n-harmless\n+INJECTED"
 	const quotedOld = `"a/notes\n+++ b/fake\n@@ -1 +1 @@\n-harmless\n+INJECTED"`
-	hostd, hostctl := buildBinaries(t, t.TempDir())
+	hostd, hostctl := buildBinaries(t)
 	socket := filepath.Join(shortSocketDir(t), "hostd.sock")
 	startHostd(t, hostd, socket)
 	command := func(args ...string) *exec.Cmd {
@@ -59,29 +61,18 @@ func TestAFileNameCannotForgeDiffLines(t *testing.T) {
 
 	p, _ := json.Marshal(map[string]string{"workspace": t.TempDir(), "sessionId": "forge"})
 	hc("call", "session.create", string(p))
-	watch := command("watch", "--json", "forge")
-	watchOut, err := watch.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	watchErr := &lockedBuffer{}
-	watch.Stderr = watchErr
-	if err := watch.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
+	watch := testenv.Start(t, testenv.Options{Bin: hostctl, Args: []string{"watch", "--json", "forge"}, Env: []string{"HOSTD_SOCKET=" + socket}, Stdio: true})
+	t.Cleanup(watch.Kill) // before the daemon stops: watch would end with it
 	recorded := make(chan string, 4)
 	go func() {
-		sc := bufio.NewScanner(watchOut)
+		sc := bufio.NewScanner(watch.Stdout)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			recorded <- sc.Text()
 		}
 		close(recorded)
 	}()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(watchErr.String(), "watching") && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	watch.Require(testenv.Logged("watching"), 10*time.Second)
 
 	tool("w-1", "write", map[string]string{"path": name, "content": "real content\n"})
 	read := tool("r-1", "read", map[string]string{"path": name})
@@ -103,7 +94,7 @@ func TestAFileNameCannotForgeDiffLines(t *testing.T) {
 			}
 			forged("review.recorded", rec.Entries[0].Diff)
 		case <-time.After(10 * time.Second):
-			t.Fatalf("no review.recorded; watch: %s", watchErr.String())
+			t.Fatalf("no review.recorded; watch: %s", watch.Log())
 		}
 	}
 

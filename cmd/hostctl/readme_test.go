@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // tourStep is one hostctl command line of the README's tour and the
@@ -180,11 +182,7 @@ func elide(t *testing.T, want, got string) string {
 // `go run ./cmd/hostctl` does in a checkout; and a failing command gets
 // the "exit status N" line `go run` adds.
 func TestTheREADMETourPrintsWhatTheREADMEShows(t *testing.T) {
-	hostd, built := buildBinaries(t, t.TempDir())
-	hostctl := filepath.Join(t.TempDir(), "hostctl")
-	if err := os.Rename(built, hostctl); err != nil {
-		t.Fatal(err)
-	}
+	hostd, hostctl := buildBinaries(t) // no hostd beside hostctl
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +200,7 @@ func TestTheREADMETourPrintsWhatTheREADMEShows(t *testing.T) {
 	reviewSize := regexp.MustCompile(`calls, \d+ B;`)
 	run := func(round int) {
 		os.WriteFile(filepath.Join(demo, "main.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n"), 0o644)
-		startHostd(t, hostd, socket)
+		d := startHostd(t, hostd, socket)
 		for _, step := range steps {
 			args := make([]string, len(step.args))
 			for i, a := range step.args {
@@ -233,11 +231,7 @@ func TestTheREADMETourPrintsWhatTheREADMEShows(t *testing.T) {
 				t.Errorf("run %d, %s\nthe README shows:\n%s\nit prints:\n%s", round, step.line, step.want, got)
 			}
 			if args[0] == "shutdown" {
-				for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-					if _, err := os.Stat(socket); err != nil {
-						break
-					}
-				}
+				d.Await(testenv.Exit(), 15*time.Second) // it removes its socket before it exits
 			}
 		}
 	}

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // otherUID is a uid no test process runs as.
@@ -213,7 +215,9 @@ func TestMain(m *testing.M) {
 		runImpostor(socket)
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testenv.RemoveBinaries()
+	os.Exit(code)
 }
 
 // runImpostor listens on socket, says so, and on SIGTERM reports how many

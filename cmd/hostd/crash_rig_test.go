@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // crashRig runs hostd again and again on one state directory, socket and
@@ -71,9 +73,7 @@ func (r *crashRig) start() {
 	}
 	d := launchBinary(r.t, bin, r.env, append([]string{"--socket", r.socket, "--state-dir", r.state}, r.args...)...)
 	d.socket = r.socket
-	if !d.waitStderr("listening on "+r.socket, 30*time.Second) {
-		r.t.Fatalf("hostd did not start on the state directory it crashed with:\n%s", d.output())
-	}
+	d.Require(testenv.Listening(r.socket), 30*time.Second) // on the state directory it crashed with
 	r.d, r.c = d, d.client()
 	mustCall(r.t, r.c, "session.create", map[string]any{"workspace": r.ws, "sessionId": r.session}, nil)
 }
@@ -82,14 +82,7 @@ func (r *crashRig) start() {
 func (r *crashRig) kill() {
 	r.t.Helper()
 	r.c.Close()
-	if err := r.d.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		r.t.Fatal(err)
-	}
-	select {
-	case <-r.d.exited:
-	case <-time.After(30 * time.Second):
-		r.t.Fatal("hostd did not die on SIGKILL")
-	}
+	r.d.Kill()
 }
 
 // stop shuts hostd down with SIGTERM, as a service manager does, and
@@ -97,7 +90,7 @@ func (r *crashRig) kill() {
 func (r *crashRig) stop() {
 	r.t.Helper()
 	r.c.Close()
-	if err := r.d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := r.d.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		r.t.Fatal(err)
 	}
 	if code := r.d.wait(30 * time.Second); code != 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/internal/client"
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // TestCrossBuildServesStdio drives a hostd built for another platform,
@@ -44,25 +45,10 @@ func TestCrossBuildServesStdio(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	args := append(cmdline[1:], "--stdio", "--standalone", "--state-dir", stateArg)
-	cmd := exec.CommandContext(ctx, cmdline[0], args...)
-	cmd.Stderr = &testLog{t: t}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	conn := client.New(pipeConn{out, in}, client.Options{})
-	defer func() {
-		conn.Close()
-		in.Close()
-		cmd.Wait()
-	}()
+	// Its stderr is in the test log when the test fails.
+	d := testenv.Start(t, testenv.Options{Bin: cmdline[0], Args: args, Stdio: true})
+	conn := client.New(pipeConn{d.Stdout, d.Stdin}, client.Options{})
+	defer conn.Close()
 
 	var info struct {
 		Version  string   `json:"version"`
@@ -130,14 +116,4 @@ func (p pipeConn) Write(b []byte) (int, error) { return p.w.Write(b) }
 func (p pipeConn) Close() error {
 	p.w.Close()
 	return p.ReadCloser.Close()
-}
-
-// testLog passes a child's stderr to the test log, line by line.
-type testLog struct{ t *testing.T }
-
-func (l *testLog) Write(b []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-		l.t.Log(line)
-	}
-	return len(b), nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,11 +9,8 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +18,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/spawn"
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
@@ -29,13 +26,6 @@ import (
 // clients do: over its socket and over --stdio, with the jsonrpc2 client
 // the Go side uses and with hand-written frames for what a library would
 // never send.
-
-var (
-	buildOnce sync.Once
-	binDir    string // the temporary directory holding binPath; TestMain removes it
-	binPath   string
-	buildErr  error
-)
 
 // TestMain removes the hostd binary the tests built (17 MB) once they are
 // done, whatever their outcome.
@@ -60,47 +50,25 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	testenv.RemoveBinaries()
 	os.Exit(code)
 }
 
-// hostdBinary builds hostd once per test run.
+// hostdBinary is the hostd binary, built once per test run (or by the
+// parent test that runs this one, rendezvous_test.go).
 func hostdBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		if bin := os.Getenv(envBinary); bin != "" {
-			binPath = bin // a parent test built it (rendezvous_test.go)
-			return
-		}
-		dir, err := os.MkdirTemp("", "hostd-e2e")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDir = dir
-		binPath = filepath.Join(dir, "hostd")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if bin := os.Getenv(envBinary); bin != "" {
+		return bin
 	}
-	return binPath
+	return testenv.Binary(t, "cmd/hostd")
 }
 
-// daemon is one running hostd.
+// daemon is one running hostd, a process of the test harness.
 type daemon struct {
+	*testenv.Daemon
 	t      *testing.T
-	cmd    *exec.Cmd
 	socket string
-	mu     sync.Mutex
-	stderr bytes.Buffer // guarded by mu
-	exited chan struct{}
-	err    error // the exit status, once exited is closed
 }
 
 // startDaemon runs hostd on socket (a fresh private one when empty) and
@@ -112,9 +80,7 @@ func startDaemon(t *testing.T, socket string, args ...string) *daemon {
 	}
 	d := launch(t, append([]string{"--socket", socket, "--state-dir", t.TempDir()}, args...)...)
 	d.socket = socket
-	if !d.waitStderr("listening on "+socket, 30*time.Second) {
-		t.Fatalf("hostd did not start:\n%s", d.output())
-	}
+	d.Require(testenv.Listening(socket), 30*time.Second)
 	return d
 }
 
@@ -127,81 +93,19 @@ func launch(t *testing.T, args ...string) *daemon {
 // environment, env.
 func launchBinary(t *testing.T, bin string, env []string, args ...string) *daemon {
 	t.Helper()
-	d := &daemon{t: t, cmd: exec.Command(bin, args...), exited: make(chan struct{})}
-	if env != nil {
-		d.cmd.Env = append(os.Environ(), env...)
-	}
-	stderr, err := d.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		io.Copy(lockedWriter{d}, stderr)
-		d.err = d.cmd.Wait()
-		close(d.exited)
-	}()
-	t.Cleanup(func() {
-		d.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-d.exited:
-		case <-time.After(15 * time.Second):
-			d.cmd.Process.Kill()
-		}
-		if t.Failed() {
-			t.Logf("hostd stderr:\n%s", d.output())
-		}
-	})
-	return d
+	return &daemon{Daemon: testenv.Start(t, testenv.Options{Bin: bin, Args: args, Env: env}), t: t}
 }
 
-type lockedWriter struct{ d *daemon }
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.d.mu.Lock()
-	defer w.d.mu.Unlock()
-	return w.d.stderr.Write(p)
-}
-
-func (d *daemon) output() string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.stderr.String()
-}
+func (d *daemon) output() string { return d.Log() }
 
 func (d *daemon) waitStderr(s string, timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if strings.Contains(d.output(), s) {
-			return true
-		}
-		select {
-		case <-d.exited:
-			return strings.Contains(d.output(), s)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	return false
+	return d.Await(testenv.Logged(s), timeout)
 }
 
 // wait returns the exit code once hostd has exited.
 func (d *daemon) wait(timeout time.Duration) int {
 	d.t.Helper()
-	select {
-	case <-d.exited:
-	case <-time.After(timeout):
-		d.t.Fatalf("hostd did not exit within %v:\n%s", timeout, d.output())
-	}
-	var ee *exec.ExitError
-	if errors.As(d.err, &ee) {
-		return ee.ExitCode()
-	}
-	if d.err != nil {
-		d.t.Fatal(d.err)
-	}
-	return 0
+	return d.ExitCode(timeout)
 }
 
 // client connects with jsonrpc2 and LSP framing, as Go clients do.
@@ -308,12 +212,7 @@ func (r *raw) recv() map[string]any {
 // for a Unix socket name.
 func shortDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "hd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
+	return testenv.ShortDir(t)
 }
 
 // readFrame reads one frame with the protocol's one frame reader.

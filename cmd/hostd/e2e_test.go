@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 func TestE2EHostInfoAndDiscover(t *testing.T) {
@@ -29,7 +30,7 @@ func TestE2EHostInfoAndDiscover(t *testing.T) {
 		Limits          map[string]any `json:"limits"`
 	}
 	mustCall(t, c, "host.info", nil, &info)
-	if info.Name != "hostd" || info.ProtocolVersion != 1 || info.PID != d.cmd.Process.Pid || info.Limits["maxFrameBytes"] != float64(64<<20) {
+	if info.Name != "hostd" || info.ProtocolVersion != 1 || info.PID != d.Cmd.Process.Pid || info.Limits["maxFrameBytes"] != float64(64<<20) {
 		t.Errorf("host.info: %+v", info)
 	}
 	// The grammars block ops resolve with (edit-contract §8.2 names these).
@@ -57,7 +58,7 @@ func TestE2EHostInfoAndDiscover(t *testing.T) {
 	// On start hostd says where it listens and how to talk to it: on a
 	// socket not the default, the hint names it (a plain hostctl would
 	// reach the default daemon, and its shutdown would stop that one).
-	if out := d.output(); !strings.Contains(out, "hostctl --socket "+d.socket+" info") || !strings.Contains(out, "hostctl --socket "+d.socket+" shutdown") || !strings.Contains(out, "pid "+strconv.Itoa(d.cmd.Process.Pid)) {
+	if out := d.output(); !strings.Contains(out, "hostctl --socket "+d.socket+" info") || !strings.Contains(out, "hostctl --socket "+d.socket+" shutdown") || !strings.Contains(out, "pid "+strconv.Itoa(d.Cmd.Process.Pid)) {
 		t.Errorf("startup message:\n%s", out)
 	}
 }
@@ -309,14 +310,10 @@ func TestE2EClientDisconnectMidCall(t *testing.T) {
 	var st struct {
 		Calls map[string]struct{ Count int } `json:"calls"`
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.Poll(10*time.Second, func() bool {
 		mustCall(t, c, "debug.stats", nil, &st)
-		if st.Calls["rpc.discover"].Count == 1 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return st.Calls["rpc.discover"].Count == 1
+	})
 	if st.Calls["rpc.discover"].Count != 1 {
 		t.Errorf("the abandoned call was not served to its end: %+v", st.Calls)
 	}
@@ -329,7 +326,7 @@ func TestE2ESecondDaemonOnALiveSocket(t *testing.T) {
 		t.Fatal("a second daemon on a live socket must exit non-zero")
 	}
 	out := second.output()
-	if !strings.Contains(out, first.socket) || !strings.Contains(out, "pid "+strconv.Itoa(first.cmd.Process.Pid)) {
+	if !strings.Contains(out, first.socket) || !strings.Contains(out, "pid "+strconv.Itoa(first.Cmd.Process.Pid)) {
 		t.Errorf("the message must name the socket and the live pid:\n%s", out)
 	}
 	mustCall(t, first.client(), "host.info", nil, nil)
@@ -350,7 +347,7 @@ func TestE2EStaleSocketIsReplaced(t *testing.T) {
 func TestE2ESIGTERMRemovesTheSocketAndExitsZero(t *testing.T) {
 	d := startDaemon(t, "")
 	mustCall(t, d.client(), "host.info", nil, nil)
-	d.cmd.Process.Signal(syscall.SIGTERM)
+	d.Cmd.Process.Signal(syscall.SIGTERM)
 	if code := d.wait(30 * time.Second); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, d.output())
 	}
@@ -375,21 +372,14 @@ func TestE2EHostShutdown(t *testing.T) {
 }
 
 func TestE2EStdio(t *testing.T) {
-	cmd := exec.Command(hostdBinary(t), "--stdio", "--state-dir", t.TempDir(), "--log-level", "debug")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	d := testenv.Start(t, testenv.Options{Bin: hostdBinary(t), Args: []string{"--stdio", "--state-dir", t.TempDir(), "--log-level", "debug"}, Stdio: true})
 	// Everything hostd writes to stdout is kept, to check it afterwards.
 	var wire strings.Builder
 	c := newClient(t, struct {
 		io.Reader
 		io.Writer
 		io.Closer
-	}{io.TeeReader(stdout, &wire), stdin, stdin})
+	}{io.TeeReader(d.Stdout, &wire), d.Stdin, d.Stdin})
 
 	mustCall(t, c, "host.info", nil, nil)
 	mustCall(t, c, "rpc.discover", nil, nil)
@@ -399,21 +389,13 @@ func TestE2EStdio(t *testing.T) {
 	wantCode(t, call(t, c, "no.such.method", nil, nil), -32601, "METHOD_NOT_FOUND")
 
 	// Closing stdin ends the connection, and hostd exits 0.
-	stdin.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("hostd --stdio did not exit when stdin closed")
+	d.Stdin.Close()
+	if code := d.ExitCode(30 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 	// Logs went to stderr, and stdout holds nothing but frames.
-	if !strings.Contains(stderr.String(), `"level":"debug"`) {
-		t.Errorf("no debug logs on stderr:\n%s", stderr.String())
+	if !strings.Contains(d.Log(), `"level":"debug"`) {
+		t.Errorf("no debug logs on stderr:\n%s", d.Log())
 	}
 	br := bufioReader(wire.String())
 	frames := 0

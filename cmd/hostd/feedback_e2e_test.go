@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // Syntax feedback end to end (edit-contract §5.6): the daemon's parse
@@ -154,18 +156,14 @@ func TestE2EReadAndGrepWarmTheParseWorkers(t *testing.T) {
 			// a.go alone holds the marker: a worker that spins is
 			// warming the version the call recorded.
 			spins := func() bool {
-				for _, p := range workerPIDs(d.cmd.Process.Pid) {
+				for _, p := range workerPIDs(d.Cmd.Process.Pid) {
 					if procCPU(p) >= 200*time.Millisecond {
 						return true
 					}
 				}
 				return false
 			}
-			for deadline := time.Now().Add(time.Minute); !spins(); time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("no worker parsed the version the %s recorded:\n%s", tc.tool, d.output())
-				}
-			}
+			testenv.Until(t, time.Minute, "a worker parsing the version the "+tc.tool+" recorded", spins)
 		})
 	}
 }

@@ -6,14 +6,15 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/buildinfo"
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
@@ -82,15 +83,10 @@ func TestBadCommandLinesAreUsageErrors(t *testing.T) {
 // runHostd runs the real binary to its exit, for what main prints.
 func runHostd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	cmd := exec.Command(hostdBinary(t), args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatal(err)
-	}
-	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+	var out bytes.Buffer // complete, and no longer written, once hostd has exited
+	d := testenv.Start(t, testenv.Options{Bin: hostdBinary(t), Args: args, Stdout: &out})
+	code = d.ExitCode(time.Minute)
+	return code, out.String(), d.Log()
 }
 
 func TestHelpIsTheHelpAlone(t *testing.T) {

@@ -137,8 +137,7 @@ func TestE2EForwardersStartedAtOnce(t *testing.T) {
 		}
 		for _, s := range cs {
 			select {
-			case err := <-s.exited:
-				s.exited <- err // for the cleanup, which waits for it too
+			case <-s.Exited():
 			case <-time.After(30 * time.Second):
 				t.Fatalf("round %d: a forwarder outlived its daemon", round)
 			}
@@ -160,7 +159,7 @@ func TestE2EASecondDaemonOnAStateDirectoryNamesTheFirst(t *testing.T) {
 	if code := second.wait(30 * time.Second); code != 1 {
 		t.Fatalf("exit %d, want 1:\n%s", code, second.output())
 	}
-	want := fmt.Sprintf("review store is in use by another process (pid %d, the daemon on %s, started ", first.cmd.Process.Pid, first.socket)
+	want := fmt.Sprintf("review store is in use by another process (pid %d, the daemon on %s, started ", first.Cmd.Process.Pid, first.socket)
 	if out := second.output(); !strings.Contains(out, want) || !strings.Contains(out, "stop it (hostctl --socket "+first.socket+" shutdown)") {
 		t.Errorf("stderr lacks %q and the way out:\n%s", want, out)
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -21,6 +20,8 @@ import (
 	"time"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // The golden wire exchanges: each archive of ../../testdata/golden is
@@ -28,8 +29,6 @@ import (
 // (the whole daemon: review store, tools, grammars) on a Unix socket, and
 // every answer is compared with the archive's. testdata/README.md is the
 // format; a client in another language replays the same files.
-
-var updateWire = flag.Bool("update", false, "rewrite the response and after/ sections of testdata/golden/*.txtar from what the daemon answers")
 
 const goldenDir = "../../testdata/golden"
 
@@ -158,24 +157,21 @@ func startGoldenDaemon(t *testing.T, root string, config []byte) *goldenDaemon {
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &goldenDaemon{cancel: cancel, done: make(chan error, 1)}
 	go func() { d.done <- run(ctx, args, stdio{in: discard{}, out: discard{}, err: discard{}}) }()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var stopped error
+	if !testenv.Poll(20*time.Second, func() bool {
+		select {
+		case stopped = <-d.done:
+			return true
+		default:
+		}
 		c, err := net.Dial("unix", sock)
 		if err == nil {
 			d.conn, d.in = c, bufio.NewReader(c)
-			break
 		}
-		select {
-		case err := <-d.done:
-			cancel()
-			t.Fatalf("the daemon stopped before listening: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			cancel()
-			t.Fatalf("the daemon did not listen on %s: %v", sock, err)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return err == nil
+	}) || d.conn == nil {
+		cancel()
+		t.Fatalf("the daemon did not listen on %s (stopped: %v)", sock, stopped)
 	}
 	t.Cleanup(func() {
 		d.conn.Close()
@@ -267,7 +263,7 @@ func replay(t *testing.T, a *archive) {
 			}
 			continue
 		}
-		if x.response == nil && !*updateWire {
+		if x.response == nil && !testenv.Update() {
 			t.Fatalf("%d.request.json: no %d.response.json; every request but a notification is answered", x.n, x.n)
 		}
 		var notes []*jval
@@ -289,7 +285,7 @@ func replay(t *testing.T, a *archive) {
 			}
 		}
 		gotNotes := &jval{isArr: true, arr: notes}
-		if *updateWire {
+		if testenv.Update() {
 			updated[fmt.Sprintf("%d.response.json", x.n)] = []byte(merged(t, x.response, answer) + "\n")
 			if len(notes) > 0 {
 				updated[fmt.Sprintf("%d.notifications.json", x.n)] = []byte(merged(t, x.notifications, gotNotes) + "\n")
@@ -311,13 +307,13 @@ func replay(t *testing.T, a *archive) {
 			t.Errorf("after/%s: %v", name, err)
 			continue
 		}
-		if *updateWire {
+		if testenv.Update() {
 			updated["after/"+name] = got
 		} else if !bytes.Equal(got, want) {
 			t.Errorf("after/%s: the file holds\n%s\nwant\n%s", name, got, want)
 		}
 	}
-	if *updateWire {
+	if testenv.Update() {
 		rewrite(t, a, updated)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // The HTTP face serves a loopback connection of this uid, and closes one
@@ -212,15 +214,10 @@ func TestE2EMCPHTTPAnotherUsersWritesNeverLand(t *testing.T) {
 		opened += n
 	}
 	// Every connection is checked in its own goroutine; wait until all
-	// have been (the refusals stop growing), then a little more for a
-	// request that got through to run after its client has gone.
-	refused := 0
-	for last, quiet := -1, 0; quiet < 20 && refused < opened; quiet++ {
-		if refused = strings.Count(p.output(), "refused a connection"); refused != last {
-			last, quiet = refused, 0
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	// have been refused, then a little more for a request that got
+	// through to run after its client has gone.
+	p.Await(testenv.LoggedTimes("refused a connection", opened), 30*time.Second)
+	refused := strings.Count(p.output(), "refused a connection")
 	time.Sleep(time.Second)
 	entries, _ := os.ReadDir(ws)
 	if len(entries) != 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -32,28 +31,11 @@ func startMCP(t *testing.T, env []string, args ...string) *mcpProcess {
 // host's launcher does.
 func startMCPIn(t *testing.T, env []string, args ...string) *mcpProcess {
 	t.Helper()
-	p := &mcpProcess{stdioClient: &stdioClient{exited: make(chan error, 1)}}
-	p.cmd = exec.Command(hostdBinary(t), append([]string{"mcp"}, args...)...)
-	p.cmd.Env = env
-	stdin, _ := p.cmd.StdinPipe()
-	stdout, _ := p.cmd.StdoutPipe()
-	p.cmd.Stderr = p.stdioClient
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.exited <- p.cmd.Wait() }()
-	t.Cleanup(func() {
-		stdin.Close()
-		select {
-		case <-p.exited:
-		case <-time.After(15 * time.Second):
-			p.cmd.Process.Kill()
-		}
-	})
+	p := &mcpProcess{stdioClient: &stdioClient{Daemon: startStdioProcess(t, env, "mcp", args...)}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: p.Stdout, Writer: p.Stdin}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v\n%s", err, p.errText())
 	}
@@ -75,13 +57,7 @@ func (p *mcpProcess) callTool(t *testing.T, name string, args map[string]any) (s
 // exitWithin waits for the process and returns its exit status.
 func (p *mcpProcess) exitWithin(t *testing.T, d time.Duration) int {
 	t.Helper()
-	select {
-	case <-p.exited:
-		return p.cmd.ProcessState.ExitCode()
-	case <-time.After(d):
-		t.Fatalf("hostd mcp still running after %s\n%s", d, p.errText())
-	}
-	return -1
+	return p.ExitCode(d)
 }
 
 // `hostd mcp` starts the shared daemon when none runs and works in a

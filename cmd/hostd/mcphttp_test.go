@@ -147,9 +147,9 @@ func TestE2EMCPOverHTTP(t *testing.T) {
 	}
 
 	cs.Close()
-	p.cmd.Process.Signal(os.Interrupt)
+	p.Cmd.Process.Signal(os.Interrupt)
 	select {
-	case <-p.exited:
+	case <-p.Exited():
 	case <-time.After(15 * time.Second):
 		t.Fatal("hostd mcp --http did not exit on SIGINT")
 	}

@@ -84,7 +84,7 @@ func TestE2EConcurrentLargeWritesStayBounded(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	peak := peakRSS(t, d.cmd.Process.Pid)
+	peak := peakRSS(t, d.Cmd.Process.Pid)
 	t.Logf("8 concurrent writes of %d MiB: %v; peak RSS %d MiB (%.1fx one file, budget %d MiB, retained text %d MiB)",
 		len(content)>>20, outcomes, peak>>20, float64(peak)/float64(len(content)), budget>>20, retained>>20)
 	if limit := int64(budget + retained + allowance); peak > limit {

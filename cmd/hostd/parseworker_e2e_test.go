@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,18 +15,13 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
 // The parse workers end to end: tree-sitter runs in processes the daemon
 // owns, so a parse that cannot be stopped or a grammar that aborts costs
 // one call, not the daemon or another session's parses.
-
-var (
-	hooksOnce sync.Once
-	hooksPath string
-	hooksErr  error
-)
 
 // launchWithParseHook starts a hostdtesthooks build whose parse workers
 // run the hook (blocks.TestHookEnv, ACTION:MARKER) on every text holding
@@ -36,29 +30,16 @@ func launchWithParseHook(t *testing.T, hook string, extra ...string) *daemon {
 	t.Helper()
 	d := launchBinary(t, hostdWithTestHooks(t), []string{blocks.TestHookEnv + "=" + hook},
 		append([]string{"--socket", filepath.Join(shortDir(t), "hostd.sock"), "--state-dir", t.TempDir()}, extra...)...)
-	d.socket = d.cmd.Args[2]
-	if !d.waitStderr("listening on "+d.socket, 30*time.Second) {
-		t.Fatalf("hostd did not start:\n%s", d.output())
-	}
+	d.socket = d.Cmd.Args[2]
+	d.Require(testenv.Listening(d.socket), 30*time.Second)
 	return d
 }
 
 // hostdWithTestHooks builds hostd with the hostdtesthooks tag, whose parse
-// workers honour blocks.TestHookEnv, beside the plain binary.
+// workers honour blocks.TestHookEnv.
 func hostdWithTestHooks(t *testing.T) string {
 	t.Helper()
-	plain := hostdBinary(t)
-	hooksOnce.Do(func() {
-		hooksPath = filepath.Join(filepath.Dir(plain), "hostd-hooks")
-		out, err := exec.Command("go", "build", "-tags", "hostdtesthooks", "-o", hooksPath, ".").CombinedOutput()
-		if err != nil {
-			hooksErr = fmt.Errorf("go build -tags hostdtesthooks: %v\n%s", err, out)
-		}
-	})
-	if hooksErr != nil {
-		t.Fatal(hooksErr)
-	}
-	return hooksPath
+	return testenv.Binary(t, "cmd/hostd", "hostdtesthooks")
 }
 
 // tool runs one tools.execute call and returns its result.
@@ -177,9 +158,9 @@ func TestE2EParseAttackLeavesOthersServed(t *testing.T) {
 	}
 
 	time.Sleep(time.Until(answered.Add(5 * time.Second)))
-	before := treeCPU(t, d.cmd.Process.Pid)
+	before := treeCPU(t, d.Cmd.Process.Pid)
 	time.Sleep(2 * time.Second)
-	burnt := treeCPU(t, d.cmd.Process.Pid) - before
+	burnt := treeCPU(t, d.Cmd.Process.Pid) - before
 	t.Logf("CPU of the daemon and its workers in 2 s, 5 s after the attack: %v", burnt)
 	if burnt > 100*time.Millisecond {
 		t.Errorf("the daemon and its workers burnt %v of CPU in 2 s, 5 s after the attacker's calls were answered", burnt)
@@ -193,10 +174,10 @@ func TestE2EParseAttackLeavesOthersServed(t *testing.T) {
 func TestE2EAParserAbortEndsOneCall(t *testing.T) {
 	d := launchWithParseHook(t, "abort:ABORT-THIS-PARSE")
 	var before []int
-	for deadline := time.Now().Add(30 * time.Second); len(before) == 0 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-		before = workerPIDs(d.cmd.Process.Pid) // the worker started with the daemon
-	}
+	testenv.Poll(30*time.Second, func() bool {
+		before = workerPIDs(d.Cmd.Process.Pid) // the worker started with the daemon
+		return len(before) > 0
+	})
 	if len(before) != 1 {
 		t.Fatalf("the daemon runs %v, want one parse worker", before)
 	}
@@ -219,7 +200,7 @@ func TestE2EAParserAbortEndsOneCall(t *testing.T) {
 		t.Fatalf("the daemon did not log the worker's end:\n%s", d.output())
 	}
 	aborted, _ := strconv.Atoi(m[1])
-	if after := workerPIDs(d.cmd.Process.Pid); len(after) == 0 || slices.Contains(after, aborted) {
+	if after := workerPIDs(d.Cmd.Process.Pid); len(after) == 0 || slices.Contains(after, aborted) {
 		t.Errorf("workers %v after the abort of %d: want it gone and another serving", after, aborted)
 	}
 	var info map[string]any

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // processCPU is the CPU time, user and system, this process has used, in
@@ -32,25 +34,18 @@ func killProcess(pid int) { syscall.Kill(pid, syscall.SIGKILL) }
 // at most.
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	testenv.Until(t, 20*time.Second, fmt.Sprintf("process %d to exit after SIGKILL", pid), func() bool {
 		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
-			if syscall.Kill(pid, 0) == syscall.ESRCH {
-				return
-			}
-			if errors.Is(err, fs.ErrNotExist) {
-				return
-			}
-		} else if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			return syscall.Kill(pid, 0) == syscall.ESRCH || errors.Is(err, fs.ErrNotExist)
+		}
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
 			// The leader is a zombie as soon as it exits, but its other
 			// threads may still be exiting, holding the process's files
 			// (its listening socket among them) until the last one ends.
-			if tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)); err != nil || len(tasks) <= 1 {
-				return
-			}
+			tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+			return err != nil || len(tasks) <= 1
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("process %d did not exit within 20 s of SIGKILL", pid)
+		return false
+	})
 }

@@ -122,8 +122,8 @@ func TestRendezvousHelper(t *testing.T) {
 func standalone(t *testing.T, s *stdioClient, ws string, shared int) {
 	t.Helper()
 	var info wire.HostInfo
-	if err := s.call("host.info", nil, &info); err != nil || info.PID != s.cmd.Process.Pid || info.PID == shared {
-		t.Fatalf("--standalone: pid %d (%v), its own is %d, the shared daemon's %d\n%s", info.PID, err, s.cmd.Process.Pid, shared, s.errText())
+	if err := s.call("host.info", nil, &info); err != nil || info.PID != s.Cmd.Process.Pid || info.PID == shared {
+		t.Fatalf("--standalone: pid %d (%v), its own is %d, the shared daemon's %d\n%s", info.PID, err, s.Cmd.Process.Pid, shared, s.errText())
 	}
 	id := "alone-" + time.Now().Format("150405.000000000")
 	if err := s.call("session.create", wire.SessionCreateParams{Workspace: ws, SessionID: id}, nil); err != nil {

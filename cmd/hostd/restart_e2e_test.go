@@ -56,12 +56,7 @@ func TestE2ERestartAfterKillDuringWorkerStarts(t *testing.T) {
 		d := launchBinary(t, bin, env, "--socket", socket, "--state-dir", state)
 		d.socket = socket
 		if !d.waitStderr("listening on "+socket, time.Minute) {
-			select {
-			case <-d.exited:
-				t.Fatalf("round %d: the start after a kill failed (%v):\n%s", round, d.err, d.output())
-			default:
-				t.Fatalf("round %d: hostd did not listen within a minute:\n%s", round, d.output())
-			}
+			t.Fatalf("round %d: the start after a kill did not listen within a minute (it failed or hangs; its stderr follows)", round)
 		}
 		return d
 	}
@@ -84,10 +79,7 @@ func TestE2ERestartAfterKillDuringWorkerStarts(t *testing.T) {
 			time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
 		}
 		kills[how]++
-		if err := d.cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		<-d.exited
+		d.Kill()
 		// The daemon is gone: its address must be free of it. A dial is
 		// refused; it never connects to a listener nobody answers.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -103,8 +95,8 @@ func TestE2ERestartAfterKillDuringWorkerStarts(t *testing.T) {
 		d = start(round)
 		var info wire.HostInfo
 		mustCall(t, d.client(), "host.info", nil, &info)
-		if info.PID != d.cmd.Process.Pid {
-			t.Fatalf("round %d: host.info answered pid %d, the daemon started is %d", round, info.PID, d.cmd.Process.Pid)
+		if info.PID != d.Cmd.Process.Pid {
+			t.Fatalf("round %d: host.info answered pid %d, the daemon started is %d", round, info.PID, d.Cmd.Process.Pid)
 		}
 		if strings.Contains(d.output(), "already running") {
 			t.Fatalf("round %d: %s", round, d.output())

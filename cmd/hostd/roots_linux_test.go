@@ -16,7 +16,7 @@ import (
 func TestE2ESessionEndClosesItsRoots(t *testing.T) {
 	d := startDaemon(t, "")
 	c := d.client()
-	pid := d.cmd.Process.Pid
+	pid := d.Cmd.Process.Pid
 	proj := make([]string, 2)
 	for i := range proj {
 		dir, err := filepath.EvalSymlinks(t.TempDir())

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,29 +12,18 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // stdioClient is one `hostd --stdio` process, as one app window runs it,
 // with a JSON-RPC client on its stdin and stdout.
 type stdioClient struct {
-	cmd    *exec.Cmd
-	c      *jsonrpc2.Conn
-	mu     sync.Mutex
-	stderr strings.Builder
-	exited chan error
+	*testenv.Daemon // the process, its stderr and exit
+	c               *jsonrpc2.Conn
 }
 
-func (s *stdioClient) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stderr.Write(p)
-}
-
-func (s *stdioClient) errText() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stderr.String()
-}
+func (s *stdioClient) errText() string { return s.Log() }
 
 // startStdio runs `hostd --stdio` with env added to the test's own
 // environment (the state directory, say).
@@ -47,30 +35,20 @@ func startStdio(t *testing.T, env []string, args ...string) *stdioClient {
 // startStdioIn runs `hostd --stdio` with exactly the environment env.
 func startStdioIn(t *testing.T, env []string, args ...string) *stdioClient {
 	t.Helper()
-	s := &stdioClient{exited: make(chan error, 1)}
-	s.cmd = exec.Command(hostdBinary(t), append([]string{"--stdio"}, args...)...)
-	s.cmd.Env = env
-	stdin, _ := s.cmd.StdinPipe()
-	stdout, _ := s.cmd.StdoutPipe()
-	s.cmd.Stderr = s
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { s.exited <- s.cmd.Wait() }()
+	s := &stdioClient{Daemon: startStdioProcess(t, env, "--stdio", args...)}
 	s.c = newClient(t, struct {
 		io.Reader
 		io.Writer
 		io.Closer
-	}{stdout, stdin, stdin})
-	t.Cleanup(func() {
-		stdin.Close()
-		select {
-		case <-s.exited:
-		case <-time.After(15 * time.Second):
-			s.cmd.Process.Kill()
-		}
-	})
+	}{s.Stdout, s.Stdin, s.Stdin})
 	return s
+}
+
+// startStdioProcess runs hostd's mode (--stdio, mcp) with exactly the
+// environment env and pipes on its stdin and stdout; closing stdin stops it.
+func startStdioProcess(t *testing.T, env []string, mode string, args ...string) *testenv.Daemon {
+	t.Helper()
+	return testenv.Start(t, testenv.Options{Bin: hostdBinary(t), Args: append([]string{mode}, args...), Env: env, ExactEnv: true, Stdio: true})
 }
 
 func (s *stdioClient) call(method string, params, result any) error {
@@ -178,8 +156,8 @@ func TestE2EStdioClientsShareOneDaemon(t *testing.T) {
 	killProcess(int(pid))
 	for i, s := range cs {
 		select {
-		case err := <-s.exited:
-			if err == nil || !strings.Contains(s.errText(), "shared hostd closed the connection") {
+		case <-s.Exited():
+			if err := s.Err(); err == nil || !strings.Contains(s.errText(), "shared hostd closed the connection") {
 				t.Errorf("client %d: exit %v, stderr:\n%s", i, err, s.errText())
 			}
 		case <-time.After(20 * time.Second):
@@ -230,7 +208,7 @@ func TestE2EStdioWithItsOwnStateDirIsIndependent(t *testing.T) {
 	if err := s.call("host.info", nil, &info); err != nil {
 		t.Fatal(err)
 	}
-	if int(info["pid"].(float64)) != s.cmd.Process.Pid {
-		t.Fatalf("pid %v: an own --state-dir must serve in its own process (%d)", info["pid"], s.cmd.Process.Pid)
+	if int(info["pid"].(float64)) != s.Cmd.Process.Pid {
+		t.Fatalf("pid %v: an own --state-dir must serve in its own process (%d)", info["pid"], s.Cmd.Process.Pid)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // fakeShared listens on the shared socket of runtime as a daemon of the
@@ -114,33 +115,19 @@ func TestE2EForwarderChecksTheSharedDaemonsProtocol(t *testing.T) {
 	t.Run("another protocol", func(t *testing.T) {
 		runtime := shortDir(t)
 		fake := startFakeShared(t, runtime, "9.0.0", 2)
-		cmd := exec.Command(hostdBinary(t), "--stdio", "--socket", sharedSocket(runtime))
-		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
-		stdin, _ := cmd.StdinPipe()
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		cmd.Stdout = io.Discard
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		d := testenv.Start(t, testenv.Options{Bin: hostdBinary(t), Args: []string{"--stdio", "--socket", sharedSocket(runtime)}, Env: []string{"XDG_STATE_HOME=" + t.TempDir()}, Stdio: true})
+		go io.Copy(io.Discard, d.Stdout)
 		// The client's first request is written at once; it must never
 		// reach the daemon.
 		frame, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "session.list"})
-		io.WriteString(stdin, "Content-Length: "+strconv.Itoa(len(frame))+"\r\n\r\n"+string(frame))
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err == nil {
-				t.Fatalf("the forwarder exited 0 against a daemon of protocol 2; stderr:\n%s", stderr.String())
-			}
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Fatal("the forwarder did not exit against a daemon of another protocol")
+		io.WriteString(d.Stdin, "Content-Length: "+strconv.Itoa(len(frame))+"\r\n\r\n"+string(frame))
+		// against a daemon of another protocol
+		if code := d.ExitCode(30 * time.Second); code == 0 {
+			t.Fatal("the forwarder exited 0 against a daemon of protocol 2")
 		}
 		for _, want := range []string{"hostd 9.0.0 (pid 4242) and speaks protocol 2", "speaks protocol 1, so nothing was relayed", "hostctl --socket", "its own --state-dir"} {
-			if !strings.Contains(stderr.String(), want) {
-				t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
+			if !strings.Contains(d.Log(), want) {
+				t.Errorf("stderr does not say %q:\n%s", want, d.Log())
 			}
 		}
 		if got := fake.calls(); len(got) != 1 || got[0] != "host.info" {
@@ -166,27 +153,18 @@ func TestE2EForwarderChecksTheSharedDaemonsProtocol(t *testing.T) {
 		fake := startFakeShared(t, runtime, "0.0.1-old", 1)
 		env := []string{"XDG_STATE_HOME=" + t.TempDir()}
 		n := &notes{}
-		cmd := exec.Command(hostdBinary(t), "--stdio", "--socket", sharedSocket(runtime))
-		cmd.Env = append(os.Environ(), env...)
-		stdin, _ := cmd.StdinPipe()
-		stdout, _ := cmd.StdoutPipe()
-		stderr := &lockedBuffer{}
-		cmd.Stderr = stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+		d := testenv.Start(t, testenv.Options{Bin: hostdBinary(t), Args: []string{"--stdio", "--socket", sharedSocket(runtime)}, Env: env, Stdio: true})
 		c := jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(struct {
 			io.Reader
 			io.Writer
 			io.Closer
-		}{stdout, stdin, stdin}, jsonrpc2.VSCodeObjectCodec{}), n)
+		}{d.Stdout, d.Stdin, d.Stdin}, jsonrpc2.VSCodeObjectCodec{}), n)
 		defer c.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		var res map[string]string
 		if err := c.Call(ctx, "session.list", nil, &res); err != nil {
-			t.Fatalf("session.list through the forwarder: %v\n%s", err, stderr.String())
+			t.Fatalf("session.list through the forwarder: %v", err)
 		}
 		if res["answeredBy"] != "the fake daemon" {
 			t.Errorf("answer %v", res)
@@ -194,16 +172,10 @@ func TestE2EForwarderChecksTheSharedDaemonsProtocol(t *testing.T) {
 		// The note goes to the log, which is written beside the
 		// forwarding, not before it: wait for it as for the notification.
 		const other = "is another build, hostd 0.0.1-old (pid 4242), of the same protocol 1"
-		deadline := time.Now().Add(10 * time.Second)
-		for !strings.Contains(stderr.String(), other) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
+		if !d.Await(testenv.Logged(other), 10*time.Second) {
+			t.Errorf("stderr does not name the other build:\n%s", d.Log())
 		}
-		if !strings.Contains(stderr.String(), other) {
-			t.Errorf("stderr does not name the other build:\n%s", stderr.String())
-		}
-		for len(n.got()) == 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
+		testenv.Poll(10*time.Second, func() bool { return len(n.got()) > 0 })
 		if got := n.got(); len(got) != 1 || got[0] != "review.recorded" {
 			t.Errorf("the client got notifications %q, want the review.recorded sent before the check's answer", got)
 		}

@@ -23,7 +23,7 @@ func TestE2EOnlyTheDaemonHoldsItsAddress(t *testing.T) {
 	if e := tool(t, c, s, "edit", map[string]any{"path": "a.py", "tag": w["tag"], "ops": "CUT 1*"}); e["ok"] != true {
 		t.Fatalf("a block op: %v", e)
 	}
-	pid := d.cmd.Process.Pid
+	pid := d.Cmd.Process.Pid
 	children := childPIDs(pid)
 	if len(children) != 1 || !strings.HasSuffix(cmdline(children[0]), "\x00process-spawner\x00") {
 		var lines []string

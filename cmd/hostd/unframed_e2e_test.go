@@ -3,11 +3,11 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // A client that speaks newline-delimited JSON (an MCP client pointed at
@@ -26,32 +26,12 @@ func TestE2EStdioAnswersNewlineDelimitedJSON(t *testing.T) {
 		{"forwarded", []string{"--stdio", "--socket", shared.socket}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command(hostdBinary(t), tt.args...)
-			stdin, _ := cmd.StdinPipe()
-			stdout, _ := cmd.StdoutPipe()
-			stderr := &lockedBuilder{}
-			cmd.Stderr = stderr
-			// Parse workers inherit stderr; Wait must not wait for them.
-			cmd.WaitDelay = 5 * time.Second
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan struct{})
-			go func() { cmd.Wait(); close(exited) }()
-			t.Cleanup(func() {
-				cmd.Process.Kill()
-				<-exited
-			})
-			defer func() {
-				if t.Failed() {
-					t.Logf("stderr:\n%s", stderr.String())
-				}
-			}()
-			stdin.Write([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}` + "\n"))
+			d := testenv.Start(t, testenv.Options{Bin: hostdBinary(t), Args: tt.args, Stdio: true})
+			d.Stdin.Write([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}` + "\n"))
 
 			lines := make(chan string, 2)
 			go func() {
-				r := bufio.NewReader(stdout)
+				r := bufio.NewReader(d.Stdout)
 				for {
 					line, err := r.ReadString('\n')
 					if line != "" {
@@ -67,7 +47,7 @@ func TestE2EStdioAnswersNewlineDelimitedJSON(t *testing.T) {
 			select {
 			case line = <-lines:
 			case <-time.After(30 * time.Second):
-				t.Fatalf("no answer on stdout within 30 s; stderr:\n%s", stderr.String())
+				t.Fatal("no answer on stdout within 30 s")
 			}
 			var r struct {
 				ID    json.RawMessage `json:"id"`
@@ -92,30 +72,7 @@ func TestE2EStdioAnswersNewlineDelimitedJSON(t *testing.T) {
 			case <-time.After(30 * time.Second):
 				t.Fatal("stdout stayed open after the answer")
 			}
-			select {
-			case <-exited:
-			case <-time.After(30 * time.Second):
-				t.Fatal("hostd --stdio did not exit once its connection was closed")
-			}
+			d.Require(testenv.Exit(), 30*time.Second) // once its connection was closed
 		})
 	}
-}
-
-// lockedBuilder is a strings.Builder a child's stderr copier writes while
-// the test reads it.
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuilder) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

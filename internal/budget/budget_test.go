@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 func TestLargerThanWholeBudgetIsRefusedAtOnce(t *testing.T) {
@@ -51,9 +53,7 @@ func TestAWaiterGetsReleasedRoom(t *testing.T) {
 		}
 		got <- err
 	}()
-	for b.Stats().Waits == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	testenv.Until(t, 10*time.Second, "the second acquire to wait", func() bool { return b.Stats().Waits > 0 })
 	rel()
 	if err := <-got; err != nil {
 		t.Fatalf("a waiter did not get the released room: %v", err)

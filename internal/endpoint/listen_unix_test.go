@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // shortDir is a private temporary directory whose path is short enough
@@ -368,18 +370,16 @@ func TestAListenerKeepsItsFilesFresh(t *testing.T) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for _, p := range files {
-		for {
+		var age time.Duration
+		if !testenv.Poll(time.Until(deadline), func() bool {
 			info, err := os.Stat(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if time.Since(info.ModTime()) < time.Hour {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s still looks %v old", p, time.Since(info.ModTime()).Round(time.Hour))
-			}
-			time.Sleep(10 * time.Millisecond)
+			age = time.Since(info.ModTime())
+			return age < time.Hour
+		}) {
+			t.Fatalf("%s still looks %v old", p, age.Round(time.Hour))
 		}
 	}
 	// After Close nothing touches them: the socket is gone, the lock

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // serveHTTP serves f over streamable HTTP with a fresh token, and returns
@@ -67,20 +69,16 @@ func TestHTTPSessionsAreHostdSessions(t *testing.T) {
 		t.Fatalf("two MCP sessions, hostd sessions %v (ids %v)", sessions(t, d), ids)
 	}
 	css[0].Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.Until(t, 10*time.Second, "hostd session "+ids[0]+" to end with its MCP session", func() bool {
 		s := sessions(t, d)
-		if _, ok := s[ids[0]]; !ok {
-			if _, ok := s[ids[1]]; !ok {
-				t.Fatal("closing one MCP session ended the other's hostd session")
-			}
-			break
+		if _, ok := s[ids[0]]; ok {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("hostd session %s outlived its MCP session", ids[0])
+		if _, ok := s[ids[1]]; !ok {
+			t.Fatal("closing one MCP session ended the other's hostd session")
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return true
+	})
 	css[1].Close()
 }
 
@@ -127,16 +125,10 @@ func TestHTTPIdleSessionEnds(t *testing.T) {
 	}
 	defer cs.Close()
 	id := sessionOf(t, call(t, cs, "read", map[string]any{"path": "main.go"}))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, ok := sessions(t, d)[id]; !ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("hostd session still live after its MCP session idled out")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testenv.Until(t, 10*time.Second, "the hostd session to end once its MCP session idled out", func() bool {
+		_, ok := sessions(t, d)[id]
+		return !ok
+	})
 }
 
 // attackBatch is one POST that opens an MCP session and writes a file:

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 func fileURI(dir string) string { return (&url.URL{Scheme: "file", Path: dir}).String() }
@@ -67,20 +69,13 @@ func TestRootsChangedMovesTheSession(t *testing.T) {
 	client.RemoveRoots(fileURI(first))
 	client.AddRoots(&mcp.Root{URI: fileURI(second)})
 	// The notification travels on its own; wait for the face to see it.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.Until(t, 10*time.Second, "the session to move to "+second, func() bool {
 		res := call(t, cs, "read", map[string]any{"path": "main.go"})
 		if sessionOf(t, res) != id {
 			t.Fatalf("session id changed: %s, then %s", id, sessionOf(t, res))
 		}
-		if sessions(t, d)[id] == canonical(t, second) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("session still on %q, want %q", sessions(t, d)[id], second)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return sessions(t, d)[id] == canonical(t, second)
+	})
 }
 
 // Roots hostd cannot serve give the model a failed result that names
@@ -142,16 +137,10 @@ func TestSessionEndsWithTheMCPSession(t *testing.T) {
 		t.Fatalf("session %s not listed while connected", id)
 	}
 	cs.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, ok := sessions(t, d)[id]; !ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("session still live after the client disconnected")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.Until(t, 10*time.Second, "the session to end once the client disconnected", func() bool {
+		_, ok := sessions(t, d)[id]
+		return !ok
+	})
 	var rv struct{ Entries []struct{ Path string } }
 	if err := d.Call(context.Background(), "review.list", map[string]string{"sessionId": id}, &rv); err != nil || len(rv.Entries) != 1 {
 		t.Errorf("review.list after the end: %v %+v", err, rv.Entries)
@@ -177,18 +166,11 @@ func TestCloseWaitsForSessionsEnding(t *testing.T) {
 	cs := connect(t, f, nil)
 	id := sessionOf(t, call(t, cs, "write", map[string]any{"path": "new.txt", "content": "x\n"}))
 	cs.Close()
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	testenv.Until(t, 10*time.Second, "the MCP session to end", func() bool {
 		f.mu.Lock()
-		n := len(f.sessions)
-		f.mu.Unlock()
-		if n == 0 {
-			break // the session's own end took it: its delete is under way
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the MCP session did not end")
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer f.mu.Unlock()
+		return len(f.sessions) == 0 // the session's own end took it: its delete is under way
+	})
 	f.Close(context.Background())
 	if _, ok := sessions(t, d)[id]; ok {
 		t.Fatalf("session %s still live after Close returned", id)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 const mib = 1 << 20
@@ -79,12 +80,8 @@ func TestGovernMemoryRespectsGOMEMLIMIT(t *testing.T) {
 
 func waitLimit(t *testing.T, what string, ok func(int64) bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !ok(debug.SetMemoryLimit(-1)) {
-		if time.Now().After(deadline) {
-			t.Fatalf("limit %d MiB, want %s", debug.SetMemoryLimit(-1)/mib, what)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testenv.Poll(5*time.Second, func() bool { return ok(debug.SetMemoryLimit(-1)) }) {
+		t.Fatalf("limit %d MiB, want %s", debug.SetMemoryLimit(-1)/mib, what)
 	}
 }
 

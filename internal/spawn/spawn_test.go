@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // The test binary plays every part: the spawner (Command), a child that
@@ -232,12 +234,7 @@ func alive(pid int) bool {
 // verdict on speed (the kernel signals at once; a loaded machine may be
 // slow to run the dying process).
 func goneWithin(pid int, d time.Duration) bool {
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-		if !alive(pid) {
-			return true
-		}
-	}
-	return false
+	return testenv.Poll(d, func() bool { return !alive(pid) })
 }
 
 // underEmulator is a command line as the program sees it: under

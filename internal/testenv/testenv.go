@@ -5,7 +5,11 @@
 // pass by skipping the tests that need them. It is imported only by tests.
 //
 // It also gives tests a temporary directory (TempDir) that is removed in a
-// way wine supports, so tests of Windows builds run under wine.
+// way wine supports, so tests of Windows builds run under wine; the one
+// harness for tests that need a real process (daemon.go: Binary, Start,
+// Daemon.Await, Daemon.Stop), the one wait for a condition nothing
+// announces (Poll, Until), and the one flag that rewrites goldens
+// (Update, -update).
 //
 // Skips for other reasons (not Linux, not root, -short, opt-in dumps) are
 // not this package's business; docs/testing.md lists every one of them.

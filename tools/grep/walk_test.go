@@ -244,10 +244,7 @@ func TestSearchDirStopsCleanly(t *testing.T) {
 			t.Fatal("a search with a cancelled context succeeded")
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > goroutines && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.Poll(5*time.Second, func() bool { return runtime.NumGoroutine() <= goroutines })
 	if n := runtime.NumGoroutine(); n > goroutines {
 		t.Errorf("%d goroutines after the searches, %d before", n, goroutines)
 	}

@@ -2,7 +2,6 @@ package hashline
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +9,9 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
-)
 
-var update = flag.Bool("update", false, "rewrite the expected output or error sections of testdata/*.txtar")
+	"github.com/hostd-dev/hostd/internal/testenv"
+)
 
 // TestGolden runs every testdata/*.txtar: a whole edit exchange, with
 // sections
@@ -42,7 +41,7 @@ func TestGolden(t *testing.T) {
 			env.Resolver = r
 		}
 		got, _, runErr := runText(input, ops, env)
-		if *update {
+		if testenv.Update() {
 			rewriteGolden(t, file, ar, got, runErr)
 			return
 		}

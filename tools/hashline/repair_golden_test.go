@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
 )
 
 // TestRepairGolden runs every testdata/repair/*.txtar: a whole edit
@@ -56,7 +58,7 @@ func TestRepairGolden(t *testing.T) {
 		default:
 			t.Fatalf("unexpected error: %v", runErr)
 		}
-		if *update {
+		if testenv.Update() {
 			var kept []txtar.File
 			for _, f := range ar.Files {
 				if !slices.Contains(sections, f.Name) {

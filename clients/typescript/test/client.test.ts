@@ -100,7 +100,7 @@ test('rpc.discover of the hostd under test is docs/openrpc.json, the types\' sou
   try {
     const served = await client.call('rpc.discover');
     const file = JSON.parse(fs.readFileSync(path.join(repoRoot, 'docs', 'openrpc.json'), 'utf8'));
-    assert.deepEqual(served, file, 'regenerate docs/openrpc.json (go test ./rpc -run TestOpenRPCFileIsCurrent -update-openrpc), then npm run generate');
+    assert.deepEqual(served, file, 'regenerate docs/openrpc.json (go test ./rpc -run TestOpenRPCFileIsCurrent -update), then npm run generate');
   } finally {
     await client.close();
   }
