@@ -29,11 +29,11 @@ func BenchmarkBeginCommit4KiB(b *testing.B) {
 		b.SetBytes(int64(len(before)))
 		i := 0
 		for b.Loop() {
-			txn, err := s.Begin("s1", fmt.Sprint("c", i), "edit", []Change{c})
+			txn, err := s.begin("s1", fmt.Sprint("c", i), "edit", []Change{c})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := txn.Commit(nil); err != nil {
+			if _, err := txn.commit(nil); err != nil {
 				b.Fatal(err)
 			}
 			i++
@@ -68,11 +68,11 @@ func BenchmarkOpenCheck(b *testing.B) {
 			before = large
 		}
 		c := Change{Path: p, Before: before, BeforeExists: true, After: []byte("z\n"), AfterExists: true}
-		txn, err := s.Begin(fmt.Sprint("s", i%4), fmt.Sprint("c", i), "write", []Change{c})
+		txn, err := s.begin(fmt.Sprint("s", i%4), fmt.Sprint("c", i), "write", []Change{c})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := txn.Commit(nil); err != nil {
+		if _, err := txn.commit(nil); err != nil {
 			b.Fatal(err)
 		}
 	}

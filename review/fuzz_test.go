@@ -89,11 +89,11 @@ func FuzzRetention(f *testing.F) {
 					Before: make([]byte, size), BeforeExists: true, After: []byte("x"), AfterExists: true,
 				})
 			}
-			txn, err := s.Begin(session, id, "edit", changes)
+			txn, err := s.begin(session, id, "edit", changes)
 			if err != nil {
 				continue // too large to ever keep: the model never sees it either
 			}
-			entries, err := txn.Commit(nil)
+			entries, err := txn.commit(nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -93,14 +93,14 @@ func apply(t testing.TB, c Change) {
 // mutate runs a whole mutation: Begin, the disk steps, Commit.
 func mutate(t testing.TB, s *Store, session, callID, tool string, changes ...Change) []Entry {
 	t.Helper()
-	txn, err := s.Begin(session, callID, tool, changes)
+	txn, err := s.begin(session, callID, tool, changes)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range changes {
 		apply(t, c)
 	}
-	entries, err := txn.Commit(nil)
+	entries, err := txn.commit(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

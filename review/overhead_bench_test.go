@@ -39,11 +39,11 @@ func BenchmarkReviewOverhead(b *testing.B) {
 			After: after, AfterExists: true, AfterMode: 0o644}
 	}
 	record := func(b *testing.B, s *Store, c Change, i int) {
-		txn, err := s.Begin("s1", fmt.Sprint("c", i), "edit", []Change{c})
+		txn, err := s.begin("s1", fmt.Sprint("c", i), "edit", []Change{c})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := txn.Commit(map[string][]byte{c.Path: c.After}); err != nil {
+		if _, err := txn.commit(map[string][]byte{c.Path: c.After}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -71,7 +71,7 @@ func entryID(seq uint64) string { return "rv-" + strconv.FormatUint(seq, 10) }
 
 // Intent kinds.
 const (
-	intentMutation = "mutation" // written by Begin, settled back to before
+	intentMutation = "mutation" // written by begin, settled back to before
 	intentRestore  = "restore"  // written by RestoreTxn.Start, settled forward
 	intentRewind   = "rewind"   // written by RewindTxn.Rewind, settled forward
 )

@@ -168,13 +168,13 @@ func TestConcurrentSessions(t *testing.T) {
 			for j := range calls {
 				id := fmt.Sprintf("c%d", j)
 				c := create(filepath.Join(ws, session, id), id, "x\n")
-				txn, err := s.Begin(session, id, "write", []Change{c})
+				txn, err := s.begin(session, id, "write", []Change{c})
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				apply(t, c)
-				if _, err := txn.Commit(nil); err != nil {
+				if _, err := txn.commit(nil); err != nil {
 					t.Error(err)
 				}
 				if _, err := s.List(session, ""); err != nil {

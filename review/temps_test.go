@@ -26,7 +26,7 @@ func TestOpenRemovesTempFilesOfAnInterruptedMutation(t *testing.T) {
 	a, b := filepath.Join(ws, "a.txt"), filepath.Join(ws, "sub", "b.txt")
 	writeFile(t, a, "old\n", 0o644)
 	changes := []Change{modify(t, a, "a.txt", "new\n"), create(b, "sub/b.txt", "created\n")}
-	if _, err := s.Begin("s1", "call-1", "write", changes); err != nil {
+	if _, err := s.begin("s1", "call-1", "write", changes); err != nil {
 		t.Fatal(err)
 	}
 	apply(t, changes[0])

@@ -122,13 +122,13 @@ func TestCommitRecordsLandedDigest(t *testing.T) {
 	writeFile(t, p, "a\n", 0o644)
 	c := modify(t, p, "f.go", "b  \n")
 	s, _ := openTest(t, config.DefaultLimits())
-	txn, err := s.Begin("s1", "c1", "write", []Change{c})
+	txn, err := s.begin("s1", "c1", "write", []Change{c})
 	if err != nil {
 		t.Fatal(err)
 	}
 	formatted := []byte("b\n")
 	writeFile(t, p, string(formatted), 0o644)
-	entries, err := txn.Commit(map[string][]byte{p: formatted})
+	entries, err := txn.commit(map[string][]byte{p: formatted})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,20 +145,20 @@ func TestCommitRecordsLandedDigest(t *testing.T) {
 func TestCommitRejectsLandedBytesForUnknownPath(t *testing.T) {
 	ws := t.TempDir()
 	s, _ := openTest(t, config.DefaultLimits())
-	txn, err := s.Begin("s1", "c1", "write", []Change{create(filepath.Join(ws, "a"), "a", "x")})
+	txn, err := s.begin("s1", "c1", "write", []Change{create(filepath.Join(ws, "a"), "a", "x")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := txn.Commit(map[string][]byte{filepath.Join(ws, "b"): nil}); !errors.Is(err, ErrInvalidChange) {
+	if _, err := txn.commit(map[string][]byte{filepath.Join(ws, "b"): nil}); !errors.Is(err, ErrInvalidChange) {
 		t.Errorf("Commit = %v, want ErrInvalidChange", err)
 	}
-	if _, err := txn.Commit(nil); err != nil {
+	if _, err := txn.commit(nil); err != nil {
 		t.Errorf("Commit after a rejected Commit = %v", err)
 	}
-	if _, err := txn.Commit(nil); !errors.Is(err, ErrDone) {
+	if _, err := txn.commit(nil); !errors.Is(err, ErrDone) {
 		t.Errorf("second Commit = %v, want ErrDone", err)
 	}
-	if err := txn.Abort(); err != nil {
+	if err := txn.abort(); err != nil {
 		t.Errorf("Abort after Commit = %v, want nil", err)
 	}
 }
@@ -186,12 +186,12 @@ func TestBeginRejects(t *testing.T) {
 	s, _ := openTest(t, small)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := s.Begin("s1", "c-"+tc.name, "edit", tc.changes); !errors.Is(err, tc.want) {
+			if _, err := s.begin("s1", "c-"+tc.name, "edit", tc.changes); !errors.Is(err, tc.want) {
 				t.Errorf("Begin = %v, want %v", err, tc.want)
 			}
 		})
 	}
-	if _, err := s.Begin("", "c", "edit", []Change{create(abs, "a", "x")}); !errors.Is(err, ErrInvalidChange) {
+	if _, err := s.begin("", "c", "edit", []Change{create(abs, "a", "x")}); !errors.Is(err, ErrInvalidChange) {
 		t.Errorf("Begin without a session = %v", err)
 	}
 	if st := s.Stats(); st.PendingIntents != 0 {
@@ -204,24 +204,24 @@ func TestBeginRejects(t *testing.T) {
 func TestBeginRejectsReusedToolCallID(t *testing.T) {
 	ws := t.TempDir()
 	s, _ := openTest(t, config.DefaultLimits())
-	txn, err := s.Begin("s1", "c1", "write", []Change{create(filepath.Join(ws, "a"), "a", "x")})
+	txn, err := s.begin("s1", "c1", "write", []Change{create(filepath.Join(ws, "a"), "a", "x")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Begin("s1", "c1", "write", []Change{create(filepath.Join(ws, "b"), "b", "x")}); !errors.Is(err, ErrDuplicateCall) {
+	if _, err := s.begin("s1", "c1", "write", []Change{create(filepath.Join(ws, "b"), "b", "x")}); !errors.Is(err, ErrDuplicateCall) {
 		t.Errorf("Begin while in flight = %v, want ErrDuplicateCall", err)
 	}
 	apply(t, create(filepath.Join(ws, "a"), "a", "x"))
-	if _, err := txn.Commit(nil); err != nil {
+	if _, err := txn.commit(nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Begin("s1", "c1", "write", []Change{create(filepath.Join(ws, "b"), "b", "x")}); !errors.Is(err, ErrDuplicateCall) {
+	if _, err := s.begin("s1", "c1", "write", []Change{create(filepath.Join(ws, "b"), "b", "x")}); !errors.Is(err, ErrDuplicateCall) {
 		t.Errorf("Begin after commit = %v, want ErrDuplicateCall", err)
 	}
-	if txn, err := s.Begin("s2", "c1", "write", []Change{create(filepath.Join(ws, "b"), "b", "x")}); err != nil {
+	if txn, err := s.begin("s2", "c1", "write", []Change{create(filepath.Join(ws, "b"), "b", "x")}); err != nil {
 		t.Errorf("another session's c1 = %v, want it allowed", err)
 	} else {
-		txn.Abort()
+		txn.abort()
 	}
 }
 
@@ -267,7 +267,7 @@ func entriesEqual(a, b []Entry) bool {
 func TestClosedStore(t *testing.T) {
 	s, _ := openTest(t, config.DefaultLimits())
 	s.Close()
-	if _, err := s.Begin("s", "c", "write", []Change{create("/x", "x", "")}); !errors.Is(err, ErrClosed) {
+	if _, err := s.begin("s", "c", "write", []Change{create("/x", "x", "")}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Begin on closed store = %v", err)
 	}
 	if _, err := s.List("s", ""); !errors.Is(err, ErrClosed) {

@@ -25,7 +25,11 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
-	f := &fixture{t: t, ws: t.TempDir(), stateDir: t.TempDir()}
+	ws, err := filepath.EvalSymlinks(t.TempDir()) // the workspace's canonical root, as review records it
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, ws: ws, stateDir: t.TempDir()}
 	f.open()
 	t.Cleanup(func() { f.store.Close() })
 	return f
@@ -90,29 +94,40 @@ func (f *fixture) change(rel string, content *string) review.Change {
 	return c
 }
 
-// mutate runs one recorded mutation: Begin, writes before removals, Commit.
+// mutate runs one recorded mutation as the tools do, through review's
+// one change API.
 func (f *fixture) mutate(session, callID string, changes ...review.Change) {
 	f.t.Helper()
-	txn, err := f.store.Begin(session, callID, "edit", changes)
+	f.apply(review.Call{Session: session, ToolCallID: callID, Tool: "edit"}, changes)
+}
+
+// apply makes changes with Store.Apply under call: the paths resolved in
+// the fixture's workspace, the writes before the removals (so a move
+// never leaves its content nowhere).
+func (f *fixture) apply(call review.Call, changes []review.Change) {
+	f.t.Helper()
+	ws, err := workspace.New(f.ws, "", nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	var writes, removals []review.Edit
 	for _, c := range changes {
-		if c.AfterExists {
-			err = workspace.WriteFile(c.Path, c.After, c.AfterMode)
-		}
+		p, err := ws.Resolve(c.Path, workspace.Write)
 		if err != nil {
 			f.t.Fatal(err)
 		}
-	}
-	for _, c := range changes {
-		if !c.AfterExists {
-			if err := workspace.RemoveFile(c.Path); err != nil {
-				f.t.Fatal(err)
-			}
+		e := review.Edit{Path: p, Before: c.Before, Existed: c.BeforeExists, Mode: c.BeforeMode, After: c.After, Remove: !c.AfterExists}
+		if !c.BeforeExists {
+			e.Mode = c.AfterMode
+		}
+		if e.Remove {
+			removals = append(removals, e)
+		} else {
+			writes = append(writes, e)
 		}
 	}
-	if _, err := txn.Commit(nil); err != nil {
+	call.Workspace, call.MaxLanded = ws.Root(), 1<<20
+	if _, err := f.store.Apply(call, append(writes, removals...)); err != nil {
 		f.t.Fatal(err)
 	}
 }

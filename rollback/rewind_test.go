@@ -10,26 +10,10 @@ import (
 	"github.com/hostd-dev/hostd/workspace"
 )
 
-// turn records a prompt's calls as the tools do, with BeginTurn.
+// turn records a prompt's call as the tools do.
 func (f *fixture) turn(session, prompt, callID string, changes ...review.Change) {
 	f.t.Helper()
-	txn, err := f.store.BeginTurn(session, callID, "edit", prompt, changes)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	for _, c := range changes {
-		if c.AfterExists {
-			f.write(c.Display, string(c.After), c.AfterMode)
-		}
-	}
-	for _, c := range changes {
-		if !c.AfterExists {
-			f.remove(c.Display)
-		}
-	}
-	if _, err := txn.Commit(nil); err != nil {
-		f.t.Fatal(err)
-	}
+	f.apply(review.Call{Session: session, ToolCallID: callID, Tool: "edit", PromptID: prompt}, changes)
 }
 
 func (f *fixture) remove(rel string) {

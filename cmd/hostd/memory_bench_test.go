@@ -136,27 +136,39 @@ func newEditRig(b testing.TB, stateDir string, lim config.Limits) *editRig {
 }
 
 // fillReview records entries entries, ten per call (one call per second
-// of an fsynced store would take minutes), spread over ten sessions.
+// of an fsynced store would take minutes), spread over ten sessions: real
+// files of a scratch workspace changed through review's one change API.
 func fillReview(b testing.TB, store *review.Store, entries int) {
 	b.Helper()
+	root, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws, err := workspace.New(root, "", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
 	before := []byte("package small\n\nvar value00 = compute(0, \"small\") // line\n")
 	after := []byte("package small\n\nvar value00 = compute(1, \"small\") // line\n")
 	const perCall = 10
 	for call := 0; call*perCall < entries; call++ {
-		var changes []review.Change
-		landed := map[string][]byte{}
+		var edits []review.Edit
 		for i := call * perCall; i < min((call+1)*perCall, entries); i++ {
 			rel := fmt.Sprintf("pkg%02d/file_%05d.go", i%40, i)
-			path := filepath.Join("/nonexistent-bench-root", rel)
-			changes = append(changes, review.Change{Path: path, Display: rel, Before: before, BeforeExists: true, BeforeMode: 0o644,
-				After: after, AfterExists: true, AfterMode: 0o644})
-			landed[path] = after
+			if err := os.MkdirAll(filepath.Join(root, filepath.Dir(rel)), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, rel), before, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			p, err := ws.Resolve(rel, workspace.Write)
+			if err != nil {
+				b.Fatal(err)
+			}
+			edits = append(edits, review.Edit{Path: p, Before: before, Existed: true, Mode: 0o644, After: after})
 		}
-		txn, err := store.Begin(fmt.Sprintf("s-fill-%02d", call%10), fmt.Sprintf("call_fill_%06d", call), "edit", changes)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := txn.Commit(landed); err != nil {
+		c := review.Call{Session: fmt.Sprintf("s-fill-%02d", call%10), ToolCallID: fmt.Sprintf("call_fill_%06d", call), Tool: "edit", Workspace: root, MaxLanded: 1 << 20}
+		if _, err := store.Apply(c, edits); err != nil {
 			b.Fatal(err)
 		}
 	}
