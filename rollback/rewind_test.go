@@ -7,20 +7,12 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/review"
-	"github.com/hostd-dev/hostd/workspace"
 )
 
 // turn records a prompt's call as the tools do.
 func (f *fixture) turn(session, prompt, callID string, changes ...review.Change) {
 	f.t.Helper()
 	f.apply(review.Call{Session: session, ToolCallID: callID, Tool: "edit", PromptID: prompt}, changes)
-}
-
-func (f *fixture) remove(rel string) {
-	f.t.Helper()
-	if err := workspace.RemoveFile(f.path(rel)); err != nil {
-		f.t.Fatal(err)
-	}
 }
 
 func (f *fixture) rewind(sel review.Selection, dry bool, resolve string) (Report, error) {
