@@ -161,8 +161,8 @@ func request(c *Call, a editArgs) (editRequest, *Error) {
 // the link REM or MV acts on itself (nil when none), and the warning a
 // recovered path leaves.
 type editTarget struct {
-	path     workspace.Path
-	link     *workspace.Path
+	path     workspace.Path  // the file edited, after path recovery
+	link     *workspace.Path // the symbolic link the path names, when REM or MV acts on the link itself
 	warnings []string
 }
 
@@ -223,36 +223,33 @@ func open(ctx context.Context, c *Call, req editRequest, t editTarget, form sess
 	undo = append(undo, stop)
 	canon := req.patch.Format()
 	ed = &editor{
-		c: c, args: req.args, form: form, patch: req.patch,
+		c: c, editRequest: req, editTarget: t, form: form,
 		canon: canon, asSent: c.State.Asked.Was(p.Abs, req.args.Tag, canon),
-		path: p, link: t.link,
 		file: file, text: text, body: file.Text.Body, dig: workspace.Sum(file.Text.Body),
-		parse: parse, warnings: t.warnings,
+		parse: parse,
 	}
 	return ed, release, nil
 }
 
 // editor is the file an edit is proved against, loaded under the call's
-// locks, with what the request asked of it. open makes it whole; the
-// steps after it read it and change nothing in it but the warnings they
-// leave for the model and the lines split out on first use.
+// locks, with what the request asked of it: the values of the steps
+// before it (editRequest, editTarget) and what open loaded. open makes it
+// whole; the steps after it read it and change nothing in it but the
+// warnings they leave for the model (begun by editTarget's) and the lines
+// split out on first use.
 type editor struct {
-	c    *Call
-	args editArgs
+	c *Call
+	editRequest
+	editTarget
 	form session.ResultForm // how a success is rendered
 
-	patch *hashline.Patch
 	// canon is the patch in canonical form, which with the path and the
 	// tag names the request for boundary repair's questions; asSent says
 	// repair asked about this very request before, so its rows now apply
 	// exactly as sent (edit-contract §8.4).
 	canon  string
 	asSent bool
-	path   workspace.Path // the file edited, after path recovery
-	// link is the symbolic link the path names, when REM or MV acts on
-	// the link itself rather than the file it leads to.
-	link *workspace.Path
-	file *loaded
+	file   *loaded
 	// text is the live file's lines, found in its bytes on demand; live
 	// is every line split out, built by lines() only for what reads them
 	// all (repair, drift recovery, the diff).
@@ -264,8 +261,6 @@ type editor struct {
 	// parse bounds every parse of the call (block ops, repair checks):
 	// its deadline is the call's parse time, config.Limits.MaxParseMs.
 	parse context.Context
-
-	warnings []string
 }
 
 // fail is the edit's failure once the file is loaded.

@@ -128,7 +128,7 @@ func (ed *editor) recoverDrift() (p plan, why string, e *Error) {
 	switch {
 	case errors.Is(err, hashline.ErrNoChange) && ed.patch.EOF != hashline.EOFKeep:
 		// The lines come out as they are, but EOF may still change the
-		// final newline; commit decides whether anything changes.
+		// final newline; decide says whether anything changes.
 		applied = hashline.Result{Lines: ed.lines(), Copies: []hashline.Copy{{New: 1, Old: 1, N: ed.text.Len()}}}
 	case errors.Is(err, hashline.ErrNoChange):
 		return plan{}, "replayed on the current file, the edit changes nothing (the change may already be there)", nil
