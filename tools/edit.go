@@ -103,11 +103,11 @@ func runEdit(ctx context.Context, c *Call, a editArgs, form session.ResultForm) 
 	if e != nil {
 		return failed(e, t.warnings, "", ""), guardKey
 	}
-	ed, done, e := open(ctx, c, req, t, form)
+	ed, h, e := open(ctx, c, req, t, form)
 	if e != nil {
 		return failed(e, t.warnings, t.path.Display, req.args.Tag), guardKey
 	}
-	defer done()
+	defer h.release()
 	p, e := ed.gate()
 	if e != nil {
 		return ed.fail(e), guardKey
@@ -177,50 +177,42 @@ func target(c *Call, req editRequest) (editTarget, *Error) {
 }
 
 // open holds the call's payload, takes the daemon's file locks and loads
-// the file: the editor every later step reads. done releases what open
-// took; it is nil when open fails, which releases them itself.
-func open(ctx context.Context, c *Call, req editRequest, t editTarget, form session.ResultForm) (ed *editor, done func(), e *Error) {
-	var undo []func()
-	release := func() {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i]()
-		}
-	}
+// the file: the editor every later step reads. The caller releases what
+// it holds once the call is done; when open fails it has released them.
+func open(ctx context.Context, c *Call, req editRequest, t editTarget, form session.ResultForm) (ed *editor, h held, e *Error) {
 	defer func() {
 		if e != nil {
-			release()
+			h.release()
 		}
 	}()
 	p := t.path
 	if info, err := p.Stat(); err == nil {
 		free, e := c.holdPayload(ctx, payloadSize(p, info.Size()), fmt.Sprintf("an edit of %s (%d bytes)", p.Display, info.Size()))
 		if e != nil {
-			return nil, nil, e
+			return nil, h, e
 		}
-		undo = append(undo, free)
+		h.free = free
 	}
-	unlockFiles, e := lockFiles(ctx, c, req, t)
-	if e != nil {
-		return nil, nil, e
+	if h.unlock, e = lockFiles(ctx, c, req, t); e != nil {
+		return nil, h, e
 	}
-	undo = append(undo, unlockFiles)
 	file, e := loadText(p, c.Limits.MaxWriteBytes)
 	if e != nil { // including NOT_TEXT: edit addresses lines of text only
-		return nil, nil, e
+		return nil, h, e
 	}
 	text, err := file.Text.Index(file.Raw)
 	if err != nil {
-		return nil, nil, Errorf(CodeFileTooLarge, "%s is too large to edit by line: %v; replace it whole with write", p.Display, err)
+		return nil, h, Errorf(CodeFileTooLarge, "%s is too large to edit by line: %v; replace it whole with write", p.Display, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, Errorf(CodeToolFailed, "the call was cancelled; nothing was changed")
+		return nil, h, Errorf(CodeToolFailed, "the call was cancelled; nothing was changed")
 	}
 	budget := c.Limits.ParseBudget()
 	if budget <= 0 {
 		budget = config.DefaultLimits().ParseBudget()
 	}
 	parse, stop := context.WithTimeout(ctx, budget)
-	undo = append(undo, stop)
+	h.stop = stop
 	canon := req.patch.Format()
 	ed = &editor{
 		c: c, editRequest: req, editTarget: t, form: form,
@@ -228,7 +220,25 @@ func open(ctx context.Context, c *Call, req editRequest, t editTarget, form sess
 		file: file, text: text, body: file.Text.Body, dig: workspace.Sum(file.Text.Body),
 		parse: parse,
 	}
-	return ed, release, nil
+	return ed, h, nil
+}
+
+// held is what open took for an edit call: its payload in the daemon's
+// budget, the file locks and the parse time's context. Each is nil until
+// taken.
+type held struct{ free, unlock, stop func() }
+
+// release gives back what was held, the last taken first.
+func (h held) release() {
+	if h.stop != nil {
+		h.stop()
+	}
+	if h.unlock != nil {
+		h.unlock()
+	}
+	if h.free != nil {
+		h.free()
+	}
 }
 
 // editor is the file an edit is proved against, loaded under the call's
