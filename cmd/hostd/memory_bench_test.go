@@ -137,7 +137,9 @@ func newEditRig(b testing.TB, stateDir string, lim config.Limits) *editRig {
 
 // fillReview records entries entries, ten per call (one call per second
 // of an fsynced store would take minutes), spread over ten sessions: real
-// files of a scratch workspace changed through review's one change API.
+// files of a scratch workspace changed through review's one change API,
+// each session's calls in order and the sessions side by side, so the
+// fsyncs of one overlap another's.
 func fillReview(b testing.TB, store *review.Store, entries int) {
 	b.Helper()
 	root, err := filepath.EvalSymlinks(b.TempDir())
@@ -150,25 +152,41 @@ func fillReview(b testing.TB, store *review.Store, entries int) {
 	}
 	before := []byte("package small\n\nvar value00 = compute(0, \"small\") // line\n")
 	after := []byte("package small\n\nvar value00 = compute(1, \"small\") // line\n")
-	const perCall = 10
-	for call := 0; call*perCall < entries; call++ {
+	const perCall, sessions = 10, 10
+	call := func(n int) error {
 		var edits []review.Edit
-		for i := call * perCall; i < min((call+1)*perCall, entries); i++ {
+		for i := n * perCall; i < min((n+1)*perCall, entries); i++ {
 			rel := fmt.Sprintf("pkg%02d/file_%05d.go", i%40, i)
 			if err := os.MkdirAll(filepath.Join(root, filepath.Dir(rel)), 0o755); err != nil {
-				b.Fatal(err)
+				return err
 			}
 			if err := os.WriteFile(filepath.Join(root, rel), before, 0o644); err != nil {
-				b.Fatal(err)
+				return err
 			}
 			p, err := ws.Resolve(rel, workspace.Write)
 			if err != nil {
-				b.Fatal(err)
+				return err
 			}
 			edits = append(edits, review.Edit{Path: p, Before: before, Existed: true, Mode: 0o644, After: after})
 		}
-		c := review.Call{Session: fmt.Sprintf("s-fill-%02d", call%10), ToolCallID: fmt.Sprintf("call_fill_%06d", call), Tool: "edit", Workspace: root, MaxLanded: 1 << 20}
-		if _, err := store.Apply(c, edits); err != nil {
+		c := review.Call{Session: fmt.Sprintf("s-fill-%02d", n%sessions), ToolCallID: fmt.Sprintf("call_fill_%06d", n), Tool: "edit", Workspace: root, MaxLanded: 1 << 20}
+		_, err := store.Apply(c, edits)
+		return err
+	}
+	errs := make(chan error, sessions)
+	for s := range sessions {
+		go func() {
+			for n := s; n*perCall < entries; n += sessions {
+				if err := call(n); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range sessions {
+		if err := <-errs; err != nil {
 			b.Fatal(err)
 		}
 	}
