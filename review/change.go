@@ -190,10 +190,10 @@ func (s *Store) record(txn *changeTxn, landed map[string][]byte, syncs []*worksp
 }
 
 // changesOf is the record's plan of a change.
-func changesOf(c Call, edits []Edit) []Change {
-	changes := make([]Change, len(edits))
+func changesOf(c Call, edits []Edit) []plannedChange {
+	changes := make([]plannedChange, len(edits))
 	for i, e := range edits {
-		changes[i] = Change{
+		changes[i] = plannedChange{
 			Path: e.Path.Abs, Display: e.Path.Display,
 			Before: e.Before, BeforeExists: e.Existed, BeforeMode: e.Mode,
 			After: e.After, AfterExists: !e.Remove, AfterMode: e.Mode,

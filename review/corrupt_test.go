@@ -249,8 +249,8 @@ func corruptChild(dirs []string, ws string) {
 		if err := os.WriteFile(p, []byte("before\n"), 0o644); err != nil {
 			panic(err)
 		}
-		c := Change{Path: p, Before: []byte("before\n"), BeforeExists: true, After: []byte("after\n"), AfterExists: true}
-		txn, err := s.begin("s3", "new-call", "write", []Change{c})
+		c := plannedChange{Path: p, Before: []byte("before\n"), BeforeExists: true, After: []byte("after\n"), AfterExists: true}
+		txn, err := s.begin("s3", "new-call", "write", []plannedChange{c})
 		if err != nil {
 			fmt.Printf("%s Begin after Open: %v\n", name, err)
 			s.Close()
@@ -349,7 +349,7 @@ func liveDamageChild(how, dir, ws string) {
 	report("list", err)
 	p := filepath.Join(ws, "live.txt")
 	must(os.WriteFile(p, []byte("before\n"), 0o644))
-	_, err = s.begin("s3", "live-call", "write", []Change{{Path: p, Before: []byte("before\n"), BeforeExists: true, After: []byte("after\n"), AfterExists: true}})
+	_, err = s.begin("s3", "live-call", "write", []plannedChange{{Path: p, Before: []byte("before\n"), BeforeExists: true, After: []byte("after\n"), AfterExists: true}})
 	report("begin", err)
 	_, err = s.BeginRestore("s1", "call-0")
 	report("rollback", err)

@@ -16,7 +16,7 @@ func TestOnRecord(t *testing.T) {
 	path := filepath.Join(dir, "a.txt")
 	mutate(t, s, "s1", "call-1", "write", create(path, "a.txt", "x\n"))
 
-	t2, err := s.begin("s1", "call-2", "write", []Change{modify(t, path, "a.txt", "y\n")})
+	t2, err := s.begin("s1", "call-2", "write", []plannedChange{modify(t, path, "a.txt", "y\n")})
 	if err != nil {
 		t.Fatal(err)
 	}

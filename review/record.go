@@ -42,7 +42,7 @@ type entryRecord struct {
 	// Bytes is what this entry counts against retention: its before
 	// bytes, its diff and its paths.
 	Bytes int64 `json:"bytes"`
-	// Root and Workspace are Change's; absent in records written before
+	// Root and Workspace are plannedChange's; absent in records written before
 	// they existed.
 	Root      string `json:"root,omitempty"`
 	Workspace string `json:"workspace,omitempty"`

@@ -35,13 +35,13 @@ func TestMain(m *testing.M) {
 }
 
 // mvChanges plans "MV a.txt b/a.txt" of a 0755 file.
-func mvChanges(ws string) (src, dst string, changes []Change) {
+func mvChanges(ws string) (src, dst string, changes []plannedChange) {
 	src, dst = filepath.Join(ws, "a.txt"), filepath.Join(ws, "b", "a.txt")
 	data, err := os.ReadFile(src)
 	if err != nil {
 		panic(err)
 	}
-	return src, dst, []Change{
+	return src, dst, []plannedChange{
 		{Path: dst, Display: "b/a.txt", After: data, AfterExists: true, AfterMode: 0o755},
 		{Path: src, Display: "a.txt", Before: data, BeforeExists: true, BeforeMode: 0o755},
 	}
@@ -78,7 +78,7 @@ func crashScenario(name, state, ws string) {
 		must(workspace.RemoveFile(changes[1].Path))
 		_, err := txn.commit(nil)
 		must(err)
-		_, err = s.begin("s1", "c-2", "write", []Change{create(filepath.Join(ws, "c.txt"), "c.txt", "c\n")})
+		_, err = s.begin("s1", "c-2", "write", []plannedChange{create(filepath.Join(ws, "c.txt"), "c.txt", "c\n")})
 		must(err)
 		os.Exit(crashExit)
 	case "commit-flushed":
@@ -135,7 +135,7 @@ func TestCrashDuringMoveIsUndoneAtOpen(t *testing.T) {
 		t.Errorf("stats after recovery %+v", st)
 	}
 	// The call id is free again: the runtime may retry the call.
-	if _, err := s.begin("s1", "mv-1", "edit", []Change{create(filepath.Join(ws, "c"), "c", "")}); err != nil {
+	if _, err := s.begin("s1", "mv-1", "edit", []plannedChange{create(filepath.Join(ws, "c"), "c", "")}); err != nil {
 		t.Errorf("retrying the call after recovery: %v", err)
 	}
 }
@@ -239,11 +239,11 @@ func TestCloseWithOpenTxnSettlesAtOpen(t *testing.T) {
 	lim := config.DefaultLimits()
 	s, dir := openTest(t, lim)
 	c := modify(t, landed, "f", "after\n")
-	if _, err := s.begin("s1", "c1", "edit", []Change{c}); err != nil {
+	if _, err := s.begin("s1", "c1", "edit", []plannedChange{c}); err != nil {
 		t.Fatal(err)
 	}
 	apply(t, c)
-	if _, err := s.begin("s1", "c2", "edit", []Change{modify(t, untouched, "g", "after\n")}); err != nil {
+	if _, err := s.begin("s1", "c2", "edit", []plannedChange{modify(t, untouched, "g", "after\n")}); err != nil {
 		t.Fatal(err)
 	}
 	s = reopen(t, s, dir, lim)
@@ -267,7 +267,7 @@ func TestLazyCommitIsListedAtOnceAndClosedDurably(t *testing.T) {
 	lim := config.DefaultLimits()
 	s, dir := openTest(t, lim)
 	c := modify(t, p, "f", "after\n")
-	txn, err := s.begin("s1", "c1", "edit", []Change{c})
+	txn, err := s.begin("s1", "c1", "edit", []plannedChange{c})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestAbortOfUntouchedChangeChangesNothing(t *testing.T) {
 	p := filepath.Join(ws, "f")
 	writeFile(t, p, "before\n", 0o600)
 	s, _ := openTest(t, config.DefaultLimits())
-	txn, err := s.begin("s1", "c1", "edit", []Change{modify(t, p, "f", "after\n")})
+	txn, err := s.begin("s1", "c1", "edit", []plannedChange{modify(t, p, "f", "after\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +334,7 @@ func TestAbortLeavesUnexplainedContentAndRecordsIt(t *testing.T) {
 	p := filepath.Join(ws, "f")
 	writeFile(t, p, "before\n", 0o644)
 	s, _ := openTest(t, config.DefaultLimits())
-	txn, err := s.begin("s1", "c1", "edit", []Change{modify(t, p, "f", "after\n")})
+	txn, err := s.begin("s1", "c1", "edit", []plannedChange{modify(t, p, "f", "after\n")})
 	if err != nil {
 		t.Fatal(err)
 	}

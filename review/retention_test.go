@@ -49,7 +49,7 @@ func TestEvictionPerSessionOldestWholeCallsFirst(t *testing.T) {
 	s, _ := openTest(t, smallLimits())
 	sizes := map[string]int{}
 	commit := func(session, id string, paths int) {
-		var changes []Change
+		var changes []plannedChange
 		for i := range paths {
 			changes = append(changes, create(filepath.Join(ws, session, id, fmt.Sprint(i)), id, "x\n"))
 		}
@@ -168,7 +168,7 @@ func TestConcurrentSessions(t *testing.T) {
 			for j := range calls {
 				id := fmt.Sprintf("c%d", j)
 				c := create(filepath.Join(ws, session, id), id, "x\n")
-				txn, err := s.begin(session, id, "write", []Change{c})
+				txn, err := s.begin(session, id, "write", []plannedChange{c})
 				if err != nil {
 					t.Error(err)
 					return

@@ -19,13 +19,13 @@ const defaultMode fs.FileMode = 0o644
 // record (commit) or its undoing (abort): Apply's recording half, which
 // nothing outside this package reaches, so Apply is the one way a change
 // is made and recorded. It belongs to the one tool call that began it and
-// is not safe for concurrent use. The Change slices passed to begin must
+// is not safe for concurrent use. The plannedChange slices passed to begin must
 // not be modified until the changeTxn ends.
 type changeTxn struct {
 	s       *Store
 	key     callKey
 	intent  intentRecord
-	changes []Change
+	changes []plannedChange
 	done    bool
 	// first are what must be durable before the record is (syncFirst).
 	first []func() error
@@ -53,14 +53,14 @@ func (t *changeTxn) syncFirst(f func() error) {
 // begin fails with ErrInvalidChange, ErrDuplicateCall, ErrTooLarge (the
 // call could never be retained) or ErrClosed; the caller must then not
 // make the change.
-func (s *Store) begin(sessionID, toolCallID, tool string, changes []Change) (*changeTxn, error) {
+func (s *Store) begin(sessionID, toolCallID, tool string, changes []plannedChange) (*changeTxn, error) {
 	return s.beginTurn(sessionID, toolCallID, tool, "", changes)
 }
 
 // beginTurn is begin of a call that belongs to the user turn promptID
 // (tools.execute's promptId): its entries carry it, and a rewind of the
 // turn (BeginRewind) finds them by it.
-func (s *Store) beginTurn(sessionID, toolCallID, tool, promptID string, changes []Change) (*changeTxn, error) {
+func (s *Store) beginTurn(sessionID, toolCallID, tool, promptID string, changes []plannedChange) (*changeTxn, error) {
 	if sessionID == "" || toolCallID == "" || tool == "" {
 		return nil, fmt.Errorf("%w: sessionId, toolCallId and tool are required", ErrInvalidChange)
 	}
@@ -116,11 +116,11 @@ func (s *Store) beginTurn(sessionID, toolCallID, tool, promptID string, changes 
 
 // checkChanges validates a mutation's plan and fills in defaults. It
 // returns a copy, so the defaults never write into the caller's slice.
-func (s *Store) checkChanges(in []Change) ([]Change, error) {
+func (s *Store) checkChanges(in []plannedChange) ([]plannedChange, error) {
 	if len(in) == 0 {
 		return nil, fmt.Errorf("%w: no changes", ErrInvalidChange)
 	}
-	changes := make([]Change, len(in))
+	changes := make([]plannedChange, len(in))
 	seen := make(map[string]bool, len(in))
 	var budget int64
 	for i, c := range in {
@@ -166,7 +166,7 @@ func (s *Store) checkChanges(in []Change) ([]Change, error) {
 // crash before then is settled by Open from the intent and the disk.
 //
 // landed maps a canonical path to the bytes that actually landed when
-// they differ from the Change's After (a formatter on save); a path
+// they differ from the plannedChange's After (a formatter on save); a path
 // missing from landed landed as intended. The
 // entries' afterSha256 is that of the landed bytes, so a rollback accepts
 // the file as saved; the diff describes the intended change and notes the
@@ -264,14 +264,14 @@ func (t *changeTxn) index(path string) int {
 	return -1
 }
 
-// entryBudget bounds from above what one Change's entry will count against
+// entryBudget bounds from above what one plannedChange's entry will count against
 // retention once recorded (before bytes, diff, paths), so that begin can
 // refuse a call that could never fit instead of recording it over the
 // bound. A unified diff prints each line of either side at most once, with
 // a prefix byte and perhaps a newline, plus at most one hunk header (under
 // 96 bytes) per line and two labels; a clipped diff or a summary stays
 // within MaxDiffBytes plus a line; a drift or recovery note adds a line.
-func entryBudget(c Change) int64 {
+func entryBudget(c plannedChange) int64 {
 	lines := int64(bytes.Count(c.Before, []byte("\n")) + bytes.Count(c.After, []byte("\n")) + 2)
 	unified := int64(len(c.Before)+len(c.After)) + 96*lines
 	diff := min(MaxDiffBytes+64, unified) + 2*int64(len(c.Display)) + 600

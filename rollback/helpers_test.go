@@ -84,49 +84,46 @@ func (f *fixture) state(rel string) (data []byte, exists bool, mode fs.FileMode)
 	return data, true, info.Mode().Perm()
 }
 
-// change plans rel going to content (absent when nil).
-func (f *fixture) change(rel string, content *string) review.Change {
+// change is an Edit of rel, as it is now, to content (absent when nil).
+func (f *fixture) change(rel string, content *string) review.Edit {
+	f.t.Helper()
 	data, exists, mode := f.state(rel)
-	c := review.Change{Path: f.path(rel), Display: rel, Before: data, BeforeExists: exists, BeforeMode: mode, AfterMode: mode}
-	if content != nil {
-		c.After, c.AfterExists = []byte(*content), true
-	}
-	return c
-}
-
-// mutate runs one recorded mutation as the tools do, through review's
-// one change API.
-func (f *fixture) mutate(session, callID string, changes ...review.Change) {
-	f.t.Helper()
-	f.apply(review.Call{Session: session, ToolCallID: callID, Tool: "edit"}, changes)
-}
-
-// apply makes changes with Store.Apply under call: the paths resolved in
-// the fixture's workspace, the writes before the removals (so a move
-// never leaves its content nowhere).
-func (f *fixture) apply(call review.Call, changes []review.Change) {
-	f.t.Helper()
 	ws, err := workspace.New(f.ws, "", nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	p, err := ws.Resolve(f.path(rel), workspace.Write)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	e := review.Edit{Path: p, Before: data, Existed: exists, Mode: mode, Remove: content == nil}
+	if content != nil {
+		e.After = []byte(*content)
+	}
+	return e
+}
+
+// mutate runs one recorded mutation as the tools do, through review's
+// one change API.
+func (f *fixture) mutate(session, callID string, edits ...review.Edit) {
+	f.t.Helper()
+	f.apply(review.Call{Session: session, ToolCallID: callID, Tool: "edit"}, edits)
+}
+
+// apply makes edits with Store.Apply under call in the fixture's
+// workspace, the writes before the removals (so a move never leaves its
+// content nowhere).
+func (f *fixture) apply(call review.Call, edits []review.Edit) {
+	f.t.Helper()
 	var writes, removals []review.Edit
-	for _, c := range changes {
-		p, err := ws.Resolve(c.Path, workspace.Write)
-		if err != nil {
-			f.t.Fatal(err)
-		}
-		e := review.Edit{Path: p, Before: c.Before, Existed: c.BeforeExists, Mode: c.BeforeMode, After: c.After, Remove: !c.AfterExists}
-		if !c.BeforeExists {
-			e.Mode = c.AfterMode
-		}
+	for _, e := range edits {
 		if e.Remove {
 			removals = append(removals, e)
 		} else {
 			writes = append(writes, e)
 		}
 	}
-	call.Workspace, call.MaxLanded = ws.Root(), 1<<20
+	call.Workspace, call.MaxLanded = f.ws, 1<<20
 	if _, err := f.store.Apply(call, append(writes, removals...)); err != nil {
 		f.t.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 )
 
 // turn records a prompt's call as the tools do.
-func (f *fixture) turn(session, prompt, callID string, changes ...review.Change) {
+func (f *fixture) turn(session, prompt, callID string, edits ...review.Edit) {
 	f.t.Helper()
-	f.apply(review.Call{Session: session, ToolCallID: callID, Tool: "edit", PromptID: prompt}, changes)
+	f.apply(review.Call{Session: session, ToolCallID: callID, Tool: "edit", PromptID: prompt}, edits)
 }
 
 func (f *fixture) rewind(sel review.Selection, dry bool, resolve string) (Report, error) {
