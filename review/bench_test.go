@@ -21,7 +21,7 @@ func BenchmarkBeginCommit4KiB(b *testing.B) {
 	if err := workspace.WriteFile(p, before, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	c := Change{Path: p, Display: "f.go", Before: before, BeforeExists: true, BeforeMode: 0o644,
+	c := plannedChange{Path: p, Display: "f.go", Before: before, BeforeExists: true, BeforeMode: 0o644,
 		After: after, AfterExists: true, AfterMode: 0o644}
 
 	b.Run("review", func(b *testing.B) {
@@ -29,11 +29,11 @@ func BenchmarkBeginCommit4KiB(b *testing.B) {
 		b.SetBytes(int64(len(before)))
 		i := 0
 		for b.Loop() {
-			txn, err := s.Begin("s1", fmt.Sprint("c", i), "edit", []Change{c})
+			txn, err := s.begin("s1", fmt.Sprint("c", i), "edit", []plannedChange{c})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := txn.Commit(nil); err != nil {
+			if _, err := txn.commit(nil); err != nil {
 				b.Fatal(err)
 			}
 			i++
@@ -67,12 +67,12 @@ func BenchmarkOpenCheck(b *testing.B) {
 		if i%32 == 0 {
 			before = large
 		}
-		c := Change{Path: p, Before: before, BeforeExists: true, After: []byte("z\n"), AfterExists: true}
-		txn, err := s.Begin(fmt.Sprint("s", i%4), fmt.Sprint("c", i), "write", []Change{c})
+		c := plannedChange{Path: p, Before: before, BeforeExists: true, After: []byte("z\n"), AfterExists: true}
+		txn, err := s.begin(fmt.Sprint("s", i%4), fmt.Sprint("c", i), "write", []plannedChange{c})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := txn.Commit(nil); err != nil {
+		if _, err := txn.commit(nil); err != nil {
 			b.Fatal(err)
 		}
 	}

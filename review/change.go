@@ -65,7 +65,7 @@ func (e *WriteError) Unwrap() error { return e.Err }
 
 // Apply makes one tool call's change to files: the one way tools change
 // them. Under review (s not nil) it records the durable intent, with the
-// bytes that restore every path, before the first name changes (Begin);
+// bytes that restore every path, before the first name changes (begin);
 // with lazy commits the new contents are meanwhile written and fsynced
 // to unnamed files, neither waiting for the other. Then it writes each
 // path in order through its open root, each checked right before its
@@ -95,9 +95,9 @@ func (s *Store) Apply(c Call, edits []Edit) (map[string][]byte, error) {
 	if lazy {
 		prepared = prepare(steps, edits)
 	}
-	var txn *Txn
+	var txn *changeTxn
 	if s != nil {
-		if txn, err = s.BeginTurn(c.Session, c.ToolCallID, c.Tool, c.PromptID, changesOf(c, edits)); err != nil {
+		if txn, err = s.beginTurn(c.Session, c.ToolCallID, c.Tool, c.PromptID, changesOf(c, edits)); err != nil {
 			prepared()
 			discardPrepared(steps)
 			return nil, fmt.Errorf("%w, so nothing was written: %w", ErrNotRecorded, err)
@@ -115,9 +115,9 @@ func (s *Store) Apply(c Call, edits []Edit) (map[string][]byte, error) {
 			// intent without mistaking another program's bytes for ours.
 			// Otherwise Abort settles what is there.
 			if se.undo == nil {
-				txn.Discard()
+				txn.discard()
 			} else {
-				txn.Abort()
+				txn.abort()
 			}
 		}
 		return nil, &WriteError{Edit: edits[se.index], Err: se.err}
@@ -174,15 +174,15 @@ func prepare(steps []step, edits []Edit) (wait func()) {
 // the background, while the answer goes out (syncs); the record must not
 // reach the disk before they do. A change that cannot be recorded must
 // not stay: it is undone.
-func (s *Store) record(txn *Txn, landed map[string][]byte, syncs []*workspace.DirSync) error {
+func (s *Store) record(txn *changeTxn, landed map[string][]byte, syncs []*workspace.DirSync) error {
 	if len(syncs) > 0 {
-		txn.SyncFirst(syncInBackground(syncs))
+		txn.syncFirst(syncInBackground(syncs))
 	}
-	_, err := txn.Commit(landed)
+	_, err := txn.commit(landed)
 	if err == nil {
 		return nil
 	}
-	if aerr := txn.Abort(); aerr != nil {
+	if aerr := txn.abort(); aerr != nil {
 		s.log.Error("review: commit and abort both failed", zap.Error(err), zap.NamedError("abort", aerr))
 		return fmt.Errorf("%w, and undoing it did not finish (%v); hostd settles it when it next starts: each path is put back, or recorded as it stands when it holds the whole change", ErrNotRecorded, aerr)
 	}
@@ -190,10 +190,10 @@ func (s *Store) record(txn *Txn, landed map[string][]byte, syncs []*workspace.Di
 }
 
 // changesOf is the record's plan of a change.
-func changesOf(c Call, edits []Edit) []Change {
-	changes := make([]Change, len(edits))
+func changesOf(c Call, edits []Edit) []plannedChange {
+	changes := make([]plannedChange, len(edits))
 	for i, e := range edits {
-		changes[i] = Change{
+		changes[i] = plannedChange{
 			Path: e.Path.Abs, Display: e.Path.Display,
 			Before: e.Before, BeforeExists: e.Existed, BeforeMode: e.Mode,
 			After: e.After, AfterExists: !e.Remove, AfterMode: e.Mode,
@@ -231,7 +231,7 @@ func readLanded(e Edit, limit int64) []byte {
 }
 
 // syncInBackground starts the directory fsyncs now and returns a function
-// that waits for them, for the record (Txn.SyncFirst). The answer does not
+// that waits for them, for the record (changeTxn.syncFirst). The answer does not
 // wait: a power loss before they finish may undo the renames, and the
 // record, written only after them, then agrees (edit-contract §13.1).
 func syncInBackground(syncs []*workspace.DirSync) func() error {

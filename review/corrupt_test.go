@@ -249,14 +249,14 @@ func corruptChild(dirs []string, ws string) {
 		if err := os.WriteFile(p, []byte("before\n"), 0o644); err != nil {
 			panic(err)
 		}
-		c := Change{Path: p, Before: []byte("before\n"), BeforeExists: true, After: []byte("after\n"), AfterExists: true}
-		txn, err := s.Begin("s3", "new-call", "write", []Change{c})
+		c := plannedChange{Path: p, Before: []byte("before\n"), BeforeExists: true, After: []byte("after\n"), AfterExists: true}
+		txn, err := s.begin("s3", "new-call", "write", []plannedChange{c})
 		if err != nil {
 			fmt.Printf("%s Begin after Open: %v\n", name, err)
 			s.Close()
 			continue
 		}
-		if _, err := txn.Commit(nil); err != nil {
+		if _, err := txn.commit(nil); err != nil {
 			fmt.Printf("%s Commit after Open: %v\n", name, err)
 			s.Close()
 			continue
@@ -349,7 +349,7 @@ func liveDamageChild(how, dir, ws string) {
 	report("list", err)
 	p := filepath.Join(ws, "live.txt")
 	must(os.WriteFile(p, []byte("before\n"), 0o644))
-	_, err = s.Begin("s3", "live-call", "write", []Change{{Path: p, Before: []byte("before\n"), BeforeExists: true, After: []byte("after\n"), AfterExists: true}})
+	_, err = s.begin("s3", "live-call", "write", []plannedChange{{Path: p, Before: []byte("before\n"), BeforeExists: true, After: []byte("after\n"), AfterExists: true}})
 	report("begin", err)
 	_, err = s.BeginRestore("s1", "call-0")
 	report("rollback", err)

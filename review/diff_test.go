@@ -135,7 +135,7 @@ func FuzzDiff(f *testing.F) {
 			t.Fatalf("diff of %d bytes", len(d))
 		}
 		// Begin's budget must cover what Commit will count, with a note.
-		c := Change{Path: "/w/f", Display: "f", Before: []byte(before), BeforeExists: beforeExists, After: []byte(after), AfterExists: afterExists}
+		c := plannedChange{Path: "/w/f", Display: "f", Before: []byte(before), BeforeExists: beforeExists, After: []byte(after), AfterExists: afterExists}
 		noted := d + driftNote(Facts{Exists: true, Size: 1 << 40, SHA256: strings.Repeat("f", 64)})
 		if used := int64(len(before) + len(noted) + len(c.Path) + len(c.Display)); used > entryBudget(c) {
 			t.Fatalf("entry counts %d bytes, Begin budgeted %d", used, entryBudget(c))

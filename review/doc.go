@@ -22,8 +22,8 @@
 // crash at any moment leaves a record from which Open puts every path back
 // to exactly its before or its after (recover.go). Every write of either,
 // their undo, and recovery's restores go through one step loop (step.go).
-// Begin and Txn are Apply's recording half, exported for callers that
-// record changes made elsewhere (tests seed records with them).
+// Apply's recording half (begin, changeTxn) is unexported: Apply is the
+// one way a change is made and recorded, for the tools and for tests.
 //
 // review does not resolve paths, decide permissions, or touch session
 // snapshots: the caller hands it resolved paths (workspace.Path) and

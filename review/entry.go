@@ -30,7 +30,7 @@ var (
 	// retention limits could ever keep. The mutation must not run, since a
 	// change the store cannot keep is a change the user cannot undo.
 	ErrTooLarge = errors.New("change too large to keep for review")
-	// ErrInvalidChange: a Change that does not describe a mutation (both
+	// ErrInvalidChange: a change that does not describe a mutation (both
 	// sides absent, bytes on an absent side, a relative path, a duplicate).
 	ErrInvalidChange = errors.New("invalid change")
 	// ErrDone: Commit or Abort on a transaction that already ended.
@@ -59,10 +59,11 @@ const (
 	ChangeDelete = "delete"
 )
 
-// Change is one path of one mutation, planned before any byte is written.
-// A write or edit is one Change; REM is one Change with AfterExists false;
-// MV is two: the source's deletion and the destination's creation.
-type Change struct {
+// plannedChange is one path of one mutation, planned before any byte is
+// written: what Apply records of an Edit (changesOf). A write or edit is
+// one; REM is one with AfterExists false; MV is two: the source's deletion
+// and the destination's creation.
+type plannedChange struct {
 	// Path is the canonical absolute path (symlinks resolved).
 	Path string
 	// Display is the path as the model sees it, used in diffs and entries.
@@ -96,7 +97,7 @@ type Change struct {
 	Encoding textenc.Encoding
 }
 
-func (c Change) kind() string {
+func (c plannedChange) kind() string {
 	switch {
 	case !c.BeforeExists:
 		return ChangeCreate

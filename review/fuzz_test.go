@@ -82,18 +82,18 @@ func FuzzRetention(f *testing.F) {
 			paths := 1 + int(op>>2&1) // one path, or two as an MV
 			size := int(op>>3) * 20   // 0..620 before bytes per path
 			id := fmt.Sprintf("c%d", i)
-			var changes []Change
+			var changes []plannedChange
 			for p := range paths {
-				changes = append(changes, Change{
+				changes = append(changes, plannedChange{
 					Path: fmt.Sprintf("/w/%s/%d", id, p), Display: fmt.Sprintf("%s/%d", id, p),
 					Before: make([]byte, size), BeforeExists: true, After: []byte("x"), AfterExists: true,
 				})
 			}
-			txn, err := s.Begin(session, id, "edit", changes)
+			txn, err := s.begin(session, id, "edit", changes)
 			if err != nil {
 				continue // too large to ever keep: the model never sees it either
 			}
-			entries, err := txn.Commit(nil)
+			entries, err := txn.commit(nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -54,22 +54,22 @@ func writeFile(t testing.TB, path, content string, mode fs.FileMode) {
 
 // modify plans a change of an existing file to content, as the tool layer
 // would: it reads the before side from disk.
-func modify(t testing.TB, path, display, content string) Change {
+func modify(t testing.TB, path, display, content string) plannedChange {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	info, _ := os.Stat(path)
-	return Change{Path: path, Display: display, Before: data, BeforeExists: true, BeforeMode: info.Mode().Perm(),
+	return plannedChange{Path: path, Display: display, Before: data, BeforeExists: true, BeforeMode: info.Mode().Perm(),
 		After: []byte(content), AfterExists: true, AfterMode: info.Mode().Perm()}
 }
 
-func create(path, display, content string) Change {
-	return Change{Path: path, Display: display, After: []byte(content), AfterExists: true, AfterMode: 0o644}
+func create(path, display, content string) plannedChange {
+	return plannedChange{Path: path, Display: display, After: []byte(content), AfterExists: true, AfterMode: 0o644}
 }
 
-func remove(t testing.TB, path, display string) Change {
+func remove(t testing.TB, path, display string) plannedChange {
 	t.Helper()
 	c := modify(t, path, display, "")
 	c.After, c.AfterExists = nil, false
@@ -77,7 +77,7 @@ func remove(t testing.TB, path, display string) Change {
 }
 
 // apply performs one planned change on disk the way the tool layer does.
-func apply(t testing.TB, c Change) {
+func apply(t testing.TB, c plannedChange) {
 	t.Helper()
 	var err error
 	if c.AfterExists {
@@ -91,16 +91,16 @@ func apply(t testing.TB, c Change) {
 }
 
 // mutate runs a whole mutation: Begin, the disk steps, Commit.
-func mutate(t testing.TB, s *Store, session, callID, tool string, changes ...Change) []Entry {
+func mutate(t testing.TB, s *Store, session, callID, tool string, changes ...plannedChange) []Entry {
 	t.Helper()
-	txn, err := s.Begin(session, callID, tool, changes)
+	txn, err := s.begin(session, callID, tool, changes)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range changes {
 		apply(t, c)
 	}
-	entries, err := txn.Commit(nil)
+	entries, err := txn.commit(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,12 +10,12 @@ import (
 // Lazy commits.
 //
 // A mutation costs the store two bbolt transactions, each two fsyncs: the
-// intent (Begin) and the record (Commit). Only the intent must be durable
+// intent (begin) and the record (commit). Only the intent must be durable
 // before the tool answers: it holds the before bytes, and with the bytes
 // on disk it is enough to rebuild the record (settleMutation rolls a path
 // found at its after content forward at Open). So Commit changes the index
 // at once and leaves its transaction pending; the store's next write
-// transaction (the next Begin, a rollback, Close) carries it first, and a
+// transaction (the next begin, a rollback, Close) carries it first, and a
 // timer writes it on its own after flushDelay when no write comes. A burst
 // of edits thus pays two fsyncs per call instead of four, and a single
 // edit's answer does not wait for its record's fsyncs.
@@ -109,7 +109,7 @@ func (s *Store) SetLazyCommit(on bool) {
 }
 
 // LazyCommit reports whether commits are lazy (SetLazyCommit). When they
-// are, a caller may leave its writes' directory fsyncs to Txn.SyncFirst.
+// are, a caller may leave its writes' directory fsyncs to changeTxn.syncFirst.
 func (s *Store) LazyCommit() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -16,11 +16,11 @@ func TestOnRecord(t *testing.T) {
 	path := filepath.Join(dir, "a.txt")
 	mutate(t, s, "s1", "call-1", "write", create(path, "a.txt", "x\n"))
 
-	t2, err := s.Begin("s1", "call-2", "write", []Change{modify(t, path, "a.txt", "y\n")})
+	t2, err := s.begin("s1", "call-2", "write", []plannedChange{modify(t, path, "a.txt", "y\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := t2.Abort(); err != nil {
+	if err := t2.abort(); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].SessionID != "s1" || got[0].ToolCallID != "call-1" || len(got[0].Entries) != 1 || got[0].Entries[0].Change != ChangeCreate {

@@ -29,21 +29,21 @@ import (
 func BenchmarkReviewOverhead(b *testing.B) {
 	before := bytes.Repeat([]byte("func f() int { return 40 + 2 } // padding\n"), 4096/43)
 	lim := config.DefaultLimits()
-	setup := func(b *testing.B) (path string, c Change) {
+	setup := func(b *testing.B) (path string, c plannedChange) {
 		path = filepath.Join(b.TempDir(), "f.go")
 		if err := workspace.WriteFile(path, before, 0o644); err != nil {
 			b.Fatal(err)
 		}
 		after := bytes.Replace(before, []byte("40 + 2"), []byte("41 + 1"), 1)
-		return path, Change{Path: path, Display: "f.go", Before: before, BeforeExists: true, BeforeMode: 0o644,
+		return path, plannedChange{Path: path, Display: "f.go", Before: before, BeforeExists: true, BeforeMode: 0o644,
 			After: after, AfterExists: true, AfterMode: 0o644}
 	}
-	record := func(b *testing.B, s *Store, c Change, i int) {
-		txn, err := s.Begin("s1", fmt.Sprint("c", i), "edit", []Change{c})
+	record := func(b *testing.B, s *Store, c plannedChange, i int) {
+		txn, err := s.begin("s1", fmt.Sprint("c", i), "edit", []plannedChange{c})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := txn.Commit(map[string][]byte{c.Path: c.After}); err != nil {
+		if _, err := txn.commit(map[string][]byte{c.Path: c.After}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -44,7 +44,7 @@ type entryRecord struct {
 	// Bytes is what this entry counts against retention: its before
 	// bytes, its diff and its paths.
 	Bytes int64 `json:"bytes"`
-	// Root and Workspace are Change's; absent in records written before
+	// Root and Workspace are plannedChange's; absent in records written before
 	// they existed.
 	Root      string `json:"root,omitempty"`
 	Workspace string `json:"workspace,omitempty"`
@@ -71,7 +71,7 @@ func entryID(seq uint64) string { return "rv-" + strconv.FormatUint(seq, 10) }
 
 // Intent kinds.
 const (
-	intentMutation = "mutation" // written by Begin, settled back to before
+	intentMutation = "mutation" // written by begin, settled back to before
 	intentRestore  = "restore"  // written by RestoreTxn.Start, settled forward
 	intentRewind   = "rewind"   // written by RewindTxn.Rewind, settled forward
 )

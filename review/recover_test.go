@@ -35,13 +35,13 @@ func TestMain(m *testing.M) {
 }
 
 // mvChanges plans "MV a.txt b/a.txt" of a 0755 file.
-func mvChanges(ws string) (src, dst string, changes []Change) {
+func mvChanges(ws string) (src, dst string, changes []plannedChange) {
 	src, dst = filepath.Join(ws, "a.txt"), filepath.Join(ws, "b", "a.txt")
 	data, err := os.ReadFile(src)
 	if err != nil {
 		panic(err)
 	}
-	return src, dst, []Change{
+	return src, dst, []plannedChange{
 		{Path: dst, Display: "b/a.txt", After: data, AfterExists: true, AfterMode: 0o755},
 		{Path: src, Display: "a.txt", Before: data, BeforeExists: true, BeforeMode: 0o755},
 	}
@@ -57,7 +57,7 @@ func crashScenario(name, state, ws string) {
 	s, err := Open(state, config.DefaultLimits(), nil)
 	must(err)
 	_, dst, changes := mvChanges(ws)
-	txn, err := s.Begin("s1", "mv-1", "edit", changes)
+	txn, err := s.begin("s1", "mv-1", "edit", changes)
 	must(err)
 	must(workspace.WriteFile(dst, changes[0].After, 0o755)) // step one: the destination
 	switch name {
@@ -70,27 +70,27 @@ func crashScenario(name, state, ws string) {
 		// The commit is in the index only: the crash comes before
 		// anything carries it to the disk.
 		must(workspace.RemoveFile(changes[1].Path))
-		_, err := txn.Commit(nil)
+		_, err := txn.commit(nil)
 		must(err)
 		os.Exit(crashExit)
 	case "commit-carried":
 		// The next call's Begin carries the pending commit.
 		must(workspace.RemoveFile(changes[1].Path))
-		_, err := txn.Commit(nil)
+		_, err := txn.commit(nil)
 		must(err)
-		_, err = s.Begin("s1", "c-2", "write", []Change{create(filepath.Join(ws, "c.txt"), "c.txt", "c\n")})
+		_, err = s.begin("s1", "c-2", "write", []plannedChange{create(filepath.Join(ws, "c.txt"), "c.txt", "c\n")})
 		must(err)
 		os.Exit(crashExit)
 	case "commit-flushed":
 		// No other write comes: the timer writes it on its own.
 		must(workspace.RemoveFile(changes[1].Path))
-		_, err := txn.Commit(nil)
+		_, err := txn.commit(nil)
 		must(err)
 		time.Sleep(4 * flushDelay)
 		os.Exit(crashExit)
 	case "rollback-after-step-one":
 		must(workspace.RemoveFile(changes[1].Path))
-		_, err := txn.Commit(nil)
+		_, err := txn.commit(nil)
 		must(err)
 		rt, err := s.BeginRestore("s1", "mv-1")
 		must(err)
@@ -135,7 +135,7 @@ func TestCrashDuringMoveIsUndoneAtOpen(t *testing.T) {
 		t.Errorf("stats after recovery %+v", st)
 	}
 	// The call id is free again: the runtime may retry the call.
-	if _, err := s.Begin("s1", "mv-1", "edit", []Change{create(filepath.Join(ws, "c"), "c", "")}); err != nil {
+	if _, err := s.begin("s1", "mv-1", "edit", []plannedChange{create(filepath.Join(ws, "c"), "c", "")}); err != nil {
 		t.Errorf("retrying the call after recovery: %v", err)
 	}
 }
@@ -239,11 +239,11 @@ func TestCloseWithOpenTxnSettlesAtOpen(t *testing.T) {
 	lim := config.DefaultLimits()
 	s, dir := openTest(t, lim)
 	c := modify(t, landed, "f", "after\n")
-	if _, err := s.Begin("s1", "c1", "edit", []Change{c}); err != nil {
+	if _, err := s.begin("s1", "c1", "edit", []plannedChange{c}); err != nil {
 		t.Fatal(err)
 	}
 	apply(t, c)
-	if _, err := s.Begin("s1", "c2", "edit", []Change{modify(t, untouched, "g", "after\n")}); err != nil {
+	if _, err := s.begin("s1", "c2", "edit", []plannedChange{modify(t, untouched, "g", "after\n")}); err != nil {
 		t.Fatal(err)
 	}
 	s = reopen(t, s, dir, lim)
@@ -267,12 +267,12 @@ func TestLazyCommitIsListedAtOnceAndClosedDurably(t *testing.T) {
 	lim := config.DefaultLimits()
 	s, dir := openTest(t, lim)
 	c := modify(t, p, "f", "after\n")
-	txn, err := s.Begin("s1", "c1", "edit", []Change{c})
+	txn, err := s.begin("s1", "c1", "edit", []plannedChange{c})
 	if err != nil {
 		t.Fatal(err)
 	}
 	apply(t, c)
-	if _, err := txn.Commit(nil); err != nil {
+	if _, err := txn.commit(nil); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := s.List("s1", "")
@@ -292,12 +292,12 @@ func TestAbortUndoesWhatLanded(t *testing.T) {
 	writeFile(t, filepath.Join(ws, "a.txt"), "moved content\n", 0o755)
 	src, dst, changes := mvChanges(ws)
 	s, _ := openTest(t, config.DefaultLimits())
-	txn, err := s.Begin("s1", "mv-1", "edit", changes)
+	txn, err := s.begin("s1", "mv-1", "edit", changes)
 	if err != nil {
 		t.Fatal(err)
 	}
 	apply(t, changes[0]) // the destination landed, the source removal failed
-	if err := txn.Abort(); err != nil {
+	if err := txn.abort(); err != nil {
 		t.Fatal(err)
 	}
 	wantFile(t, src, []byte("moved content\n"), 0o755)
@@ -305,7 +305,7 @@ func TestAbortUndoesWhatLanded(t *testing.T) {
 	if st := s.Stats(); st.Entries != 0 || st.PendingIntents != 0 {
 		t.Errorf("stats %+v", st)
 	}
-	if _, err := txn.Commit(nil); !errors.Is(err, ErrDone) {
+	if _, err := txn.commit(nil); !errors.Is(err, ErrDone) {
 		t.Errorf("Commit after Abort = %v, want ErrDone", err)
 	}
 }
@@ -316,11 +316,11 @@ func TestAbortOfUntouchedChangeChangesNothing(t *testing.T) {
 	p := filepath.Join(ws, "f")
 	writeFile(t, p, "before\n", 0o600)
 	s, _ := openTest(t, config.DefaultLimits())
-	txn, err := s.Begin("s1", "c1", "edit", []Change{modify(t, p, "f", "after\n")})
+	txn, err := s.begin("s1", "c1", "edit", []plannedChange{modify(t, p, "f", "after\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := txn.Abort(); err != nil {
+	if err := txn.abort(); err != nil {
 		t.Fatal(err)
 	}
 	wantFile(t, p, []byte("before\n"), 0o600)
@@ -334,12 +334,12 @@ func TestAbortLeavesUnexplainedContentAndRecordsIt(t *testing.T) {
 	p := filepath.Join(ws, "f")
 	writeFile(t, p, "before\n", 0o644)
 	s, _ := openTest(t, config.DefaultLimits())
-	txn, err := s.Begin("s1", "c1", "edit", []Change{modify(t, p, "f", "after\n")})
+	txn, err := s.begin("s1", "c1", "edit", []plannedChange{modify(t, p, "f", "after\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, p, "someone else's\n", 0o644)
-	err = txn.Abort()
+	err = txn.abort()
 	if !errors.Is(err, ErrUnsettled) || !strings.Contains(err.Error(), "f") {
 		t.Fatalf("Abort = %v, want ErrUnsettled naming f", err)
 	}

@@ -16,7 +16,7 @@ import (
 // Open) or the record, never both or neither.
 //
 // A commit (first non-nil: what must be durable before its record, see
-// Txn.SyncFirst; empty but non-nil when nothing is) rides on the store's
+// changeTxn.syncFirst; empty but non-nil when nothing is) rides on the store's
 // next write instead of paying two fsyncs of its own (deferLocked): the
 // index changes now, the disk within flushDelay. Only a commit may be
 // lazy, because Open rebuilds an unwritten commit from its intent and the
@@ -96,7 +96,7 @@ func (s *Store) finish(in *intentRecord, recs []*entryRecord, diffs []string, dr
 // added, the session and the whole store are within their entry and byte
 // limits. It evicts whole calls, oldest first, so no call is ever left
 // with part of its entries: a rollback of what remained could otherwise
-// restore half a call. The call being recorded is never chosen (Begin
+// restore half a call. The call being recorded is never chosen (begin
 // refused any call that alone exceeds a limit), nor is a call whose
 // rollback is in flight, since finishing that rollback needs its bytes.
 func (s *Store) planEvictionLocked(session string, recs []*entryRecord) []*call {

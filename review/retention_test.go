@@ -49,7 +49,7 @@ func TestEvictionPerSessionOldestWholeCallsFirst(t *testing.T) {
 	s, _ := openTest(t, smallLimits())
 	sizes := map[string]int{}
 	commit := func(session, id string, paths int) {
-		var changes []Change
+		var changes []plannedChange
 		for i := range paths {
 			changes = append(changes, create(filepath.Join(ws, session, id, fmt.Sprint(i)), id, "x\n"))
 		}
@@ -168,13 +168,13 @@ func TestConcurrentSessions(t *testing.T) {
 			for j := range calls {
 				id := fmt.Sprintf("c%d", j)
 				c := create(filepath.Join(ws, session, id), id, "x\n")
-				txn, err := s.Begin(session, id, "write", []Change{c})
+				txn, err := s.begin(session, id, "write", []plannedChange{c})
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				apply(t, c)
-				if _, err := txn.Commit(nil); err != nil {
+				if _, err := txn.commit(nil); err != nil {
 					t.Error(err)
 				}
 				if _, err := s.List(session, ""); err != nil {

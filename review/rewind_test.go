@@ -56,19 +56,19 @@ func recordedTurn(t *testing.T, s *Store, dir string) (a, b, c string) {
 	writeFile(t, c, "c1\n", 0o600)
 	for _, step := range []struct {
 		id      string
-		changes []Change
+		changes []plannedChange
 	}{
-		{"t-1", []Change{modify(t, a, "a.txt", "a2\n"), create(b, "b.txt", "b\n")}},
-		{"t-2", []Change{modify(t, a, "a.txt", "a3\n"), remove(t, c, "c.txt")}},
+		{"t-1", []plannedChange{modify(t, a, "a.txt", "a2\n"), create(b, "b.txt", "b\n")}},
+		{"t-2", []plannedChange{modify(t, a, "a.txt", "a3\n"), remove(t, c, "c.txt")}},
 	} {
-		txn, err := s.BeginTurn("s1", step.id, "edit", "p", step.changes)
+		txn, err := s.beginTurn("s1", step.id, "edit", "p", step.changes)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, ch := range step.changes {
 			apply(t, ch)
 		}
-		if _, err := txn.Commit(nil); err != nil {
+		if _, err := txn.commit(nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -28,11 +28,11 @@ func TestIndexBytesFollowsTheLiveHeap(t *testing.T) {
 		for i := from; i < from+n; i++ {
 			path := filepath.Join(dir, "ws", fmt.Sprintf("pkg%d", i%50), fmt.Sprintf("file_%05d.go", i))
 			c := create(path, fmt.Sprintf("pkg%d/file_%05d.go", i%50, i), "package x\n")
-			txn, err := s.Begin(fmt.Sprintf("s-%024d", i%8), fmt.Sprintf("call_%08d", i), "write", []Change{c})
+			txn, err := s.begin(fmt.Sprintf("s-%024d", i%8), fmt.Sprintf("call_%08d", i), "write", []plannedChange{c})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := txn.Commit(map[string][]byte{path: c.After}); err != nil {
+			if _, err := txn.commit(map[string][]byte{path: c.After}); err != nil {
 				t.Fatal(err)
 			}
 		}

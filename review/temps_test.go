@@ -25,8 +25,8 @@ func TestOpenRemovesTempFilesOfAnInterruptedMutation(t *testing.T) {
 	ws := t.TempDir()
 	a, b := filepath.Join(ws, "a.txt"), filepath.Join(ws, "sub", "b.txt")
 	writeFile(t, a, "old\n", 0o644)
-	changes := []Change{modify(t, a, "a.txt", "new\n"), create(b, "sub/b.txt", "created\n")}
-	if _, err := s.Begin("s1", "call-1", "write", changes); err != nil {
+	changes := []plannedChange{modify(t, a, "a.txt", "new\n"), create(b, "sub/b.txt", "created\n")}
+	if _, err := s.begin("s1", "call-1", "write", changes); err != nil {
 		t.Fatal(err)
 	}
 	apply(t, changes[0])

@@ -15,21 +15,23 @@ import (
 // the truth.
 const defaultMode fs.FileMode = 0o644
 
-// Txn is one mutation between its durable intent (Begin) and its record
-// (Commit) or its undoing (Abort). It belongs to the one tool call that
-// began it and is not safe for concurrent use. The Change slices passed to
-// Begin must not be modified until the Txn ends.
-type Txn struct {
+// changeTxn is one mutation between its durable intent (begin) and its
+// record (commit) or its undoing (abort): Apply's recording half, which
+// nothing outside this package reaches, so Apply is the one way a change
+// is made and recorded. It belongs to the one tool call that began it and
+// is not safe for concurrent use. The plannedChange slices passed to begin must
+// not be modified until the changeTxn ends.
+type changeTxn struct {
 	s       *Store
 	key     callKey
 	intent  intentRecord
-	changes []Change
+	changes []plannedChange
 	done    bool
-	// first are what must be durable before the record is (SyncFirst).
+	// first are what must be durable before the record is (syncFirst).
 	first []func() error
 }
 
-// SyncFirst registers f, which makes the call's writes durable (the
+// syncFirst registers f, which makes the call's writes durable (the
 // fsync of a directory a rename changed), to finish before the call's
 // record reaches the disk. A record must never be durable while the
 // change it describes is not: after a power loss the store would show a
@@ -37,28 +39,28 @@ type Txn struct {
 // an error from f fails that transaction, which is tried again later, and
 // meanwhile the intent keeps the call safe. f may be called more than
 // once and must return the same result each time.
-func (t *Txn) SyncFirst(f func() error) {
+func (t *changeTxn) syncFirst(f func() error) {
 	t.first = append(t.first, f)
 }
 
-// Begin durably records the intent to make changes, with the bytes needed
-// to restore every path, before the caller touches the disk: when Begin
+// begin durably records the intent to make changes, with the bytes needed
+// to restore every path, before the caller touches the disk: when begin
 // returns, a crash at any later moment is recoverable. The caller then
 // makes its changes (for MV, creating the destination before removing the
-// source, so no crash can leave the content nowhere) and ends the Txn with
-// Commit or Abort.
+// source, so no crash can leave the content nowhere) and ends the
+// changeTxn with commit or abort.
 //
-// Begin fails with ErrInvalidChange, ErrDuplicateCall, ErrTooLarge (the
+// begin fails with ErrInvalidChange, ErrDuplicateCall, ErrTooLarge (the
 // call could never be retained) or ErrClosed; the caller must then not
 // make the change.
-func (s *Store) Begin(sessionID, toolCallID, tool string, changes []Change) (*Txn, error) {
-	return s.BeginTurn(sessionID, toolCallID, tool, "", changes)
+func (s *Store) begin(sessionID, toolCallID, tool string, changes []plannedChange) (*changeTxn, error) {
+	return s.beginTurn(sessionID, toolCallID, tool, "", changes)
 }
 
-// BeginTurn is Begin of a call that belongs to the user turn promptID
+// beginTurn is begin of a call that belongs to the user turn promptID
 // (tools.execute's promptId): its entries carry it, and a rewind of the
 // turn (BeginRewind) finds them by it.
-func (s *Store) BeginTurn(sessionID, toolCallID, tool, promptID string, changes []Change) (*Txn, error) {
+func (s *Store) beginTurn(sessionID, toolCallID, tool, promptID string, changes []plannedChange) (*changeTxn, error) {
 	if sessionID == "" || toolCallID == "" || tool == "" {
 		return nil, fmt.Errorf("%w: sessionId, toolCallId and tool are required", ErrInvalidChange)
 	}
@@ -66,7 +68,7 @@ func (s *Store) BeginTurn(sessionID, toolCallID, tool, promptID string, changes 
 	if err != nil {
 		return nil, err
 	}
-	t := &Txn{s: s, key: callKey{sessionID, toolCallID}, changes: changes}
+	t := &changeTxn{s: s, key: callKey{sessionID, toolCallID}, changes: changes}
 	t.intent = intentRecord{Kind: intentMutation, Session: sessionID, ToolCallID: toolCallID, Tool: tool, PromptID: promptID}
 
 	s.mu.Lock()
@@ -114,11 +116,11 @@ func (s *Store) BeginTurn(sessionID, toolCallID, tool, promptID string, changes 
 
 // checkChanges validates a mutation's plan and fills in defaults. It
 // returns a copy, so the defaults never write into the caller's slice.
-func (s *Store) checkChanges(in []Change) ([]Change, error) {
+func (s *Store) checkChanges(in []plannedChange) ([]plannedChange, error) {
 	if len(in) == 0 {
 		return nil, fmt.Errorf("%w: no changes", ErrInvalidChange)
 	}
-	changes := make([]Change, len(in))
+	changes := make([]plannedChange, len(in))
 	seen := make(map[string]bool, len(in))
 	var budget int64
 	for i, c := range in {
@@ -157,22 +159,22 @@ func (s *Store) checkChanges(in []Change) ([]Change, error) {
 	return changes, nil
 }
 
-// Commit records the call's entries and drops the intent. The index
+// commit records the call's entries and drops the intent. The index
 // changes at once (List, rollback and eviction see the entries); the
 // database write is lazy (lazy.go): the store's next write carries it, or
-// a timer within flushDelay, after the functions given to SyncFirst, and a
+// a timer within flushDelay, after the functions given to syncFirst, and a
 // crash before then is settled by Open from the intent and the disk.
 //
 // landed maps a canonical path to the bytes that actually landed when
-// they differ from the Change's After (a formatter on save); a path
+// they differ from the plannedChange's After (a formatter on save); a path
 // missing from landed landed as intended. The
 // entries' afterSha256 is that of the landed bytes, so a rollback accepts
 // the file as saved; the diff describes the intended change and notes the
 // difference (edit-contract §5.4).
 //
-// If Commit fails the change is not recorded and the caller must Abort,
+// If commit fails the change is not recorded and the caller must abort,
 // which undoes it: a change the user cannot review must not stay.
-func (t *Txn) Commit(landed map[string][]byte) ([]Entry, error) {
+func (t *changeTxn) commit(landed map[string][]byte) ([]Entry, error) {
 	if t.done {
 		return nil, ErrDone
 	}
@@ -223,13 +225,13 @@ func (t *Txn) Commit(landed map[string][]byte) ([]Entry, error) {
 	return out, nil
 }
 
-// Abort ends a mutation that will not be reported as done: every path
+// abort ends a mutation that will not be reported as done: every path
 // that holds its after content is put back to its before content, and
 // the intent is dropped. A path the caller already put back, or never
 // touched, is left alone. A path holding anything else is left as it is
-// and recorded, and Abort returns ErrUnsettled naming it. Abort after
-// Commit does nothing, so `defer txn.Abort()` is safe.
-func (t *Txn) Abort() error {
+// and recorded, and abort returns ErrUnsettled naming it. abort after
+// commit does nothing, so `defer txn.abort()` is safe.
+func (t *changeTxn) abort() error {
 	if t.done {
 		return nil
 	}
@@ -237,11 +239,11 @@ func (t *Txn) Abort() error {
 	return t.s.settleMutation(&t.intent, false)
 }
 
-// Discard ends a mutation whose writes the caller made none of, or has
+// discard ends a mutation whose writes the caller made none of, or has
 // already undone itself: the intent is dropped without looking at the
 // paths, so bytes another process wrote there meanwhile are neither
-// mistaken for the call's nor put back over. Use Abort when unsure.
-func (t *Txn) Discard() error {
+// mistaken for the call's nor put back over. Use abort when unsure.
+func (t *changeTxn) discard() error {
 	if t.done {
 		return nil
 	}
@@ -253,7 +255,7 @@ func (t *Txn) Discard() error {
 	return t.s.finish(&t.intent, nil, nil, drop, nil)
 }
 
-func (t *Txn) index(path string) int {
+func (t *changeTxn) index(path string) int {
 	for i, c := range t.changes {
 		if c.Path == path {
 			return i
@@ -262,14 +264,14 @@ func (t *Txn) index(path string) int {
 	return -1
 }
 
-// entryBudget bounds from above what one Change's entry will count against
-// retention once recorded (before bytes, diff, paths), so that Begin can
+// entryBudget bounds from above what one plannedChange's entry will count against
+// retention once recorded (before bytes, diff, paths), so that begin can
 // refuse a call that could never fit instead of recording it over the
 // bound. A unified diff prints each line of either side at most once, with
 // a prefix byte and perhaps a newline, plus at most one hunk header (under
 // 96 bytes) per line and two labels; a clipped diff or a summary stays
 // within MaxDiffBytes plus a line; a drift or recovery note adds a line.
-func entryBudget(c Change) int64 {
+func entryBudget(c plannedChange) int64 {
 	lines := int64(bytes.Count(c.Before, []byte("\n")) + bytes.Count(c.After, []byte("\n")) + 2)
 	unified := int64(len(c.Before)+len(c.After)) + 96*lines
 	diff := min(MaxDiffBytes+64, unified) + 2*int64(len(c.Display)) + 600

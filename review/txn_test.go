@@ -21,7 +21,7 @@ func TestCommitRecordsEachChangeKind(t *testing.T) {
 
 	tests := []struct {
 		name       string
-		change     func() Change
+		change     func() plannedChange
 		kind       string
 		before     string // "" for absent
 		after      string
@@ -29,11 +29,11 @@ func TestCommitRecordsEachChangeKind(t *testing.T) {
 		wantBefore bool
 		wantAfter  bool
 	}{
-		{"modify", func() Change { return modify(t, x, "src/x.go", "a\nB\nc\n") }, ChangeModify,
+		{"modify", func() plannedChange { return modify(t, x, "src/x.go", "a\nB\nc\n") }, ChangeModify,
 			"a\nb\nc\n", "a\nB\nc\n", "--- a/src/x.go\n+++ b/src/x.go\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n", true, true},
-		{"create", func() Change { return create(filepath.Join(ws, "new.txt"), "new.txt", "x\ny\n") }, ChangeCreate,
+		{"create", func() plannedChange { return create(filepath.Join(ws, "new.txt"), "new.txt", "x\ny\n") }, ChangeCreate,
 			"", "x\ny\n", "--- a/new.txt\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+x\n+y\n", false, true},
-		{"delete", func() Change { return remove(t, gone, "old.txt") }, ChangeDelete,
+		{"delete", func() plannedChange { return remove(t, gone, "old.txt") }, ChangeDelete,
 			"x\ny\n", "", "--- a/old.txt\n+++ b/old.txt\n@@ -1,2 +0,0 @@\n-x\n-y\n", true, false},
 	}
 	s, _ := openTest(t, config.DefaultLimits())
@@ -122,13 +122,13 @@ func TestCommitRecordsLandedDigest(t *testing.T) {
 	writeFile(t, p, "a\n", 0o644)
 	c := modify(t, p, "f.go", "b  \n")
 	s, _ := openTest(t, config.DefaultLimits())
-	txn, err := s.Begin("s1", "c1", "write", []Change{c})
+	txn, err := s.begin("s1", "c1", "write", []plannedChange{c})
 	if err != nil {
 		t.Fatal(err)
 	}
 	formatted := []byte("b\n")
 	writeFile(t, p, string(formatted), 0o644)
-	entries, err := txn.Commit(map[string][]byte{p: formatted})
+	entries, err := txn.commit(map[string][]byte{p: formatted})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,20 +145,20 @@ func TestCommitRecordsLandedDigest(t *testing.T) {
 func TestCommitRejectsLandedBytesForUnknownPath(t *testing.T) {
 	ws := t.TempDir()
 	s, _ := openTest(t, config.DefaultLimits())
-	txn, err := s.Begin("s1", "c1", "write", []Change{create(filepath.Join(ws, "a"), "a", "x")})
+	txn, err := s.begin("s1", "c1", "write", []plannedChange{create(filepath.Join(ws, "a"), "a", "x")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := txn.Commit(map[string][]byte{filepath.Join(ws, "b"): nil}); !errors.Is(err, ErrInvalidChange) {
+	if _, err := txn.commit(map[string][]byte{filepath.Join(ws, "b"): nil}); !errors.Is(err, ErrInvalidChange) {
 		t.Errorf("Commit = %v, want ErrInvalidChange", err)
 	}
-	if _, err := txn.Commit(nil); err != nil {
+	if _, err := txn.commit(nil); err != nil {
 		t.Errorf("Commit after a rejected Commit = %v", err)
 	}
-	if _, err := txn.Commit(nil); !errors.Is(err, ErrDone) {
+	if _, err := txn.commit(nil); !errors.Is(err, ErrDone) {
 		t.Errorf("second Commit = %v, want ErrDone", err)
 	}
-	if err := txn.Abort(); err != nil {
+	if err := txn.abort(); err != nil {
 		t.Errorf("Abort after Commit = %v, want nil", err)
 	}
 }
@@ -171,27 +171,27 @@ func TestBeginRejects(t *testing.T) {
 	small.MaxReviewEntriesPerSession = 1
 	tests := []struct {
 		name    string
-		changes []Change
+		changes []plannedChange
 		want    error
 	}{
 		{"no changes", nil, ErrInvalidChange},
-		{"relative path", []Change{create("a", "a", "x")}, ErrInvalidChange},
-		{"unclean path", []Change{create(ws+"/x/../a", "a", "x")}, ErrInvalidChange},
-		{"absent on both sides", []Change{{Path: abs}}, ErrInvalidChange},
-		{"bytes on an absent side", []Change{{Path: abs, Before: []byte("x"), After: []byte("y"), AfterExists: true}}, ErrInvalidChange},
-		{"same path twice", []Change{create(abs, "a", "x"), create(abs, "a", "y")}, ErrInvalidChange},
-		{"too many paths to ever keep", []Change{create(abs, "a", "x"), create(abs+"2", "a2", "x")}, ErrTooLarge},
-		{"too many bytes to ever keep", []Change{{Path: abs, Before: make([]byte, 200), BeforeExists: true}}, ErrTooLarge},
+		{"relative path", []plannedChange{create("a", "a", "x")}, ErrInvalidChange},
+		{"unclean path", []plannedChange{create(ws+"/x/../a", "a", "x")}, ErrInvalidChange},
+		{"absent on both sides", []plannedChange{{Path: abs}}, ErrInvalidChange},
+		{"bytes on an absent side", []plannedChange{{Path: abs, Before: []byte("x"), After: []byte("y"), AfterExists: true}}, ErrInvalidChange},
+		{"same path twice", []plannedChange{create(abs, "a", "x"), create(abs, "a", "y")}, ErrInvalidChange},
+		{"too many paths to ever keep", []plannedChange{create(abs, "a", "x"), create(abs+"2", "a2", "x")}, ErrTooLarge},
+		{"too many bytes to ever keep", []plannedChange{{Path: abs, Before: make([]byte, 200), BeforeExists: true}}, ErrTooLarge},
 	}
 	s, _ := openTest(t, small)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := s.Begin("s1", "c-"+tc.name, "edit", tc.changes); !errors.Is(err, tc.want) {
+			if _, err := s.begin("s1", "c-"+tc.name, "edit", tc.changes); !errors.Is(err, tc.want) {
 				t.Errorf("Begin = %v, want %v", err, tc.want)
 			}
 		})
 	}
-	if _, err := s.Begin("", "c", "edit", []Change{create(abs, "a", "x")}); !errors.Is(err, ErrInvalidChange) {
+	if _, err := s.begin("", "c", "edit", []plannedChange{create(abs, "a", "x")}); !errors.Is(err, ErrInvalidChange) {
 		t.Errorf("Begin without a session = %v", err)
 	}
 	if st := s.Stats(); st.PendingIntents != 0 {
@@ -204,24 +204,24 @@ func TestBeginRejects(t *testing.T) {
 func TestBeginRejectsReusedToolCallID(t *testing.T) {
 	ws := t.TempDir()
 	s, _ := openTest(t, config.DefaultLimits())
-	txn, err := s.Begin("s1", "c1", "write", []Change{create(filepath.Join(ws, "a"), "a", "x")})
+	txn, err := s.begin("s1", "c1", "write", []plannedChange{create(filepath.Join(ws, "a"), "a", "x")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Begin("s1", "c1", "write", []Change{create(filepath.Join(ws, "b"), "b", "x")}); !errors.Is(err, ErrDuplicateCall) {
+	if _, err := s.begin("s1", "c1", "write", []plannedChange{create(filepath.Join(ws, "b"), "b", "x")}); !errors.Is(err, ErrDuplicateCall) {
 		t.Errorf("Begin while in flight = %v, want ErrDuplicateCall", err)
 	}
 	apply(t, create(filepath.Join(ws, "a"), "a", "x"))
-	if _, err := txn.Commit(nil); err != nil {
+	if _, err := txn.commit(nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Begin("s1", "c1", "write", []Change{create(filepath.Join(ws, "b"), "b", "x")}); !errors.Is(err, ErrDuplicateCall) {
+	if _, err := s.begin("s1", "c1", "write", []plannedChange{create(filepath.Join(ws, "b"), "b", "x")}); !errors.Is(err, ErrDuplicateCall) {
 		t.Errorf("Begin after commit = %v, want ErrDuplicateCall", err)
 	}
-	if txn, err := s.Begin("s2", "c1", "write", []Change{create(filepath.Join(ws, "b"), "b", "x")}); err != nil {
+	if txn, err := s.begin("s2", "c1", "write", []plannedChange{create(filepath.Join(ws, "b"), "b", "x")}); err != nil {
 		t.Errorf("another session's c1 = %v, want it allowed", err)
 	} else {
-		txn.Abort()
+		txn.abort()
 	}
 }
 
@@ -267,7 +267,7 @@ func entriesEqual(a, b []Entry) bool {
 func TestClosedStore(t *testing.T) {
 	s, _ := openTest(t, config.DefaultLimits())
 	s.Close()
-	if _, err := s.Begin("s", "c", "write", []Change{create("/x", "x", "")}); !errors.Is(err, ErrClosed) {
+	if _, err := s.begin("s", "c", "write", []plannedChange{create("/x", "x", "")}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Begin on closed store = %v", err)
 	}
 	if _, err := s.List("s", ""); !errors.Is(err, ErrClosed) {

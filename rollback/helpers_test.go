@@ -25,7 +25,11 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
-	f := &fixture{t: t, ws: t.TempDir(), stateDir: t.TempDir()}
+	ws, err := filepath.EvalSymlinks(t.TempDir()) // the workspace's canonical root, as review records it
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, ws: ws, stateDir: t.TempDir()}
 	f.open()
 	t.Cleanup(func() { f.store.Close() })
 	return f
@@ -80,39 +84,47 @@ func (f *fixture) state(rel string) (data []byte, exists bool, mode fs.FileMode)
 	return data, true, info.Mode().Perm()
 }
 
-// change plans rel going to content (absent when nil).
-func (f *fixture) change(rel string, content *string) review.Change {
-	data, exists, mode := f.state(rel)
-	c := review.Change{Path: f.path(rel), Display: rel, Before: data, BeforeExists: exists, BeforeMode: mode, AfterMode: mode}
-	if content != nil {
-		c.After, c.AfterExists = []byte(*content), true
-	}
-	return c
-}
-
-// mutate runs one recorded mutation: Begin, writes before removals, Commit.
-func (f *fixture) mutate(session, callID string, changes ...review.Change) {
+// change is an Edit of rel, as it is now, to content (absent when nil).
+func (f *fixture) change(rel string, content *string) review.Edit {
 	f.t.Helper()
-	txn, err := f.store.Begin(session, callID, "edit", changes)
+	data, exists, mode := f.state(rel)
+	ws, err := workspace.New(f.ws, "", nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	for _, c := range changes {
-		if c.AfterExists {
-			err = workspace.WriteFile(c.Path, c.After, c.AfterMode)
-		}
-		if err != nil {
-			f.t.Fatal(err)
+	p, err := ws.Resolve(f.path(rel), workspace.Write)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	e := review.Edit{Path: p, Before: data, Existed: exists, Mode: mode, Remove: content == nil}
+	if content != nil {
+		e.After = []byte(*content)
+	}
+	return e
+}
+
+// mutate runs one recorded mutation as the tools do, through review's
+// one change API.
+func (f *fixture) mutate(session, callID string, edits ...review.Edit) {
+	f.t.Helper()
+	f.apply(review.Call{Session: session, ToolCallID: callID, Tool: "edit"}, edits)
+}
+
+// apply makes edits with Store.Apply under call in the fixture's
+// workspace, the writes before the removals (so a move never leaves its
+// content nowhere).
+func (f *fixture) apply(call review.Call, edits []review.Edit) {
+	f.t.Helper()
+	var writes, removals []review.Edit
+	for _, e := range edits {
+		if e.Remove {
+			removals = append(removals, e)
+		} else {
+			writes = append(writes, e)
 		}
 	}
-	for _, c := range changes {
-		if !c.AfterExists {
-			if err := workspace.RemoveFile(c.Path); err != nil {
-				f.t.Fatal(err)
-			}
-		}
-	}
-	if _, err := txn.Commit(nil); err != nil {
+	call.Workspace, call.MaxLanded = f.ws, 1<<20
+	if _, err := f.store.Apply(call, append(writes, removals...)); err != nil {
 		f.t.Fatal(err)
 	}
 }

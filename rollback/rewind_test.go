@@ -8,36 +8,12 @@ import (
 
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc/wire"
-	"github.com/hostd-dev/hostd/workspace"
 )
 
-// turn records a prompt's calls as the tools do, with BeginTurn.
-func (f *fixture) turn(session, prompt, callID string, changes ...review.Change) {
+// turn records a prompt's call as the tools do.
+func (f *fixture) turn(session, prompt, callID string, edits ...review.Edit) {
 	f.t.Helper()
-	txn, err := f.store.BeginTurn(session, callID, "edit", prompt, changes)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	for _, c := range changes {
-		if c.AfterExists {
-			f.write(c.Display, string(c.After), c.AfterMode)
-		}
-	}
-	for _, c := range changes {
-		if !c.AfterExists {
-			f.remove(c.Display)
-		}
-	}
-	if _, err := txn.Commit(nil); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-func (f *fixture) remove(rel string) {
-	f.t.Helper()
-	if err := workspace.RemoveFile(f.path(rel)); err != nil {
-		f.t.Fatal(err)
-	}
+	f.apply(review.Call{Session: session, ToolCallID: callID, Tool: "edit", PromptID: prompt}, edits)
 }
 
 func (f *fixture) rewind(sel review.Selection, dry bool, resolve string) (wire.RewindResult, error) {

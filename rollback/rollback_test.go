@@ -21,29 +21,29 @@ func TestRollbackRestoresEachKind(t *testing.T) {
 	tests := []struct {
 		name   string
 		setup  func(f *fixture)
-		change func(f *fixture) []review.Change
+		change func(f *fixture) []review.Edit
 		// after rollback: rel → content (nil = absent) and mode
 		want map[string]*string
 		mode fs.FileMode
 	}{
 		{"modify",
 			func(f *fixture) { f.write("m.txt", "old\r\nline  \n", 0o750) },
-			func(f *fixture) []review.Change { return []review.Change{f.change("m.txt", str("new\n"))} },
+			func(f *fixture) []review.Edit { return []review.Edit{f.change("m.txt", str("new\n"))} },
 			map[string]*string{"m.txt": str("old\r\nline  \n")}, 0o750},
 		{"create",
 			func(f *fixture) {},
-			func(f *fixture) []review.Change { return []review.Change{f.change("dir/c.txt", str("made\n"))} },
+			func(f *fixture) []review.Edit { return []review.Edit{f.change("dir/c.txt", str("made\n"))} },
 			map[string]*string{"dir/c.txt": nil}, 0},
 		{"delete",
 			func(f *fixture) { f.write("d.sh", "#!/bin/sh\necho hi\n", 0o755) },
-			func(f *fixture) []review.Change { return []review.Change{f.change("d.sh", nil)} },
+			func(f *fixture) []review.Edit { return []review.Edit{f.change("d.sh", nil)} },
 			map[string]*string{"d.sh": str("#!/bin/sh\necho hi\n")}, 0o755},
 		{"move",
 			func(f *fixture) { f.write("a.txt", "moved\n", 0o640) },
-			func(f *fixture) []review.Change {
+			func(f *fixture) []review.Edit {
 				dst := f.change("b/a.txt", str("moved\n"))
-				dst.AfterMode = 0o640
-				return []review.Change{dst, f.change("a.txt", nil)}
+				dst.Mode = 0o640
+				return []review.Edit{dst, f.change("a.txt", nil)}
 			},
 			map[string]*string{"a.txt": str("moved\n"), "b/a.txt": nil}, 0o640},
 	}
@@ -62,7 +62,7 @@ func TestRollbackRestoresEachKind(t *testing.T) {
 			}
 			var want []string
 			for _, c := range changes {
-				want = append(want, c.Path)
+				want = append(want, c.Path.Abs)
 			}
 			if !sameSet(restored, want) {
 				t.Errorf("restored %v, want %v", restored, want)
@@ -108,7 +108,7 @@ func TestConflictRestoresNothing(t *testing.T) {
 			f := newFixture(t)
 			f.write("a.txt", "moved\n", 0o640)
 			dst := f.change("b/a.txt", str("moved\n"))
-			dst.AfterMode = 0o640
+			dst.Mode = 0o640
 			f.mutate("s1", "mv", dst, f.change("a.txt", nil))
 			tc.change(f)
 			beforeA, existsA, _ := f.state("a.txt")
@@ -282,9 +282,7 @@ func TestRollbackIsConfinedToTheRecordedRoot(t *testing.T) {
 	f.ws = root
 	f.write("sub/a.txt", "before\n", 0o644)
 	after := "after\n"
-	c := f.change("sub/a.txt", &after)
-	c.Root, c.Workspace = root, root
-	f.mutate("s", "c1", c)
+	f.mutate("s", "c1", f.change("sub/a.txt", &after))
 
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "a.txt"), []byte("after\n"), 0o644)

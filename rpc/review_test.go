@@ -33,26 +33,36 @@ func withReview(t *testing.T) (*review.Store, harnessOpt) {
 	return store, func(o *Options) { o.Review = store }
 }
 
-// mutate changes one file under toolCallID as the tool layer does:
-// durable intent, write, record.
+// mutate changes one file under toolCallID as the tool layer does,
+// through review's one change API.
 func mutate(t *testing.T, store *review.Store, sessionID, toolCallID, path, display, content string) {
 	t.Helper()
 	before, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := review.Change{Path: path, Display: display, Before: before, BeforeExists: true, BeforeMode: 0o644, After: []byte(content), AfterExists: true, AfterMode: 0o644,
-		Root: filepath.Dir(path), Workspace: filepath.Dir(path)}
-	txn, err := store.Begin(sessionID, toolCallID, "write", []review.Change{c})
+	p := resolveIn(t, filepath.Dir(path), path)
+	if p.Display != display {
+		t.Fatalf("%s shows as %q, want %q", path, p.Display, display)
+	}
+	call := review.Call{Session: sessionID, ToolCallID: toolCallID, Tool: "write", Workspace: filepath.Dir(path), MaxLanded: 1 << 20}
+	if _, err := store.Apply(call, []review.Edit{{Path: p, Before: before, Existed: true, Mode: 0o644, After: []byte(content)}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// resolveIn resolves path for writing in a workspace rooted at root.
+func resolveIn(t *testing.T, root, path string) workspace.Path {
+	t.Helper()
+	ws, err := workspace.New(root, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := workspace.WriteFile(path, c.After, 0o644); err != nil {
+	p, err := ws.Resolve(path, workspace.Write)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := txn.Commit(nil); err != nil {
-		t.Fatal(err)
-	}
+	return p
 }
 
 func TestWithoutAReviewStoreThereAreNoReviewMethods(t *testing.T) {
@@ -197,15 +207,8 @@ func TestRollbackIOFailureIsRollbackConflictWithTheCause(t *testing.T) {
 	path := filepath.Join(dir, "a.txt")
 	os.Mkdir(dir, 0o755)
 	os.WriteFile(path, []byte("one\n"), 0o644)
-	ch := review.Change{Path: path, Display: "dir/a.txt", Before: []byte("one\n"), BeforeExists: true, BeforeMode: 0o644}
-	txn, err := store.Begin("s", "tc-1", "edit", []review.Change{ch})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := workspace.RemoveFile(path); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := txn.Commit(nil); err != nil {
+	rem := review.Edit{Path: resolveIn(t, ref.Workspace, path), Before: []byte("one\n"), Existed: true, Mode: 0o644, Remove: true}
+	if _, err := store.Apply(review.Call{Session: "s", ToolCallID: "tc-1", Tool: "edit", Workspace: ref.Workspace}, []review.Edit{rem}); err != nil {
 		t.Fatal(err)
 	}
 	os.Remove(dir)

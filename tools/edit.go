@@ -68,9 +68,7 @@ func (Edit) Run(ctx context.Context, c *Call) Outcome {
 	}
 	unlock := c.Session.LockMutations()
 	defer unlock()
-	ed := &editor{c: c, args: a, form: form}
-	res := ed.run(ctx)
-	guardKey := ed.guardPath()
+	res, guardKey := runEdit(ctx, c, a, form)
 	if res.Error == nil {
 		c.Session.Guard.Succeed(c.PromptID, guardKey)
 		return res
@@ -82,24 +80,186 @@ func (Edit) Run(ctx context.Context, c *Call) Outcome {
 	return res
 }
 
-// editor carries one edit call through its steps.
+// runEdit is the edit, chained once: each step takes the value the step
+// before it made and returns the next one or the error that ends the
+// call, and every error leaves through failed. request checks the
+// arguments and parses the ops; target finds the file; open takes the
+// locks and loads it into the editor; gate proves the edit against the
+// version and provenance the session recorded (edit-contract §9) and
+// plans it; decide works out the whole change without writing; write
+// makes it through review and records what landed; render shows it. It
+// also returns the key the repeat guard counts the call under: the file's
+// path once it is resolved.
+func runEdit(ctx context.Context, c *Call, a editArgs, form session.ResultForm) (*EditResult, string) {
+	req, e := request(c, a)
+	guardKey := req.args.Path
+	if e != nil {
+		return failed(e, nil, "", ""), guardKey
+	}
+	t, e := target(c, req)
+	if t.path.Abs != "" {
+		guardKey = t.path.Abs
+	}
+	if e != nil {
+		return failed(e, t.warnings, "", ""), guardKey
+	}
+	ed, h, e := open(ctx, c, req, t, form)
+	if e != nil {
+		return failed(e, t.warnings, t.path.Display, req.args.Tag), guardKey
+	}
+	defer h.release()
+	p, e := ed.gate()
+	if e != nil {
+		return ed.fail(e), guardKey
+	}
+	ch, e := ed.decide(p)
+	if e != nil {
+		return ed.fail(e), guardKey
+	}
+	w, e := ed.write(ch)
+	if e != nil {
+		return ed.fail(e), guardKey
+	}
+	if ed.asSent {
+		c.State.Asked.Answered(ed.path.Abs, ed.args.Tag, ed.canon)
+	}
+	return ed.render(ch, w), guardKey
+}
+
+// editRequest is an edit call's arguments, checked, and its ops parsed:
+// the path and the tag as the model meant them (a PATH#TAG path split,
+// the tag in upper case).
+type editRequest struct {
+	args  editArgs
+	patch *hashline.Patch
+}
+
+// request checks the arguments and parses the ops, before anything is
+// resolved or read. On failure its args are still the path and tag as far
+// as they were read, which the repeat guard counts the call under.
+func request(c *Call, a editArgs) (editRequest, *Error) {
+	a, e := splitPathTag(c, a)
+	if e != nil {
+		return editRequest{args: a}, e
+	}
+	tag := strings.ToUpper(strings.TrimSpace(a.Tag))
+	if !validTag(tag) {
+		return editRequest{args: a}, Errorf(CodeTagRequired, "tag must be the 4 hex digits from the [PATH#TAG] header of your latest read of %s, got %q: give it as tag, or write the path as the header shows it (%s#TAG); read the file first if you have no tag", a.Path, a.Tag, a.Path)
+	}
+	a.Tag = tag
+	if strings.TrimSpace(a.Path) == "" {
+		return editRequest{args: a}, Errorf(CodeInvalidArgument, "path is required: the file to edit, as shown in its [PATH#TAG] header")
+	}
+	patch, err := hashline.Parse(a.Ops, hashline.LimitsFrom(c.Limits))
+	if err != nil {
+		return editRequest{args: a}, languageError(err)
+	}
+	return editRequest{args: a, patch: patch}, nil
+}
+
+// editTarget is the file an edit changes: its path after path recovery,
+// the link REM or MV acts on itself (nil when none), and the warning a
+// recovered path leaves.
+type editTarget struct {
+	path     workspace.Path  // the file edited, after path recovery
+	link     *workspace.Path // the symbolic link the path names, when REM or MV acts on the link itself
+	warnings []string
+}
+
+// target resolves the file the request names (resolvePath) and checks the
+// ops header against it.
+func target(c *Call, req editRequest) (editTarget, *Error) {
+	t, e := resolvePath(c, req)
+	if e != nil {
+		return t, e
+	}
+	return t, checkHeader(c, req, t.path)
+}
+
+// open holds the call's payload, takes the daemon's file locks and loads
+// the file: the editor every later step reads. The caller releases what
+// it holds once the call is done; when open fails it has released them.
+func open(ctx context.Context, c *Call, req editRequest, t editTarget, form session.ResultForm) (ed *editor, h held, e *Error) {
+	defer func() {
+		if e != nil {
+			h.release()
+		}
+	}()
+	p := t.path
+	if info, err := p.Stat(); err == nil {
+		free, e := c.holdPayload(ctx, payloadSize(p, info.Size()), fmt.Sprintf("an edit of %s (%d bytes)", p.Display, info.Size()))
+		if e != nil {
+			return nil, h, e
+		}
+		h.free = free
+	}
+	if h.unlock, e = lockFiles(ctx, c, req, t); e != nil {
+		return nil, h, e
+	}
+	file, e := loadText(p, c.Limits.MaxWriteBytes)
+	if e != nil { // including NOT_TEXT: edit addresses lines of text only
+		return nil, h, e
+	}
+	text, err := file.Text.Index(file.Raw)
+	if err != nil {
+		return nil, h, Errorf(CodeFileTooLarge, "%s is too large to edit by line: %v; replace it whole with write", p.Display, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, h, Errorf(CodeToolFailed, "the call was cancelled; nothing was changed")
+	}
+	budget := c.Limits.ParseBudget()
+	if budget <= 0 {
+		budget = config.DefaultLimits().ParseBudget()
+	}
+	parse, stop := context.WithTimeout(ctx, budget)
+	h.stop = stop
+	canon := req.patch.Format()
+	ed = &editor{
+		c: c, editRequest: req, editTarget: t, form: form,
+		canon: canon, asSent: c.State.Asked.Was(p.Abs, req.args.Tag, canon),
+		file: file, text: text, body: file.Text.Body, dig: workspace.Sum(file.Text.Body),
+		parse: parse,
+	}
+	return ed, h, nil
+}
+
+// held is what open took for an edit call: its payload in the daemon's
+// budget, the file locks and the parse time's context. Each is nil until
+// taken.
+type held struct{ free, unlock, stop func() }
+
+// release gives back what was held, the last taken first.
+func (h held) release() {
+	if h.stop != nil {
+		h.stop()
+	}
+	if h.unlock != nil {
+		h.unlock()
+	}
+	if h.free != nil {
+		h.free()
+	}
+}
+
+// editor is the file an edit is proved against, loaded under the call's
+// locks, with what the request asked of it: the values of the steps
+// before it (editRequest, editTarget) and what open loaded. open makes it
+// whole; the steps after it read it and change nothing in it but the
+// warnings they leave for the model (begun by editTarget's) and the lines
+// split out on first use.
 type editor struct {
-	c    *Call
-	args editArgs
+	c *Call
+	editRequest
+	editTarget
 	form session.ResultForm // how a success is rendered
 
-	patch *hashline.Patch
 	// canon is the patch in canonical form, which with the path and the
 	// tag names the request for boundary repair's questions; asSent says
 	// repair asked about this very request before, so its rows now apply
 	// exactly as sent (edit-contract §8.4).
 	canon  string
 	asSent bool
-	path   workspace.Path // the file edited, after path recovery
-	// link is the symbolic link the path names, when REM or MV acts on
-	// the link itself rather than the file it leads to.
-	link *workspace.Path
-	file *loaded
+	file   *loaded
 	// text is the live file's lines, found in its bytes on demand; live
 	// is every line split out, built by lines() only for what reads them
 	// all (repair, drift recovery, the diff).
@@ -111,88 +271,35 @@ type editor struct {
 	// parse bounds every parse of the call (block ops, repair checks):
 	// its deadline is the call's parse time, config.Limits.MaxParseMs.
 	parse context.Context
-
-	warnings   []string
-	errContent string // lines an error shows the model, under their header
 }
 
-func (ed *editor) guardPath() string {
-	if ed.path.Abs != "" {
-		return ed.path.Abs
-	}
-	return ed.args.Path
-}
-
+// fail is the edit's failure once the file is loaded.
 func (ed *editor) fail(e *Error) *EditResult {
-	return &EditResult{Result: Result{Error: e, Warnings: ed.warnings, Content: ed.errContent}}
+	return failed(e, ed.warnings, ed.path.Display, ed.args.Tag)
 }
 
-func (ed *editor) run(ctx context.Context) *EditResult {
-	a := &ed.args
-	if e := ed.splitPathTag(); e != nil {
-		return ed.fail(e)
-	}
-	tag := strings.ToUpper(strings.TrimSpace(a.Tag))
-	if !validTag(tag) {
-		return ed.fail(Errorf(CodeTagRequired, "tag must be the 4 hex digits from the [PATH#TAG] header of your latest read of %s, got %q: give it as tag, or write the path as the header shows it (%s#TAG); read the file first if you have no tag", a.Path, a.Tag, a.Path))
-	}
-	a.Tag = tag
-	if strings.TrimSpace(a.Path) == "" {
-		return ed.fail(Errorf(CodeInvalidArgument, "path is required: the file to edit, as shown in its [PATH#TAG] header"))
-	}
-	patch, err := hashline.Parse(a.Ops, hashline.LimitsFrom(ed.c.Limits))
-	if err != nil {
-		return ed.fail(languageError(err))
-	}
-	ed.patch = patch
-	if e := ed.resolvePath(); e != nil {
-		return ed.fail(e)
-	}
-	if e := ed.checkHeader(); e != nil {
-		return ed.fail(e)
-	}
-	ed.canon = patch.Format()
-	ed.asSent = ed.c.State.Asked.Was(ed.path.Abs, a.Tag, ed.canon)
-	if info, err := ed.path.Stat(); err == nil {
-		release, e := ed.c.holdPayload(ctx, payloadSize(ed.path, info.Size()), fmt.Sprintf("an edit of %s (%d bytes)", ed.path.Display, info.Size()))
-		if e != nil {
-			return ed.fail(e)
+// failed is an edit's one failure: the error, the warnings left so far,
+// and the lines the error shows the model, rendered from its details
+// under the [display#tag] header they are numbered for.
+func failed(e *Error, warnings []string, display, tag string) *EditResult {
+	return &EditResult{Result: Result{Error: e, Warnings: warnings, Content: errorContent(e, display, tag)}}
+}
+
+// errorContent renders what a refusal shows besides its message: the
+// unseen lines of EDIT_LINES_UNSEEN, the live lines of EDIT_TAG_MISMATCH
+// (under the live tag), the forms boundary repair offers.
+func errorContent(e *Error, display, tag string) string {
+	switch d := e.Details.(type) {
+	case LinesUnseenDetails:
+		return renderRows(display, tag, d.Lines)
+	case TagMismatchDetails:
+		if d.Context != nil {
+			return renderRows(display, d.LiveTag, *d.Context)
 		}
-		defer release()
+	case RepairAmbiguousDetails:
+		return renderQuestion(display, tag, &hashline.Question{AsSent: d.AsSent, Repaired: d.Repaired})
 	}
-	unlockFiles, e := ed.lockFiles(ctx)
-	if e != nil {
-		return ed.fail(e)
-	}
-	defer unlockFiles()
-	file, e := loadText(ed.path, ed.c.Limits.MaxWriteBytes)
-	if e != nil { // including NOT_TEXT: edit addresses lines of text only
-		return ed.fail(e)
-	}
-	ed.file, ed.body = file, file.Text.Body
-	if ed.text, err = file.Text.Index(file.Raw); err != nil {
-		return ed.fail(Errorf(CodeFileTooLarge, "%s is too large to edit by line: %v; replace it whole with write", ed.path.Display, err))
-	}
-	ed.dig = workspace.Sum(ed.body)
-	if err := ctx.Err(); err != nil {
-		return ed.fail(Errorf(CodeToolFailed, "the call was cancelled; nothing was changed"))
-	}
-	budget := ed.c.Limits.ParseBudget()
-	if budget <= 0 {
-		budget = config.DefaultLimits().ParseBudget()
-	}
-	parse, stop := context.WithTimeout(ctx, budget)
-	defer stop()
-	ed.parse = parse
-	plan, e := ed.gate()
-	if e != nil {
-		return ed.fail(e)
-	}
-	res := ed.commit(plan)
-	if res.Error == nil && ed.asSent {
-		ed.c.State.Asked.Answered(ed.path.Abs, a.Tag, ed.canon)
-	}
-	return res
+	return ""
 }
 
 // lines returns every line of the live file, splitting it on first use.
@@ -218,69 +325,73 @@ func validTag(t string) bool {
 // lockFiles takes the daemon's locks of the edited file and, for MV, of
 // its destination, before the file is read: from the version gate to the
 // review commit no other call changes either.
-func (ed *editor) lockFiles(ctx context.Context) (func(), *Error) {
-	paths := []string{ed.path.Abs}
-	if ed.link != nil {
-		paths = append(paths, ed.link.Abs)
+func lockFiles(ctx context.Context, c *Call, req editRequest, t editTarget) (func(), *Error) {
+	paths := []string{t.path.Abs}
+	if t.link != nil {
+		paths = append(paths, t.link.Abs)
 	}
-	if ed.patch.MoveTo != "" {
-		if dest, err := ed.c.State.Workspace.Resolve(ed.patch.MoveTo, workspace.Write); err == nil {
+	if req.patch.MoveTo != "" {
+		if dest, err := c.State.Workspace.Resolve(req.patch.MoveTo, workspace.Write); err == nil {
 			paths = append(paths, dest.Abs)
 		}
 	}
-	return ed.c.lockFiles(ctx, paths...)
+	return c.lockFiles(ctx, paths...)
 }
 
 // resolvePath resolves the path argument, rebinds a mistyped path to the
 // one file the session read under that basename and tag (edit-contract
-// §9.2), and only then applies the write-permission gate.
-func (ed *editor) resolvePath() *Error {
-	ws := ed.c.State.Workspace
-	p, err := ws.Resolve(ed.args.Path, workspace.Read)
+// §9.2), and only then applies the write-permission gate. On failure the
+// target holds what was found so far: the path once it is resolved, the
+// warning of a recovered path.
+func resolvePath(c *Call, req editRequest) (t editTarget, e *Error) {
+	a := req.args
+	ws := c.State.Workspace
+	p, err := ws.Resolve(a.Path, workspace.Read)
 	if err != nil {
-		return resolveError(ed.c, ed.args.Path, err)
+		return t, resolveError(c, a.Path, err)
 	}
 	exists, err := fileExists(p)
 	if err != nil {
-		return Errorf(CodeToolFailed, "cannot check %s: %v", p.Display, err)
+		return t, Errorf(CodeToolFailed, "cannot check %s: %v", p.Display, err)
 	}
 	if !exists {
-		rebound, e := ed.recoverPath(p)
+		rebound, warning, e := recoverPath(c, a, p)
 		if e != nil {
-			return e
+			return t, e
 		}
-		p = rebound
+		p, t.warnings = rebound, []string{warning}
 	}
 	if _, err := ws.Resolve(p.Abs, workspace.Write); err != nil {
-		return resolveError(ed.c, p.Display, err)
+		return t, resolveError(c, p.Display, err)
 	}
-	ed.path = p
-	if ed.patch.Rem || ed.patch.MoveTo != "" {
-		lp, isLink, err := ws.ResolveLink(ed.args.Path, workspace.Write)
+	t.path = p
+	if req.patch.Rem || req.patch.MoveTo != "" {
+		lp, isLink, err := ws.ResolveLink(a.Path, workspace.Write)
 		if err != nil {
-			return resolveError(ed.c, ed.args.Path, err)
+			return t, resolveError(c, a.Path, err)
 		}
 		if isLink {
-			if len(ed.patch.Ops) > 0 {
-				return Errorf(CodeInvalidArgument, "%s is a symbolic link to %s, and MV moves the link itself, so it cannot change the file's lines in the same call: edit %s first, then MV the link", lp.Display, p.Display, p.Display)
+			if len(req.patch.Ops) > 0 {
+				return t, Errorf(CodeInvalidArgument, "%s is a symbolic link to %s, and MV moves the link itself, so it cannot change the file's lines in the same call: edit %s first, then MV the link", lp.Display, p.Display, p.Display)
 			}
-			ed.link = &lp
+			t.link = &lp
 		}
 	}
-	return nil
+	return t, nil
 }
 
 // recoverPath finds the one recorded file whose basename and tag match a
-// path that does not exist. The authored path's own history is excluded,
-// so a deleted file never recovers onto itself.
-func (ed *editor) recoverPath(missing workspace.Path) (workspace.Path, *Error) {
+// path that does not exist, and the warning that says it was edited
+// instead. The authored path's own history is excluded, so a deleted file
+// never recovers onto itself.
+func recoverPath(c *Call, a editArgs, missing workspace.Path) (workspace.Path, string, *Error) {
 	base := filepath.Base(missing.Abs)
 	var found []string
-	for _, cand := range ed.c.State.Store.PathsMinted(ed.args.Tag) {
+	for _, cand := range c.State.Store.PathsMinted(a.Tag) {
 		if cand == missing.Abs || filepath.Base(cand) != base {
 			continue
 		}
-		cp, err := ed.c.State.Workspace.Resolve(cand, workspace.Read)
+		cp, err := c.State.Workspace.Resolve(cand, workspace.Read)
 		if err != nil {
 			continue
 		}
@@ -290,21 +401,20 @@ func (ed *editor) recoverPath(missing workspace.Path) (workspace.Path, *Error) {
 	}
 	switch len(found) {
 	case 0:
-		return workspace.Path{}, Errorf(CodeNotFound, "%s does not exist; edit never creates files: create it with write, or check the path with grep", missing.Display)
+		return workspace.Path{}, "", Errorf(CodeNotFound, "%s does not exist; edit never creates files: create it with write, or check the path with grep", missing.Display)
 	case 1:
-		p, err := ed.c.State.Workspace.Resolve(found[0], workspace.Read)
+		p, err := c.State.Workspace.Resolve(found[0], workspace.Read)
 		if err != nil {
-			return workspace.Path{}, resolveError(ed.c, found[0], err)
+			return workspace.Path{}, "", resolveError(c, found[0], err)
 		}
-		ed.warnings = append(ed.warnings, fmt.Sprintf("%s does not exist; edited %s, the file you read with tag %s. Use that path from now on.", missing.Display, p.Display, ed.args.Tag))
-		return p, nil
+		return p, fmt.Sprintf("%s does not exist; edited %s, the file you read with tag %s. Use that path from now on.", missing.Display, p.Display, a.Tag), nil
 	}
-	ws := ed.c.State.Workspace
+	ws := c.State.Workspace
 	names := make([]string, len(found))
 	for i, f := range found {
 		names[i] = ws.Display(f)
 	}
-	return workspace.Path{}, Errorf(CodeNotFound, "%s does not exist, and %d files you read are named %s with tag %s (%s); give the full path", missing.Display, len(found), base, ed.args.Tag, strings.Join(names, ", "))
+	return workspace.Path{}, "", Errorf(CodeNotFound, "%s does not exist, and %d files you read are named %s with tag %s (%s); give the full path", missing.Display, len(found), base, a.Tag, strings.Join(names, ", "))
 }
 
 // splitPathTag reads a path written as a producer's header shows it,
@@ -312,38 +422,37 @@ func (ed *editor) recoverPath(missing workspace.Path) (workspace.Path, *Error) {
 // the edit is anchored on, as if given as the tag argument. A file that
 // exists under the whole spelling keeps it as its path; a tag argument
 // given beside the suffix must agree with it.
-func (ed *editor) splitPathTag() *Error {
-	a := &ed.args
+func splitPathTag(c *Call, a editArgs) (editArgs, *Error) {
 	i := strings.LastIndexByte(a.Path, '#')
 	if i <= 0 || !validTag(strings.ToUpper(a.Path[i+1:])) {
-		return nil
+		return a, nil
 	}
-	if p, err := ed.c.State.Workspace.Resolve(a.Path, workspace.Read); err == nil {
+	if p, err := c.State.Workspace.Resolve(a.Path, workspace.Read); err == nil {
 		if exists, _ := fileExists(p); exists {
-			return nil
+			return a, nil
 		}
 	}
 	path, tag := a.Path[:i], a.Path[i+1:]
 	if given := strings.TrimSpace(a.Tag); given != "" && !strings.EqualFold(given, tag) {
-		return Errorf(CodeInvalidArgument, "the path says tag %s but the tag argument is %s; they must agree: give the tag of your latest read of %s once, in either place", strings.ToUpper(tag), given, path)
+		return a, Errorf(CodeInvalidArgument, "the path says tag %s but the tag argument is %s; they must agree: give the tag of your latest read of %s once, in either place", strings.ToUpper(tag), given, path)
 	}
 	a.Path, a.Tag = path, tag
-	return nil
+	return a, nil
 }
 
 // checkHeader enforces the optional [path#TAG] first line of ops
 // (edit-contract §6): when present it must agree with the arguments.
-func (ed *editor) checkHeader() *Error {
-	h := ed.patch.Header
+func checkHeader(c *Call, req editRequest, path workspace.Path) *Error {
+	h := req.patch.Header
 	if h == nil {
 		return nil
 	}
-	if !strings.EqualFold(h.Tag, ed.args.Tag) {
-		return Errorf(CodeInvalidArgument, "the ops header says tag %s but the tag argument is %s; they must agree: use the tag of your latest read of %s in both", h.Tag, ed.args.Tag, ed.path.Display)
+	if !strings.EqualFold(h.Tag, req.args.Tag) {
+		return Errorf(CodeInvalidArgument, "the ops header says tag %s but the tag argument is %s; they must agree: use the tag of your latest read of %s in both", h.Tag, req.args.Tag, path.Display)
 	}
-	hp, err := ed.c.State.Workspace.Resolve(h.Path, workspace.Read)
-	if err != nil || (hp.Abs != ed.path.Abs && h.Path != ed.args.Path) {
-		return Errorf(CodeInvalidArgument, "the ops header names %s but the path argument is %s; they must name the same file: drop the header or fix the path", h.Path, ed.args.Path)
+	hp, err := c.State.Workspace.Resolve(h.Path, workspace.Read)
+	if err != nil || (hp.Abs != path.Abs && h.Path != req.args.Path) {
+		return Errorf(CodeInvalidArgument, "the ops header names %s but the path argument is %s; they must name the same file: drop the header or fix the path", h.Path, req.args.Path)
 	}
 	return nil
 }

@@ -18,18 +18,44 @@ import (
 	"github.com/hostd-dev/hostd/workspace"
 )
 
-// commit applies a gated plan, writes the result through the one mutation
-// path, records what landed, and renders the result.
-func (ed *editor) commit(p *plan) *EditResult {
-	if ed.link != nil {
-		return ed.commitLink()
+// change is what an edit decided to make, before anything is written:
+// the paths review is to change and all the result needs to be shown.
+type change struct {
+	edits  []review.Edit  // what review.Store.Apply makes, in order
+	target workspace.Path // where the file is afterwards: the MV destination, or the path
+	// removed: REM of the file or of a link; linkTo: REM or MV acts on a
+	// symbolic link, which reads linkTo.
+	removed bool
+	linkTo  string
+	link    workspace.Path
+
+	// A change of the file's text (neither REM nor a link's):
+	ir          hashline.IR             // the plan applied, its register captures committed once written
+	copies      func() []workspace.Copy // the runs of old lines the new text keeps
+	resolutions []hashline.Resolution   // block spans echoed (branch A)
+	changed     []hashline.Region       // the regions shown, the last line's ending included
+	newLines    []string                // the new text's lines
+	newBody     string                  // the new text
+	data        []byte                  // its bytes, as written
+	trailing    bool                    // whether the old text ended with a newline
+	final       bool                    // whether the new one does
+	seen        session.LineSet         // what the session has seen of the new text
+}
+
+// decide works out the whole change a gated plan makes: the new text and
+// its bytes, the paths to write, and what to show; it writes nothing.
+func (ed *editor) decide(p plan) (change, *Error) {
+	switch {
+	case ed.link != nil:
+		return ed.decideLink()
+	case ed.patch.Rem:
+		return change{
+			edits:   []review.Edit{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, Remove: true}},
+			target:  ed.path,
+			removed: true,
+		}, nil
 	}
-	if ed.patch.Rem {
-		return ed.remove()
-	}
-	seen := p.seen // a bare MV moves the lines and what was seen of them
-	var changed []hashline.Region
-	res := &EditResult{}
+	ch := change{ir: p.ir, seen: p.seen, target: ed.path} // a bare MV moves the lines and what was seen of them
 	var te TextEdit
 	var err error
 	switch {
@@ -44,90 +70,171 @@ func (ed *editor) commit(p *plan) *EditResult {
 	}
 	if errors.Is(err, hashline.ErrNoChange) {
 		if e := ed.endingOnly(p.ir); e != nil {
-			return ed.fail(e)
+			return change{}, e
 		}
 	}
 	if e := unencodable(ed.path, err); e != nil {
-		return ed.fail(e)
+		return change{}, e
 	}
 	if err != nil {
-		return ed.fail(languageError(err))
+		return change{}, languageError(err)
 	}
 	if len(ed.patch.Ops) > 0 && !te.NoChange {
-		changed = te.Result.Changed
-		seen = seenAfter(p.seen, te.Result.Pieces)
+		ch.changed = te.Result.Changed
+		ch.seen = seenAfter(p.seen, te.Result.Pieces)
 		if p.echo {
-			res.Resolutions = te.Result.Resolutions
+			ch.resolutions = te.Result.Resolutions
 		}
 	}
-	trailing, final := trailingNewline(ed.body), te.Final
+	ch.copies = func() []workspace.Copy { return copiesOf(te.Result.Copies) }
+	ch.trailing, ch.final = trailingNewline(ed.body), te.Final
 	// The diff, the rendered result and the record read the new lines.
-	newLines := te.Result.NewLines(ed.text)
-	if n := len(newLines); final != trailing && (len(changed) == 0 || changed[len(changed)-1].End < n) {
+	ch.newLines = te.Result.NewLines(ed.text)
+	if n := len(ch.newLines); ch.final != ch.trailing && (len(ch.changed) == 0 || ch.changed[len(ch.changed)-1].End < n) {
 		// The last line's ending changed: show it.
-		changed = append(changed, hashline.Region{Start: n, End: n, Inserted: 1, Removed: 1})
+		ch.changed = append(ch.changed, hashline.Region{Start: n, End: n, Inserted: 1, Removed: 1})
 	}
-	if len(changed) == 0 && final == trailing && ed.patch.EOF != hashline.EOFKeep && ed.patch.MoveTo == "" {
-		return ed.fail(Errorf(CodeNoChange, "%s already %s, so %s would leave it exactly as it is and nothing was written; no edit is needed", ed.path.Display, finalState(final), ed.patch.EOF))
+	if len(ch.changed) == 0 && ch.final == ch.trailing && ed.patch.EOF != hashline.EOFKeep && ed.patch.MoveTo == "" {
+		return change{}, Errorf(CodeNoChange, "%s already %s, so %s would leave it exactly as it is and nothing was written; no edit is needed", ed.path.Display, finalState(ch.final), ed.patch.EOF)
 	}
 	// Untouched lines keep their bytes, their own line endings included
 	// (edit-contract §3.1): only what the edit changed is rewritten.
-	newBody := workspace.Join(newLines, final)
-	data := te.Data
-	if len(ed.patch.Ops) == 0 && final == trailing {
-		data = ed.file.Raw // a bare MV moves the bytes as they are
+	ch.newBody = workspace.Join(ch.newLines, ch.final)
+	ch.data = te.Data
+	if len(ed.patch.Ops) == 0 && ch.final == ch.trailing {
+		ch.data = ed.file.Raw // a bare MV moves the bytes as they are
 	}
-
-	target := ed.path
-	changes := []review.Edit{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, After: data}}
+	ch.edits = []review.Edit{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, After: ch.data}}
 	if ed.patch.MoveTo != "" {
 		dest, e := ed.destination()
 		if e != nil {
-			return ed.fail(e)
+			return change{}, e
 		}
-		target = dest
+		ch.target = dest
 		if w := movedCharset(ed.file.Text, dest); w != "" {
 			ed.warnings = append(ed.warnings, w)
 		}
-		changes = []review.Edit{
-			{Path: dest, Mode: ed.file.Mode, After: data},
+		ch.edits = []review.Edit{
+			{Path: dest, Mode: ed.file.Mode, After: ch.data},
 			{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, Remove: true},
 		}
 	}
-	// The syntax check runs beside the write, within the call's parse
-	// time (feedback.go).
-	deadline, _ := ed.parse.Deadline()
-	fb := ed.c.startFeedback(ed.parse, deadline, target.Abs, ed.body, &ed.dig, true, newBody, func() []workspace.Copy { return copiesOf(te.Result.Copies) })
-	landed, e := ed.c.mutate(changes)
-	if landed == nil {
-		return ed.fail(e)
+	return ch, nil
+}
+
+// decideLink is REM or a bare MV of a symbolic link: the link itself is
+// deleted or moved (keeping its target text, as mv does), and the file it
+// leads to is left as it is. Review records the link, so a rollback makes
+// it again.
+func (ed *editor) decideLink() (change, *Error) {
+	link := *ed.link
+	to, err := link.Readlink()
+	if err != nil {
+		return change{}, Errorf(CodeToolFailed, "cannot read the symbolic link %s: %v", link.Display, err)
+	}
+	remove := review.Edit{Path: link, Before: []byte(to), Existed: true, Remove: true, Link: true}
+	if ed.patch.Rem {
+		return change{edits: []review.Edit{remove}, target: link, removed: true, link: link, linkTo: to}, nil
+	}
+	dest, e := ed.destination()
+	if e != nil {
+		return change{}, e
+	}
+	return change{edits: []review.Edit{{Path: dest, After: []byte(to), Link: true}, remove}, target: dest, link: link, linkTo: to}, nil
+}
+
+// written is what a change left: the bytes that landed at its target, and
+// the version the session recorded of them, with the checks that run
+// beside the write and after it.
+type written struct {
+	landed []byte   // nil for a removal or a link
+	tag    string   // "" when what landed is not text, or nothing was recorded
+	lines  []string // the lines that landed
+	fb     *pendingFeedback
+	diag   *pendingDiagnostics
+}
+
+// write makes the change through review's one change API (mutate), and
+// records what landed: the session's version of the file, its registers,
+// what a removal or a move invalidates.
+func (ed *editor) write(ch change) (written, *Error) {
+	var w written
+	text := ch.linkTo == "" && !ch.removed
+	if text {
+		// The syntax check runs beside the write, within the call's
+		// parse time (feedback.go).
+		deadline, _ := ed.parse.Deadline()
+		w.fb = ed.c.startFeedback(ed.parse, deadline, ch.target.Abs, ed.body, &ed.dig, true, ch.newBody, ch.copies)
+	}
+	landed, e := ed.c.mutate(ch.edits)
+	if e != nil {
+		return written{}, e
 	}
 	store := ed.c.State.Store
-	if target.Abs != ed.path.Abs {
-		store.Invalidate(ed.path.Abs, "was moved to "+target.Display+" by MV")
+	switch {
+	case ch.linkTo != "":
+		return w, nil
+	case ch.removed:
+		store.Invalidate(ed.path.Abs, "was removed by REM")
 		ed.c.Diagnostics.Removed(rootOf(ed.c, ed.path.Abs), ed.path.Abs)
-		res.MovedTo = target.Display
+		return w, nil
 	}
-	tag, landedLines := ed.record(target, newBody, data, landed[target.Abs], seen)
-	if err := hashline.Commit(p.ir, regs{ed.c.State.Registers}); err != nil {
+	moved := ch.target.Abs != ed.path.Abs
+	if moved {
+		store.Invalidate(ed.path.Abs, "was moved to "+ch.target.Display+" by MV")
+		ed.c.Diagnostics.Removed(rootOf(ed.c, ed.path.Abs), ed.path.Abs)
+	}
+	w.landed = landed[ch.target.Abs]
+	w.tag, w.lines = ed.record(ch.target, ch.newBody, ch.data, w.landed, ch.seen)
+	if err := hashline.Commit(ch.ir, regs{ed.c.State.Registers}); err != nil {
 		ed.warnings = append(ed.warnings, fmt.Sprintf("the edit landed but a named register could not be saved: %v", err))
 	}
-	res.Path, res.Tag = target.Display, tag
-	res.Diff = boundedDiff(windowDiff(quote.Path("a/"+ed.path.Display), quote.Path("b/"+target.Display), ed.lines(), newLines, trailing, final), ed.c.Limits.MaxResultBytes)
-	if ed.form == session.FormCompact {
-		ed.renderCompact(res, target, tag, newLines, landedLines, changed)
-	} else {
-		res.Content = renderChanged(target.Display, tag, landedLines, changed, res.MovedTo != "", !final, ed.c.Limits.MaxResultBytes)
-	}
-	res.SyntaxErrors, res.Unsure = ed.c.addFeedback(fb, target, bytes.Equal(data, landed[target.Abs]), landedLines, &res.Content)
-	if tag != "" && bytes.Equal(data, landed[target.Abs]) {
+	if w.tag != "" && bytes.Equal(ch.data, w.landed) {
 		// A move is a new file where it lands.
-		moved := target.Abs != ed.path.Abs
-		d := ed.c.startDiagnostics(target, ed.body, !moved, newBody, func() []workspace.Copy { return copiesOf(te.Result.Copies) })
-		res.Diagnostics, res.DiagnosticsPending = ed.c.addDiagnostics(d, target, landedLines, &res.Content)
+		w.diag = ed.c.startDiagnostics(ch.target, ed.body, !moved, ch.newBody, ch.copies)
+	}
+	return w, nil
+}
+
+// render shows a change that was written: the result, its diff, the
+// changed lines (or the compact form), and the syntax errors and
+// diagnostics the change added.
+func (ed *editor) render(ch change, w written) *EditResult {
+	res := &EditResult{}
+	switch {
+	case ch.linkTo != "" && ch.removed:
+		res.Path, res.Removed = ch.link.Display, true
+		res.Content = fmt.Sprintf("[%s] removed the symbolic link (to %s); %s itself is unchanged", ch.link.Display, ch.linkTo, ed.path.Display)
+	case ch.linkTo != "":
+		res.Path, res.MovedTo = ch.target.Display, ch.target.Display
+		res.Content = fmt.Sprintf("[%s] moved the symbolic link %s here (it still reads %s); %s itself is unchanged", ch.target.Display, ch.link.Display, ch.linkTo, ed.path.Display)
+	case ch.removed:
+		res.Path, res.Removed = ed.path.Display, true
+		res.Diff = boundedDiff(udiff.Unified(quote.Path("a/"+ed.path.Display), "/dev/null", ed.body, ""), ed.c.Limits.MaxResultBytes)
+		res.Content = fmt.Sprintf("[%s] removed (%d lines)", ed.path.Display, ed.text.Len())
+	default:
+		ed.renderText(res, ch, w)
 	}
 	res.Warnings = ed.warnings
 	return res
+}
+
+// renderText is render of a change of the file's text.
+func (ed *editor) renderText(res *EditResult, ch change, w written) {
+	target := ch.target
+	if target.Abs != ed.path.Abs {
+		res.MovedTo = target.Display
+	}
+	res.Resolutions = ch.resolutions
+	res.Path, res.Tag = target.Display, w.tag
+	res.Diff = boundedDiff(windowDiff(quote.Path("a/"+ed.path.Display), quote.Path("b/"+target.Display), ed.lines(), ch.newLines, ch.trailing, ch.final), ed.c.Limits.MaxResultBytes)
+	if ed.form == session.FormCompact {
+		ed.renderCompact(res, target, w.tag, ch.newLines, w.lines, ch.changed)
+	} else {
+		res.Content = renderChanged(target.Display, w.tag, w.lines, ch.changed, res.MovedTo != "", !ch.final, ed.c.Limits.MaxResultBytes)
+	}
+	res.SyntaxErrors, res.Unsure = ed.c.addFeedback(w.fb, target, bytes.Equal(ch.data, w.landed), w.lines, &res.Content)
+	res.Diagnostics, res.DiagnosticsPending = ed.c.addDiagnostics(w.diag, target, w.lines, &res.Content)
 }
 
 // endingOnly is EDIT_NO_CHANGE for an edit that rewrote, with the text
@@ -207,54 +314,6 @@ func (ed *editor) destination() (workspace.Path, *Error) {
 		return workspace.Path{}, Errorf(CodeInvalidArgument, "MV destination %s already exists and MV never overwrites; choose a new path, or REM that file first", dest.Display)
 	}
 	return dest, nil
-}
-
-// commitLink is REM or a bare MV of a symbolic link: the link itself is
-// deleted or moved (keeping its target text, as mv does), and the file it
-// leads to is left as it is. Review records the link, so a rollback makes
-// it again.
-func (ed *editor) commitLink() *EditResult {
-	link := *ed.link
-	target, err := link.Readlink()
-	if err != nil {
-		return ed.fail(Errorf(CodeToolFailed, "cannot read the symbolic link %s: %v", link.Display, err))
-	}
-	remove := review.Edit{Path: link, Before: []byte(target), Existed: true, Remove: true, Link: true}
-	res := &EditResult{}
-	var changes []review.Edit
-	if ed.patch.Rem {
-		changes = []review.Edit{remove}
-		res.Path, res.Removed = link.Display, true
-		res.Content = fmt.Sprintf("[%s] removed the symbolic link (to %s); %s itself is unchanged", link.Display, target, ed.path.Display)
-	} else {
-		dest, e := ed.destination()
-		if e != nil {
-			return ed.fail(e)
-		}
-		changes = []review.Edit{{Path: dest, After: []byte(target), Link: true}, remove}
-		res.Path, res.MovedTo = dest.Display, dest.Display
-		res.Content = fmt.Sprintf("[%s] moved the symbolic link %s here (it still reads %s); %s itself is unchanged", dest.Display, link.Display, target, ed.path.Display)
-	}
-	if landed, e := ed.c.mutate(changes); landed == nil {
-		return ed.fail(e)
-	}
-	res.Warnings = ed.warnings
-	return res
-}
-
-// remove is REM: delete the file whose version the gates proved.
-func (ed *editor) remove() *EditResult {
-	landed, e := ed.c.mutate([]review.Edit{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, Remove: true}})
-	if landed == nil {
-		return ed.fail(e)
-	}
-	ed.c.State.Store.Invalidate(ed.path.Abs, "was removed by REM")
-	ed.c.Diagnostics.Removed(rootOf(ed.c, ed.path.Abs), ed.path.Abs)
-	res := &EditResult{Path: ed.path.Display, Removed: true}
-	res.Diff = boundedDiff(udiff.Unified(quote.Path("a/"+ed.path.Display), "/dev/null", ed.body, ""), ed.c.Limits.MaxResultBytes)
-	res.Content = fmt.Sprintf("[%s] removed (%d lines)", ed.path.Display, ed.text.Len())
-	res.Warnings = ed.warnings
-	return res
 }
 
 // renderChanged shows the new header and every changed region with its

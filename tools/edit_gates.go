@@ -22,7 +22,7 @@ type plan struct {
 // gate runs the version gate and picks the branch of edit-contract §9:
 // A (the tag names the live content), B (a stale tag, but only head and
 // tail inserts), C (a stale tag, recovered by §10) or D (rejected).
-func (ed *editor) gate() (*plan, *Error) {
+func (ed *editor) gate() (plan, *Error) {
 	store := ed.c.State.Store
 	path, tag := ed.path.Abs, ed.args.Tag
 	if v, ok := store.Match(path, tag, ed.body, ed.dig); ok {
@@ -30,7 +30,7 @@ func (ed *editor) gate() (*plan, *Error) {
 	}
 	known, digestMatch := store.Minted(path, tag, ed.dig, ed.text.Len())
 	if !known {
-		return nil, ed.unknownTag()
+		return plan{}, ed.unknownTag()
 	}
 	if digestMatch {
 		// edit-contract §4.5: the text aged out of the store but the ledger
@@ -66,7 +66,7 @@ func (ed *editor) unknownTag() *Error {
 
 // direct is branch A: the tag names the live text. v is the snapshot whose
 // seen lines the provenance gate checks; nil skips the gate.
-func (ed *editor) direct(v *session.Version) (*plan, *Error) {
+func (ed *editor) direct(v *session.Version) (plan, *Error) {
 	// Provenance before determinism (edit-contract §1): the pipeline shows
 	// the gate the lines the ops name, then, once blocks resolve, every
 	// line of their spans, before it reads any line's content.
@@ -77,13 +77,13 @@ func (ed *editor) direct(v *session.Version) (*plan, *Error) {
 		return nil
 	})
 	if e != nil {
-		return nil, e
+		return plan{}, e
 	}
 	seen := session.Empty() // the lines shown are no longer remembered
 	if v != nil {
 		seen = v.Seen
 	}
-	return &plan{ir: ir, echo: true, seen: seen}, nil
+	return plan{ir: ir, echo: true, seen: seen}, nil
 }
 
 // liveSeen is what the session has seen of the live text itself, as a
@@ -154,8 +154,7 @@ func (ed *editor) provenance(v *session.Version, anchors []int) *Error {
 		}
 	}
 	e := Errorf(CodeLinesUnseen, "%s", msg)
-	e.Details = LinesUnseenDetails{Lines: rows, Merged: complete}
-	ed.errContent = renderRows(ed.path.Display, ed.args.Tag, rows)
+	e.Details = LinesUnseenDetails{Lines: rows, Merged: complete} // failed shows the rows
 	return e
 }
 

@@ -92,9 +92,8 @@ func (ed *editor) planError(err error) *Error {
 		return languageError(err)
 	}
 	ed.c.State.Asked.Ask(ed.path.Abs, ed.args.Tag, ed.canon)
-	ed.errContent = renderQuestion(ed.path.Display, ed.args.Tag, he.Question)
 	e := languageError(err)
-	e.Details = RepairAmbiguousDetails{AsSent: he.Question.AsSent, Repaired: he.Question.Repaired}
+	e.Details = RepairAmbiguousDetails{AsSent: he.Question.AsSent, Repaired: he.Question.Repaired} // failed shows the forms
 	return e
 }
 

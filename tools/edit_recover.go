@@ -17,7 +17,7 @@ import (
 
 // stale handles a tag that names another version than the live one:
 // branch B, then C, else D.
-func (ed *editor) stale() (*plan, *Error) {
+func (ed *editor) stale() (plan, *Error) {
 	// An EOF op alone is position-stable too: the end of the file is where
 	// it is, whatever changed above it.
 	eofOnly := len(ed.patch.Ops) == 0 && ed.patch.MoveTo == "" && ed.patch.EOF != hashline.EOFKeep
@@ -31,20 +31,19 @@ func (ed *editor) stale() (*plan, *Error) {
 	})
 	switch {
 	case stable && e != nil:
-		return nil, e
+		return plan{}, e
 	case stable:
 		ed.warnings = append(ed.warnings, fmt.Sprintf("%s changed since tag %s (it is now %s); your ops only insert at the top or the end of the file or set its final newline, which no change can move, so they were applied to the current file", ed.path.Display, ed.args.Tag, ed.dig.Tag()))
-		return &plan{ir: ir, seen: ed.liveSeen()}, nil
+		return plan{ir: ir, seen: ed.liveSeen()}, nil
 	}
-	ed.errContent = ""
 	p, why, e := ed.recoverDrift()
-	if e != nil {
-		return nil, e
+	switch {
+	case e != nil:
+		return plan{}, e
+	case why != "":
+		return plan{}, ed.mismatch(why)
 	}
-	if p != nil {
-		return p, nil
-	}
-	return nil, ed.mismatch(why)
+	return p, nil
 }
 
 // errNotStable is branch B's gate refusing an edit that anchors on lines;
@@ -57,16 +56,10 @@ var (
 )
 
 // recoverDrift is branch C (edit-contract §10). It returns a plan, or the
-// reason it declined, or an error in the edit itself (which no re-read
-// would fix).
-func (ed *editor) recoverDrift() (p *plan, why string, e *Error) {
-	// A declined recovery leaves no warning of its attempt behind.
-	kept := len(ed.warnings)
-	defer func() {
-		if p == nil {
-			ed.warnings = ed.warnings[:kept]
-		}
-	}()
+// reason it declined (never empty), or an error in the edit itself (which
+// no re-read would fix).
+func (ed *editor) recoverDrift() (p plan, why string, e *Error) {
+	// Only a recovery that succeeds leaves warnings: they are added last.
 	store := ed.c.State.Store
 	var snap *session.Version
 	for _, v := range store.Tagged(ed.path.Abs, ed.args.Tag) {
@@ -76,7 +69,7 @@ func (ed *editor) recoverDrift() (p *plan, why string, e *Error) {
 		}
 	}
 	if snap == nil {
-		return nil, "the version you read is no longer held, so the edit cannot be moved onto the current file", nil
+		return plan{}, "the version you read is no longer held, so the edit cannot be moved onto the current file", nil
 	}
 	old := workspace.Lines(snap.Text)
 	// The edit is anchored on the version the tag names, its blocks
@@ -98,23 +91,23 @@ func (ed *editor) recoverDrift() (p *plan, why string, e *Error) {
 	done()
 	switch {
 	case errors.Is(err, errUnseen):
-		return nil, why, nil
+		return plan{}, why, nil
 	case err != nil:
-		return nil, "", ed.planError(err)
+		return plan{}, "", ed.planError(err)
 	}
 	anchors := ir.Anchors()
 	timeout := time.Duration(ed.c.Limits.RecoveryDiffTimeoutMs) * time.Millisecond
 	m, err := drift.Diff(old, ed.lines(), timeout)
 	if err != nil {
-		return nil, err.Error(), nil
+		return plan{}, err.Error(), nil
 	}
 	off, err := drift.Check(old, ed.lines(), m, anchors)
 	if err != nil {
-		return nil, err.Error(), nil
+		return plan{}, err.Error(), nil
 	}
 	moved, err := ir.Remap(func(l int) (int, bool) { return l + off, true })
 	if err != nil {
-		return nil, err.Error(), nil
+		return plan{}, err.Error(), nil
 	}
 	moved.NumLines = ed.text.Len()
 	moved.Resolutions = nil // spans are not echoed after a recovery
@@ -127,27 +120,27 @@ func (ed *editor) recoverDrift() (p *plan, why string, e *Error) {
 	var he *hashline.Error
 	switch {
 	case errors.As(err, &he) && he.Question != nil:
-		return nil, "", ed.planError(err)
+		return plan{}, "", ed.planError(err)
 	case err != nil:
-		return nil, "replaying the edit on the current file failed: " + languageError(err).Message, nil
+		return plan{}, "replaying the edit on the current file failed: " + languageError(err).Message, nil
 	}
 	applied, err := hashline.Apply(ed.lines(), final)
 	switch {
 	case errors.Is(err, hashline.ErrNoChange) && ed.patch.EOF != hashline.EOFKeep:
 		// The lines come out as they are, but EOF may still change the
-		// final newline; commit decides whether anything changes.
+		// final newline; decide says whether anything changes.
 		applied = hashline.Result{Lines: ed.lines(), Copies: []hashline.Copy{{New: 1, Old: 1, N: ed.text.Len()}}}
 	case errors.Is(err, hashline.ErrNoChange):
-		return nil, "replayed on the current file, the edit changes nothing (the change may already be there)", nil
+		return plan{}, "replayed on the current file, the edit changes nothing (the change may already be there)", nil
 	case err != nil:
-		return nil, "replaying the edit on the current file failed: " + err.Error(), nil
+		return plan{}, "replaying the edit on the current file failed: " + err.Error(), nil
 	}
 	ed.warnings = append(ed.warnings, warnings...)
 	ed.recoveryWarnings(snap, off)
 	// The lines seen of the version read, where the diff proves them
 	// unchanged, and whatever the session saw of the live text itself.
 	seen := mapSeen(snap.Seen, m).Union(ed.liveSeen())
-	return &plan{ir: final, applied: &applied, seen: seen}, "", nil
+	return plan{ir: final, applied: &applied, seen: seen}, "", nil
 }
 
 func (ed *editor) recoveryWarnings(snap *session.Version, off int) {
@@ -186,8 +179,7 @@ func (ed *editor) mismatch(why string) *Error {
 		fmt.Fprintf(&b, ". Read the file again and redo the edit with the tag that read shows")
 	}
 	e := Errorf(CodeTagMismatch, "%s", b.String())
-	e.Details = TagMismatchDetails{LiveTag: live, Context: &rows}
-	ed.errContent = renderRows(ed.path.Display, live, rows)
+	e.Details = TagMismatchDetails{LiveTag: live, Context: &rows} // failed shows the rows
 	return e
 }
 

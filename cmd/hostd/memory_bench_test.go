@@ -136,27 +136,57 @@ func newEditRig(b testing.TB, stateDir string, lim config.Limits) *editRig {
 }
 
 // fillReview records entries entries, ten per call (one call per second
-// of an fsynced store would take minutes), spread over ten sessions.
+// of an fsynced store would take minutes), spread over ten sessions: real
+// files of a scratch workspace changed through review's one change API,
+// each session's calls in order and the sessions side by side, so the
+// fsyncs of one overlap another's.
 func fillReview(b testing.TB, store *review.Store, entries int) {
 	b.Helper()
+	root, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws, err := workspace.New(root, "", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
 	before := []byte("package small\n\nvar value00 = compute(0, \"small\") // line\n")
 	after := []byte("package small\n\nvar value00 = compute(1, \"small\") // line\n")
-	const perCall = 10
-	for call := 0; call*perCall < entries; call++ {
-		var changes []review.Change
-		landed := map[string][]byte{}
-		for i := call * perCall; i < min((call+1)*perCall, entries); i++ {
+	const perCall, sessions = 10, 10
+	call := func(n int) error {
+		var edits []review.Edit
+		for i := n * perCall; i < min((n+1)*perCall, entries); i++ {
 			rel := fmt.Sprintf("pkg%02d/file_%05d.go", i%40, i)
-			path := filepath.Join("/nonexistent-bench-root", rel)
-			changes = append(changes, review.Change{Path: path, Display: rel, Before: before, BeforeExists: true, BeforeMode: 0o644,
-				After: after, AfterExists: true, AfterMode: 0o644})
-			landed[path] = after
+			if err := os.MkdirAll(filepath.Join(root, filepath.Dir(rel)), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(root, rel), before, 0o644); err != nil {
+				return err
+			}
+			p, err := ws.Resolve(rel, workspace.Write)
+			if err != nil {
+				return err
+			}
+			edits = append(edits, review.Edit{Path: p, Before: before, Existed: true, Mode: 0o644, After: after})
 		}
-		txn, err := store.Begin(fmt.Sprintf("s-fill-%02d", call%10), fmt.Sprintf("call_fill_%06d", call), "edit", changes)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := txn.Commit(landed); err != nil {
+		c := review.Call{Session: fmt.Sprintf("s-fill-%02d", n%sessions), ToolCallID: fmt.Sprintf("call_fill_%06d", n), Tool: "edit", Workspace: root, MaxLanded: 1 << 20}
+		_, err := store.Apply(c, edits)
+		return err
+	}
+	errs := make(chan error, sessions)
+	for s := range sessions {
+		go func() {
+			for n := s; n*perCall < entries; n += sessions {
+				if err := call(n); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range sessions {
+		if err := <-errs; err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -162,12 +162,12 @@ func TestChangedRegions(t *testing.T) {
 func TestApplyRefusesUnexpandedOrForeignIR(t *testing.T) {
 	lines := []string{"a", "b"}
 	p, _ := Parse("CUT 1.=1", Limits{})
-	ir, _ := Lower(p, 2, Limits{})
+	ir, _ := lowerStep(p, 2, Limits{})
 	_, err := Apply(lines, ir)
 	wantErr(t, err, CodeInvalidArgument, 1, "not expanded")
 	_, err = Apply([]string{"a"}, ir)
 	wantErr(t, err, CodeInvalidArgument, 0, "lowered for 2")
-	_, err = Expand(ir, []string{"a", "b", "c"}, nil)
+	_, err = expandLines(ir, []string{"a", "b", "c"}, nil)
 	wantErr(t, err, CodeInvalidArgument, 0, "lowered for 2")
 }
 
@@ -187,7 +187,7 @@ func TestFileOpsLeaveLinesToTheTool(t *testing.T) {
 		if err != nil || got != abcde {
 			t.Errorf("%s: %q, %v", ops, got, err)
 		}
-		ir, err := Lower(mustParse(t, ops), 5, Limits{})
+		ir, err := lowerStep(mustParse(t, ops), 5, Limits{})
 		if err != nil || len(ir.Edits) != 0 || ir.HeadTailOnly() {
 			t.Errorf("%s lowers to %+v, %v", ops, ir, err)
 		}

@@ -9,27 +9,28 @@
 // as steps without rewriting the others:
 //
 //	Parse         ops text -> Patch (ops in source order, verbatim headers)
-//	Lower         Patch -> IR: inserts, deletes, cuts, pastes, blocks, all
+//	lowerStep     Patch -> IR: inserts, deletes, cuts, pastes, blocks, all
 //	              anchored on original line numbers (§8.1)
-//	ResolveBlocks block locators -> spans, through a BlockResolver (§8.2)
-//	Expand        the clipboard pre-pass: cuts capture, pastes read (§8.3)
-//	Validate      bounds, overlaps, duplicate anchors, expansion cap (§7.3)
-//	Repair        replacement-boundary repair through a Syntax (§8.4): it
+//	resolveStep   block locators -> spans, through a BlockResolver (§8.2)
+//	expandStep    the clipboard pre-pass: cuts capture, pastes read (§8.3)
+//	validateStep  bounds, overlaps, duplicate anchors, expansion cap (§7.3)
+//	repairStep    replacement-boundary repair through a Syntax (§8.4): it
 //	              never changes the edit; it asks, or warns
 //	Apply         lines + IR -> new lines, the changed regions, and where
 //	              each new line came from (kept, moved, or written)
 //	Commit        named-register captures, after the write has landed
 //
-// Each step is tested alone; they are chained in one place, pipeline.go,
-// which every caller runs: Plan (Anchor: Lower and ResolveBlocks, with a
-// gate the tool puts its version and provenance checks in; then Settle:
-// Expand, Validate, Repair) and Run (Parse, Plan, Apply, Commit). The edit
-// tool, its text path for benchmarks (tools.EditPath), cmd/hostbench and
-// the tests all run these functions, so a benchmark times what an edit
-// call runs.
+// Each step is tested alone, inside this package; the steps between a
+// patch and the IR to apply are unexported, so the compiler holds that
+// they are chained in one place, pipeline.go, which every caller runs:
+// Plan (Anchor: lowerStep and resolveStep, with a gate the tool puts its
+// version and provenance checks in; then Settle: expandStep, validateStep,
+// repairStep) and Run (Parse, Plan, Apply, Commit). The edit tool, its
+// text path for benchmarks (tools.EditPath), cmd/hostbench and the tests
+// all run these functions, so a benchmark times what an edit call runs.
 //
-// The steps that read line content (Expand, Apply) also take any Text, a
-// line count and a line by number: ExpandText, ApplyText and RunText then
+// The steps that read line content (expandStep, Apply) take any Text, a
+// line count and a line by number: expandStep, ApplyText and RunText then
 // read only the lines the ops touch and return the new text as Copies of
 // original runs and Rows, without building it, for a caller that holds
 // the file as bytes (workspace.Index) and writes it back run by run.
@@ -40,7 +41,7 @@
 //
 // # Boundary repair (§8.4)
 //
-// Repair runs between Validate and Apply. It only looks at replacement
+// repairStep runs between validateStep and Apply. It only looks at replacement
 // ops whose body the model wrote (PUT N.=M: and a resolved PUT N*:); gap
 // inserts name no range, and a span paste's rows are captured content,
 // not a slip. It searches for the repairs below exactly as a repair that
@@ -88,7 +89,7 @@
 // not appear in the body (same text apart from indentation) with the body
 // closing that bracket itself, as when a body wraps the range's block in a
 // new "try {" that a later call closes; it does not duplicate the body row
-// beside it; the candidate passes Validate and its whole text parses. Each
+// beside it; the candidate passes validateStep and its whole text parses. Each
 // dropped restatement and each kept row costs 1; the cheapest admissible
 // candidates are the repair asked about, and when they give different
 // texts, each is offered. A closer withheld because the body re-authored

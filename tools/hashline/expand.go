@@ -7,7 +7,7 @@ import (
 
 // Registers is the session's store of named registers (edit-contract
 // §7.5), supplied by the tool layer. The anonymous register is call-local
-// and lives inside Expand.
+// and lives inside expandStep.
 type Registers interface {
 	Get(name string) ([]string, bool)
 	Set(name string, lines []string) error
@@ -21,10 +21,10 @@ type anonCapture struct {
 	pasted     bool
 }
 
-// Expand is the clipboard pre-pass (edit-contract §8.3): in source order,
-// every cut captures its lines and becomes deletes, and every paste reads
-// its register and becomes inserts (plus deletes for a span paste, added
-// only once the read succeeded). lines is the text the IR indexes.
+// expandStep is the clipboard pre-pass (edit-contract §8.3): in source
+// order, every cut captures its lines and becomes deletes, and every paste
+// reads its register and becomes inserts (plus deletes for a span paste,
+// added only once the read succeeded). text is the text the IR indexes.
 //
 // Sequencing errors are reported as such: a paste with nothing captured
 // before it is EDIT_REGISTER_EMPTY, and an anonymous paste while two or
@@ -38,12 +38,7 @@ type anonCapture struct {
 // regs only through Commit, after the write has landed, so a failed call
 // leaves the session's registers untouched. regs may be nil when no named
 // register is used.
-func Expand(ir IR, lines []string, regs Registers) (IR, error) {
-	return ExpandText(ir, Lines(lines), regs)
-}
-
-// ExpandText is Expand on any Text.
-func ExpandText(ir IR, text Text, regs Registers) (IR, error) {
+func expandStep(ir IR, text Text, regs Registers) (IR, error) {
 	out, err := expand(ir, text, regs)
 	return out, wholeCall(len(ir.Sources), err)
 }

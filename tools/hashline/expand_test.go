@@ -82,8 +82,8 @@ func TestNamedRegistersChangeOnlyOnCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ir, _ := Lower(p, len(lines), Limits{})
-	ir, err = Expand(ir, lines, regs)
+	ir, _ := lowerStep(p, len(lines), Limits{})
+	ir, err = expandLines(ir, lines, regs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,8 +137,8 @@ func TestSpanPasteDeletesOnlyAfterTheRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ir, _ := Lower(p, len(lines), Limits{})
-	out, err := Expand(ir, lines, newMemRegisters())
+	ir, _ := lowerStep(p, len(lines), Limits{})
+	out, err := expandLines(ir, lines, newMemRegisters())
 	wantErr(t, err, CodeRegisterEmpty, 1)
 	if len(out.Edits) != 0 {
 		t.Errorf("a failed paste left edits: %+v", out.Edits)
@@ -146,7 +146,7 @@ func TestSpanPasteDeletesOnlyAfterTheRead(t *testing.T) {
 	// After a successful read the span becomes deletes and inserts.
 	regs := newMemRegisters()
 	regs.m["none"] = []string{"R"}
-	out, err = Expand(ir, lines, regs)
+	out, err = expandLines(ir, lines, regs)
 	if err != nil {
 		t.Fatal(err)
 	}

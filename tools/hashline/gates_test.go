@@ -14,12 +14,12 @@ func lowered(t *testing.T, ops string, n int, r BlockResolver) IR {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ir, err := Lower(p, n, Limits{})
+	ir, err := lowerStep(p, n, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r != nil {
-		if ir, err = ResolveBlocks(ir, r); err != nil {
+		if ir, err = resolveStep(ir, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -55,7 +55,7 @@ func TestAnchors(t *testing.T) {
 	// Anchors survive expansion unchanged.
 	lines := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}
 	ir := lowered(t, "CUT 2.=3\nPUT >7", 10, nil)
-	ex, err := Expand(ir, lines, nil)
+	ex, err := expandLines(ir, lines, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,11 +114,11 @@ func TestRemap(t *testing.T) {
 		t.Errorf("Remap changed its input or NumLines")
 	}
 	moved.NumLines = len(live)
-	ex, err := Expand(moved, live, nil)
+	ex, err := expandLines(moved, live, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Validate(ex); err != nil {
+	if err := validateStep(ex); err != nil {
 		t.Fatal(err)
 	}
 	res, err := Apply(live, ex)

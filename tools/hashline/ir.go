@@ -15,14 +15,14 @@ const (
 	// KindDelete removes original line Line.
 	KindDelete
 	// KindCut captures original lines Start..End into Register and
-	// removes them. Expand lowers it to deletes.
+	// removes them. expandStep lowers it to deletes.
 	KindCut
 	// KindPaste puts the content of Register at Cursor, or, when Start is
-	// set, in place of original lines Start..End. Expand lowers it to
+	// set, in place of original lines Start..End. expandStep lowers it to
 	// inserts (and deletes).
 	KindPaste
 	// KindBlock is an op on the block opening at Line, before
-	// ResolveBlocks turns it into one of the kinds above.
+	// resolveStep turns it into one of the kinds above.
 	KindBlock
 )
 
@@ -66,7 +66,7 @@ type Edit struct {
 	Start, End int      // KindCut, span KindPaste
 	Register   string   // KindCut, KindPaste, KindBlock; "" is the anonymous register
 	Body       []string // KindBlock with BlockPut or BlockPutAfter
-	// Origin is, for a KindInsert that Expand made from a capture of this
+	// Origin is, for a KindInsert that expandStep made from a capture of this
 	// call, the original line the row copies; 0 for a row the model wrote
 	// or one pasted from a register an earlier call filled. It lets the
 	// tool carry a moved line's seen state to its new place (§4.3) and
@@ -111,7 +111,7 @@ type IR struct {
 	Edits       []Edit
 	Sources     []Source
 	Resolutions []Resolution
-	// Captures are the named-register writes Expand recorded, in source
+	// Captures are the named-register writes expandStep recorded, in source
 	// order; Commit performs them.
 	Captures []Capture
 }
@@ -196,7 +196,7 @@ var ErrUnmapped = errors.New("hashline: anchor does not map to the live text")
 // changed and the op cannot be moved safely.
 //
 // NumLines is left as it was: set it to the live text's line count before
-// Expand, which refuses a text of any other length.
+// expandStep, which refuses a text of any other length.
 func (ir IR) Remap(f func(old int) (new int, ok bool)) (IR, error) {
 	out := ir.clone()
 	mapLine := func(l int, src int) (int, error) {

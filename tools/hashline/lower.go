@@ -2,12 +2,12 @@ package hashline
 
 import "fmt"
 
-// Lower turns a parsed patch into the flat IR of edit-contract §8.1 for a
+// lowerStep turns a parsed patch into the flat IR of edit-contract §8.1 for a
 // text of numLines lines. It checks every line number against numLines
 // and the expansion cap before it allocates anything per line, so a huge
 // range costs nothing. REM and MV are file operations for the tool layer
 // and produce no edits.
-func Lower(p *Patch, numLines int, lim Limits) (IR, error) {
+func lowerStep(p *Patch, numLines int, lim Limits) (IR, error) {
 	ir, err := lower(p, numLines, lim)
 	if p != nil {
 		err = wholeCall(len(p.Ops), err)

@@ -10,8 +10,8 @@ import (
 // Parse reads an ops text (edit-contract §7.1, §7.2) into a Patch.
 // It is strict: anything that is not exactly the grammar fails, and the
 // error shows the corrected form. It checks only what the text alone can
-// decide; line bounds and overlaps need the file and are checked by Lower
-// and Validate.
+// decide; line bounds and overlaps need the file and are checked by lowerStep
+// and validateStep.
 func Parse(ops string, lim Limits) (*Patch, error) {
 	lim = lim.orDefault()
 	if len(ops) > lim.MaxOpsPayloadBytes {

@@ -14,8 +14,8 @@ type Env struct {
 	// checker: repair cannot judge, so rows it would ask about are
 	// written as sent, with a warning saying the check could not run.
 	Syntax Syntax
-	// Gate, when set, is shown the IR after Lower and again after
-	// ResolveBlocks, before any line's content is read: the tool's
+	// Gate, when set, is shown the IR after lowerStep and again after
+	// resolveStep, before any line's content is read: the tool's
 	// provenance gate (§9.1) checks the lines the ops name and then every
 	// line of the resolved blocks, and its test for a position-stable
 	// edit (§9 branch B) refuses anything else. An error it returns ends
@@ -89,12 +89,12 @@ func Plan(text Text, p *Patch, env Env) (IR, []string, error) {
 	return Settle(text, p, ir, env)
 }
 
-// Anchor is the first half of Plan, which reads no line's content: Lower
-// for a text of numLines lines, env.Gate, ResolveBlocks, env.Gate. Drift
+// Anchor is the first half of Plan, which reads no line's content: lowerStep
+// for a text of numLines lines, env.Gate, resolveStep, env.Gate. Drift
 // recovery anchors an edit on the version the tag names, moves it onto
 // the live text (IR.Remap) and settles it there.
 func Anchor(p *Patch, numLines int, env Env) (IR, error) {
-	ir, err := Lower(p, numLines, env.Limits)
+	ir, err := lowerStep(p, numLines, env.Limits)
 	if err != nil {
 		return IR{}, err
 	}
@@ -104,7 +104,7 @@ func Anchor(p *Patch, numLines int, env Env) (IR, error) {
 	if !hasBlocks(ir) {
 		return ir, nil
 	}
-	if ir, err = ResolveBlocks(ir, env.Resolver); err != nil {
+	if ir, err = resolveStep(ir, env.Resolver); err != nil {
 		return IR{}, err
 	}
 	if err := gate(ir, env); err != nil {
@@ -114,17 +114,17 @@ func Anchor(p *Patch, numLines int, env Env) (IR, error) {
 }
 
 // Settle is the second half of Plan, on the text the IR indexes:
-// ExpandText, Validate and Repair. The IR it returns is the one to apply:
+// expandStep, validateStep and repairStep. The IR it returns is the one to apply:
 // repair never changes an edit, it only warns or asks (§8.4).
 func Settle(text Text, p *Patch, ir IR, env Env) (IR, []string, error) {
-	ir, err := ExpandText(ir, text, env.Registers)
+	ir, err := expandStep(ir, text, env.Registers)
 	if err != nil {
 		return IR{}, nil, err
 	}
-	if err := Validate(ir); err != nil {
+	if err := validateStep(ir); err != nil {
 		return IR{}, nil, err
 	}
-	warnings, err := Repair(text, p, ir, env)
+	warnings, err := repairStep(text, p, ir, env)
 	if err != nil {
 		return IR{}, nil, err
 	}

@@ -9,7 +9,7 @@ import (
 
 // Boundary repair (edit-contract §8.4); the rules and the decisions
 // behind them are in the package doc. The search applies candidates
-// (through Apply) only to look at them; Repair never returns one to apply:
+// (through Apply) only to look at them; repairStep never returns one to apply:
 // it asks about the one it found (repair_ask.go).
 
 // Syntax reports whether a whole text parses without errors in the
@@ -33,7 +33,7 @@ type Syntax interface {
 	Check(text string) (supported, clean bool)
 }
 
-// Repair is boundary repair (edit-contract §8.4) on an expanded, validated
+// repairStep is boundary repair (edit-contract §8.4) on an expanded, validated
 // IR of text, p being the patch it was lowered from. It never changes the
 // edit. When a repair would drop a row the model sent or keep a line its
 // range deletes, it refuses with an EDIT_REPAIR_AMBIGUOUS *Error whose
@@ -43,7 +43,7 @@ type Syntax interface {
 // cannot run (no checker, out of time, over a bound, declined), the edit
 // applies as sent and the warnings returned say so, naming what to check
 // in the numbers of the new version.
-func Repair(text Text, p *Patch, ir IR, env Env) ([]string, error) {
+func repairStep(text Text, p *Patch, ir IR, env Env) ([]string, error) {
 	if env.AsSent {
 		return nil, nil
 	}

@@ -35,7 +35,7 @@ const (
 )
 
 // question is a refusal of the search that asks. It is an error only
-// inside the package: Repair turns it into the *Error the model reads.
+// inside the package: repairStep turns it into the *Error the model reads.
 type question struct {
 	kind askKind
 	acts []action    // askRepair, askNoChange

@@ -26,9 +26,9 @@ func benchRepair(b *testing.B, n int, ops string) {
 	lines, _ := splitText(text)
 	syn := treeSitter(b, "bench.ts", text)
 	p := mustParseB(b, ops)
-	ir, err := Lower(p, len(lines), Limits{})
+	ir, err := lowerStep(p, len(lines), Limits{})
 	if err == nil {
-		ir, err = Expand(ir, lines, nil)
+		ir, err = expandLines(ir, lines, nil)
 	}
 	if err != nil {
 		b.Fatal(err)
@@ -36,7 +36,7 @@ func benchRepair(b *testing.B, n int, ops string) {
 	b.SetBytes(int64(len(text)))
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Repair(Lines(lines), p, ir, Env{Syntax: syn}); err != nil && !asked(err) {
+		if _, err := repairStep(Lines(lines), p, ir, Env{Syntax: syn}); err != nil && !asked(err) {
 			b.Fatal(err)
 		}
 	}
@@ -93,9 +93,9 @@ func BenchmarkParseOnceRepair(b *testing.B) {
 	text := benchTS(1000)
 	lines, _ := splitText(text)
 	p := mustParseB(b, ops)
-	ir, err := Lower(p, len(lines), Limits{})
+	ir, err := lowerStep(p, len(lines), Limits{})
 	if err == nil {
-		ir, err = Expand(ir, lines, nil)
+		ir, err = expandLines(ir, lines, nil)
 	}
 	if err != nil {
 		b.Fatal(err)
@@ -120,7 +120,7 @@ func BenchmarkParseOnceRepair(b *testing.B) {
 			b.Fatal(err)
 		}
 		counted := &countingSyntax{Syntax: syn}
-		if _, err := Repair(Lines(lines), p, ir, Env{Syntax: counted}); !asked(err) || counted.n != 4 {
+		if _, err := repairStep(Lines(lines), p, ir, Env{Syntax: counted}); !asked(err) || counted.n != 4 {
 			b.Fatalf("the repair was not the kept closer of four checks: %d checks, %v", counted.n, err)
 		}
 	}

@@ -146,7 +146,7 @@ func checkRepair(t *testing.T, lines []string, ops string, syn Syntax) ([]action
 	}
 	var got []string
 	if err == nil {
-		if err := Validate(out); err != nil {
+		if err := validateStep(out); err != nil {
 			t.Fatalf("repaired IR fails Validate: %v", err)
 		}
 		got = applied(lines, out)
@@ -186,7 +186,7 @@ func checkRepair(t *testing.T, lines []string, ops string, syn Syntax) ([]action
 		}
 	}
 	// The public step, with the same checker.
-	warns, perr := Repair(Lines(lines), p, ir, Env{Syntax: syn})
+	warns, perr := repairStep(Lines(lines), p, ir, Env{Syntax: syn})
 	var e *Error
 	switch {
 	case err == nil && len(acts) == 0:

@@ -65,9 +65,9 @@ func TestResultIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ir, err := Lower(p, len(lines), Limits{})
+	ir, err := lowerStep(p, len(lines), Limits{})
 	if err == nil {
-		ir, err = Expand(ir, lines, nil)
+		ir, err = expandLines(ir, lines, nil)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -337,7 +337,7 @@ func TestRepairReleasesTheChecker(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: %q does not plan", tc.name, tc.ops)
 		}
-		if _, err := Repair(Lines(lines), p, ir, Env{Syntax: syn}); (err != nil) != tc.err {
+		if _, err := repairStep(Lines(lines), p, ir, Env{Syntax: syn}); (err != nil) != tc.err {
 			t.Errorf("%s: got %v", tc.name, err)
 		}
 		if syn.released != 1 || syn.late != 0 {

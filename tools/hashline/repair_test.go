@@ -309,9 +309,9 @@ func TestRepairCandidateBound(t *testing.T) {
 		t.Errorf("warnings %q after %d checks; want the bound's warning after checking the result and the original", o.warns, syn.n)
 	}
 	lines, _ := splitText(in.String())
-	ir, err := Lower(mustParse(t, ops.String()), len(lines), Limits{})
+	ir, err := lowerStep(mustParse(t, ops.String()), len(lines), Limits{})
 	if err == nil {
-		ir, err = Expand(ir, lines, nil)
+		ir, err = expandLines(ir, lines, nil)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -332,7 +332,7 @@ func TestRepairSpendsNoCheckWithoutCandidates(t *testing.T) {
 
 func TestRepairRejectsAForeignText(t *testing.T) {
 	ir := IR{NumLines: 3}
-	if _, err := Repair(Lines{"a"}, nil, ir, Env{}); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := repairStep(Lines{"a"}, nil, ir, Env{}); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("got %v, want INVALID_ARGUMENT", err)
 	}
 }

@@ -17,11 +17,11 @@ type BlockResolver interface {
 	Resolve(line int) (start, end int, err error)
 }
 
-// ResolveBlocks replaces every block edit with the span it names and
+// resolveStep replaces every block edit with the span it names and
 // records each resolution for the result echo. A nil resolver means block
 // ops are not available in this build: each is EDIT_BLOCK_UNRESOLVED with
 // the plain-range alternative.
-func ResolveBlocks(ir IR, r BlockResolver) (IR, error) {
+func resolveStep(ir IR, r BlockResolver) (IR, error) {
 	out, err := resolveBlocks(ir, r)
 	return out, wholeCall(len(ir.Sources), err)
 }

@@ -80,14 +80,14 @@ func TestBlockOpsDecline(t *testing.T) {
 func TestUnresolvedBlocksStopLaterSteps(t *testing.T) {
 	lines, _ := splitText(fn)
 	p, _ := Parse("CUT 1*", Limits{})
-	ir, err := Lower(p, len(lines), Limits{})
+	ir, err := lowerStep(p, len(lines), Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Expand(ir, lines, nil); !errors.Is(err, ErrBlockUnresolved) {
+	if _, err := expandLines(ir, lines, nil); !errors.Is(err, ErrBlockUnresolved) {
 		t.Errorf("Expand: %v", err)
 	}
-	if err := Validate(ir); !errors.Is(err, ErrBlockUnresolved) {
+	if err := validateStep(ir); !errors.Is(err, ErrBlockUnresolved) {
 		t.Errorf("Validate: %v", err)
 	}
 }

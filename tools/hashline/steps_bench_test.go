@@ -13,8 +13,8 @@ func BenchmarkRunSteps(b *testing.B) {
 	ops := benchkit.SpreadOps(50, 5000)
 	lim := DefaultLimits()
 	p, _ := Parse(ops, lim)
-	lowered, _ := Lower(p, len(lines), lim)
-	expanded, _ := Expand(lowered, lines, nil)
+	lowered, _ := lowerStep(p, len(lines), lim)
+	expanded, _ := expandLines(lowered, lines, nil)
 	res, _ := ApplyText(Lines(lines), expanded)
 	b.Run("parse", func(b *testing.B) {
 		b.ReportAllocs()
@@ -25,25 +25,25 @@ func BenchmarkRunSteps(b *testing.B) {
 	b.Run("lower", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			Lower(p, len(lines), lim)
+			lowerStep(p, len(lines), lim)
 		}
 	})
 	b.Run("expand", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			Expand(lowered, lines, nil)
+			expandLines(lowered, lines, nil)
 		}
 	})
 	b.Run("validate", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			Validate(expanded)
+			validateStep(expanded)
 		}
 	})
 	b.Run("repair (no grammar, nothing to ask)", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			Repair(Lines(lines), p, expanded, Env{Syntax: noGrammar{}})
+			repairStep(Lines(lines), p, expanded, Env{Syntax: noGrammar{}})
 		}
 	})
 	b.Run("apply text", func(b *testing.B) {

@@ -23,11 +23,11 @@ func TestStepsAllocatePerCallNotPerOp(t *testing.T) {
 	ops := benchkit.SpreadOps(50, 5000)
 	lim := DefaultLimits()
 	p := mustParse(t, ops)
-	lowered, err := Lower(p, len(lines), lim)
+	lowered, err := lowerStep(p, len(lines), lim)
 	if err != nil {
 		t.Fatal(err)
 	}
-	expanded, err := ExpandText(lowered, text, nil)
+	expanded, err := expandStep(lowered, text, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,11 +41,11 @@ func TestStepsAllocatePerCallNotPerOp(t *testing.T) {
 		run  func()
 	}{
 		{"Parse (the ops split into lines, the op list, the patch)", 3, func() { Parse(ops, lim) }},
-		{"ExpandText (the edits, the anonymous captures)", 2, func() { ExpandText(lowered, text, nil) }},
-		{"Validate (one list of what the ops take)", 1, func() { Validate(expanded) }},
+		{"ExpandText (the edits, the anonymous captures)", 2, func() { expandStep(lowered, text, nil) }},
+		{"Validate (one list of what the ops take)", 1, func() { validateStep(expanded) }},
 		{"ApplyText (inserts, deletes, rows, copies, pieces, regions)", 6, func() { ApplyText(text, expanded) }},
 		{"NewLines (the lines)", 1, func() { res.NewLines(text) }},
-		{"Repair with nothing to ask (the ops in scope, found once)", 8, func() { Repair(text, p, expanded, Env{Syntax: noGrammar{}}) }},
+		{"Repair with nothing to ask (the ops in scope, found once)", 8, func() { repairStep(text, p, expanded, Env{Syntax: noGrammar{}}) }},
 	} {
 		if got := testing.AllocsPerRun(20, tt.run); got > tt.max {
 			t.Errorf("%s: %v allocations for 50 ops, want at most %v", tt.step, got, tt.max)
@@ -71,7 +71,7 @@ func TestLowerSizesEditsExactly(t *testing.T) {
 		"CUT 3.=4 @r\nPUT 10.=12 @r\nPUT <1:\n+top\nPUT >$:\n+end",
 		"PUT 7*:\n+x\nPUT >30*:\n+y\nCUT 40*\nPUT 50* @r\nPUT >60*",
 	} {
-		ir, err := Lower(mustParse(t, ops), 5000, DefaultLimits())
+		ir, err := lowerStep(mustParse(t, ops), 5000, DefaultLimits())
 		if err != nil {
 			t.Fatalf("%q: %v", ops, err)
 		}

@@ -6,8 +6,8 @@ import (
 	"slices"
 )
 
-// Validate enforces the anchoring rules of edit-contract §7.3 on an IR,
-// before or after Expand: every line exists, ranges run forwards, no two
+// validateStep enforces the anchoring rules of edit-contract §7.3 on an IR,
+// before or after expandStep: every line exists, ranges run forwards, no two
 // ops change the same line, no two ops insert at the same gap, no op
 // inserts next to a line another op consumes, and the IR stays under the
 // expansion cap. Every failure is EDIT_RANGE_INVALID except the cap,
@@ -19,7 +19,7 @@ import (
 // replaced. PUT <4: and PUT >4: name two different gaps and are fine, and
 // so are <1 and >$ beside a range: the top and the end of the file do not
 // move.
-func Validate(ir IR) error {
+func validateStep(ir IR) error {
 	return wholeCall(len(ir.Sources), validate(ir))
 }
 
