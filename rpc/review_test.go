@@ -19,6 +19,7 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rollback"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -58,7 +59,7 @@ func TestWithoutAReviewStoreThereAreNoReviewMethods(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
 	wantError(t, call(t, c, "review.list", ReviewListParams{SessionID: "s"}, nil), CodeMethodNotFound)
-	var doc OpenRPC
+	var doc wire.OpenRPC
 	mustCall(t, c, "rpc.discover", nil, &doc)
 	for _, m := range doc.Methods {
 		if m.Name == "review.list" || m.Name == "review.rollback" {

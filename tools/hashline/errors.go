@@ -3,20 +3,23 @@ package hashline
 import (
 	"errors"
 	"fmt"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // Codes are the edit-contract §11 names this package reports, plus the
-// generic INVALID_ARGUMENT for limits and misuse of a register paste.
+// generic INVALID_ARGUMENT for limits and misuse of a register paste:
+// package wire's tool codes, where each is declared once.
 const (
-	CodeParseFailed        = "EDIT_PARSE_FAILED"
-	CodeRangeInvalid       = "EDIT_RANGE_INVALID"
-	CodeBlockUnresolved    = "EDIT_BLOCK_UNRESOLVED"
-	CodeRegisterEmpty      = "EDIT_REGISTER_EMPTY"
-	CodeRegisterAmbiguous  = "EDIT_REGISTER_AMBIGUOUS"
-	CodeRepairAmbiguous    = "EDIT_REPAIR_AMBIGUOUS"
-	CodeNoChange           = "EDIT_NO_CHANGE"
-	CodeAmplificationLimit = "EDIT_AMPLIFICATION_LIMIT"
-	CodeInvalidArgument    = "INVALID_ARGUMENT"
+	CodeParseFailed        = wire.ToolParseFailed
+	CodeRangeInvalid       = wire.ToolRangeInvalid
+	CodeBlockUnresolved    = wire.ToolBlockUnresolved
+	CodeRegisterEmpty      = wire.ToolRegisterEmpty
+	CodeRegisterAmbiguous  = wire.ToolRegisterAmbiguous
+	CodeRepairAmbiguous    = wire.ToolRepairAmbiguous
+	CodeNoChange           = wire.ToolNoChange
+	CodeAmplificationLimit = wire.ToolAmplificationLimit
+	CodeInvalidArgument    = wire.ToolInvalidArgument
 )
 
 // Sentinels, one per code. Every *Error unwraps to the sentinel of its
