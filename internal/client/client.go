@@ -66,6 +66,14 @@ type Client struct {
 // Typed is the typed calls over c.
 func Typed(c Caller) *Client { return &Client{Caller: c} }
 
+// CallerFunc is a function that sends one request, as a Caller.
+type CallerFunc func(ctx context.Context, method string, params, result any) error
+
+// Call calls f.
+func (f CallerFunc) Call(ctx context.Context, method string, params, result any) error {
+	return f(ctx, method, params, result)
+}
+
 // Conn is one connection to a daemon. It is safe for concurrent calls.
 type Conn struct {
 	conn  *jsonrpc2.Conn
