@@ -140,7 +140,7 @@ func (ed *editor) recoverDrift() (p *plan, why string, e *Error) {
 	case errors.Is(err, hashline.ErrNoChange):
 		return nil, "replayed on the current file, the edit changes nothing (the change may already be there)", nil
 	case err != nil:
-		return nil, "replaying the edit on the current file failed: " + err.Error(), nil
+		return nil, "replaying the edit on the current file failed: " + languageError(err).Error(), nil
 	}
 	ed.warnings = append(ed.warnings, warnings...)
 	ed.recoveryWarnings(snap, off)

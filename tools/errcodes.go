@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/hostd-dev/hostd/rpc/wire"
+	"github.com/hostd-dev/hostd/tools/hashline"
 )
 
 // ErrorCode is one row of the tool error table, package wire's ToolCodes:
@@ -15,6 +16,20 @@ type ErrorCode = wire.ToolCode
 
 // ErrorCodes returns the tool error table (a copy).
 func ErrorCodes() []ErrorCode { return slices.Clone(wire.ToolCodes) }
+
+// languageCodes are the tool error codes of the edit language's failures:
+// the one place each hashline.Code becomes its wire code (languageError).
+var languageCodes = map[hashline.Code]string{
+	hashline.CodeParseFailed:        CodeParseFailed,
+	hashline.CodeRangeInvalid:       CodeRangeInvalid,
+	hashline.CodeBlockUnresolved:    CodeBlockUnresolved,
+	hashline.CodeRegisterEmpty:      CodeRegisterEmpty,
+	hashline.CodeRegisterAmbiguous:  CodeRegisterAmbiguous,
+	hashline.CodeRepairAmbiguous:    CodeRepairAmbiguous,
+	hashline.CodeNoChange:           CodeNoChange,
+	hashline.CodeAmplificationLimit: CodeAmplificationLimit,
+	hashline.CodeInvalidArgument:    CodeInvalidArgument,
+}
 
 // The details types, by the names the tools set them with.
 type (

@@ -6,10 +6,12 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hostd-dev/hostd/rpc/wire"
+	"github.com/hostd-dev/hostd/tools/hashline"
 )
 
 // goFiles parses the non-test Go files of the directories, relative to
@@ -37,10 +39,12 @@ func goFiles(t *testing.T, dirs ...string) map[string]*ast.File {
 	return files
 }
 
-// The tools and the edit language declare no code of their own: each of
-// their Code constants is package wire's, where the tool error table
-// (from which the OpenRPC document's x-tool-errors is made) is, so a code
-// is spelled once and cannot reach the wire without clients knowing it.
+// The tools and the edit language spell no code of their own: each of
+// the tools' Code constants is package wire's, where the tool error table
+// (from which the OpenRPC document's x-tool-errors is made) is, and the
+// edit language's are kinds the tools map to those (languageCodes), so a
+// code is spelled once and cannot reach the wire without clients knowing
+// it.
 func TestCodesAreTheWiresConstants(t *testing.T) {
 	named := 0
 	for name, f := range goFiles(t, ".", "hashline") {
@@ -138,6 +142,17 @@ func TestWithGuardMergesTheDetails(t *testing.T) {
 	} {
 		if got, _ := json.Marshal(tt.d); string(got) != tt.want {
 			t.Errorf("%+v marshals as %s, want %s", tt.d, got, tt.want)
+		}
+	}
+}
+
+// Every failure of the edit language is reported as a tool error code of
+// the table.
+func TestEveryLanguageCodeIsAToolCode(t *testing.T) {
+	for c := hashline.CodeParseFailed; c <= hashline.CodeInvalidArgument; c++ {
+		code, ok := languageCodes[c]
+		if !ok || !slices.ContainsFunc(wire.ToolCodes, func(r wire.ToolCode) bool { return r.Code == code }) {
+			t.Errorf("hashline's %s is reported as %q, which is not a row of wire.ToolCodes", c, code)
 		}
 	}
 }
