@@ -56,7 +56,7 @@ func TestGoClientIsCurrent(t *testing.T) {
 // A method whose params or result is not a wire type cannot be generated:
 // the Go client imports package wire, never the server or the domain.
 func TestGoClientRefusesTypesOutsideWire(t *testing.T) {
-	_, err := goClient([]*Method{method("x.y", "", func(_ context.Context, _ NoParams) (tools.Request, error) { return tools.Request{}, nil })})
+	_, err := goClient([]*Method{method("x.y", "", func(_ context.Context, _ wire.NoParams) (tools.Request, error) { return tools.Request{}, nil })})
 	if err == nil || !strings.Contains(err.Error(), "rpc/wire") {
 		t.Errorf("a result from package tools: %v, want a refusal naming rpc/wire", err)
 	}
