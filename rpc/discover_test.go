@@ -12,7 +12,7 @@ import (
 func TestDiscoverDescribesExactlyTheMethodsThatDispatch(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
-	var doc OpenRPC
+	var doc wire.OpenRPC
 	mustCall(t, c, "rpc.discover", nil, &doc)
 	if !strings.HasPrefix(doc.OpenRPC, "1.") || doc.Info.Title != "hostd" || doc.Info.Version != "1" {
 		t.Errorf("header: %+v %+v", doc.OpenRPC, doc.Info)
@@ -46,11 +46,11 @@ func TestDiscoverDescribesExactlyTheMethodsThatDispatch(t *testing.T) {
 
 func TestDiscoverMarksDebugMethodsUnstable(t *testing.T) {
 	h := newHarness(t)
-	var doc OpenRPC
+	var doc wire.OpenRPC
 	mustCall(t, h.client(), "rpc.discover", nil, &doc)
 	for _, m := range doc.Methods {
 		debug := strings.HasPrefix(m.Name, "debug.")
-		tagged := slices.ContainsFunc(m.Tags, func(tg OpenRPCTag) bool { return tg.Name == "unstable" })
+		tagged := slices.ContainsFunc(m.Tags, func(tg wire.OpenRPCTag) bool { return tg.Name == "unstable" })
 		if debug != m.Unstable || debug != tagged {
 			t.Errorf("%s: x-unstable %v, unstable tag %v", m.Name, m.Unstable, tagged)
 		}
@@ -70,7 +70,7 @@ func TestDiscoverParamsAndResultsFollowTheGoTypes(t *testing.T) {
 			Result struct {
 				Schema map[string]any `json:"schema"`
 			} `json:"result"`
-			Errors []OpenRPCError `json:"errors"`
+			Errors []wire.OpenRPCError `json:"errors"`
 		} `json:"methods"`
 	}
 	mustCall(t, h.client(), "rpc.discover", nil, &raw)
@@ -95,7 +95,7 @@ func TestDiscoverParamsAndResultsFollowTheGoTypes(t *testing.T) {
 	if ext["type"] != "array" || props["path"] == nil || props["writable"] == nil {
 		t.Errorf("externalRoots schema: %v", ext)
 	}
-	if !slices.ContainsFunc(create.Errors, func(e OpenRPCError) bool { return e.Code == -32006 && e.Data.Code == "SESSION_LIMIT" }) {
+	if !slices.ContainsFunc(create.Errors, func(e wire.OpenRPCError) bool { return e.Code == -32006 && e.Data.Code == "SESSION_LIMIT" }) {
 		t.Errorf("session.create errors: %+v", create.Errors)
 	}
 	// debug.session's seenLines is null or a list of [from, to] pairs.

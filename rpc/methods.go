@@ -109,14 +109,9 @@ func (s *Server) sessionSetWorkspace(_ context.Context, p wire.SetWorkspaceParam
 	return wire.SessionRef{SessionID: p.SessionID, Workspace: st.Workspace.Root()}, nil
 }
 
-// ToolDefinitions is the result of tools.definitions.
-type ToolDefinitions struct {
-	Tools []tools.Definition `json:"tools"`
-}
-
-func (s *Server) toolsDefinitions(context.Context, wire.NoParams) (ToolDefinitions, error) {
+func (s *Server) toolsDefinitions(context.Context, wire.NoParams) (wire.ToolDefinitions, error) {
 	defs, err := s.opts.Executor.Definitions()
-	return ToolDefinitions{Tools: defs}, err
+	return wire.ToolDefinitions{Tools: defs}, err
 }
 
 func (s *Server) toolsExecute(ctx context.Context, p wire.ExecuteParams) (tools.Outcome, error) {

@@ -13,130 +13,42 @@ import (
 // OpenRPCVersion is the OpenRPC specification rpc.discover follows.
 const OpenRPCVersion = "1.2.6"
 
-// OpenRPC is the rpc.discover document, and docs/openrpc.json: the same
-// document, byte for byte (a test regenerates the file and compares).
-// Besides the methods and every JSON-RPC error (components.errors,
-// openrpc_errors.go) it carries, as specification extensions, what a
-// client generator needs that OpenRPC has no place for: the notifications
-// each side sends (x-notifications), each tool's arguments and result
-// (x-tools, pointing into components.schemas), every tool error code with
-// the shape of its details (x-tool-errors) and what the repeat guard adds
-// to them (x-repeat-guard-details).
-type OpenRPC struct {
-	OpenRPC            string                `json:"openrpc"`
-	Info               OpenRPCInfo           `json:"info"`
-	Methods            []OpenRPCMethod       `json:"methods"`
-	Notifications      []OpenRPCNotification `json:"x-notifications"`
-	Tools              []OpenRPCTool         `json:"x-tools"`
-	ToolErrors         []OpenRPCToolError    `json:"x-tool-errors"`
-	RepeatGuardDetails schema                `json:"x-repeat-guard-details"`
-	Components         OpenRPCComponents     `json:"components"`
-}
+var unstableTag = wire.OpenRPCTag{Name: "unstable", Description: "a debugging surface; its shape may change without a protocol version bump"}
 
-// OpenRPCNotification is a message without an id: no answer comes.
-type OpenRPCNotification struct {
-	Name    string `json:"name"`
-	Summary string `json:"summary"`
-	// Direction: "server-to-client" or "client-to-server".
-	Direction string              `json:"direction"`
-	Params    []ContentDescriptor `json:"params"`
-}
-
-// OpenRPCTool names the schemas of one tool's arguments (tools.execute's
-// args, the same JSON Schema tools.definitions gives the model) and of its
-// result (tools.execute's result for that tool).
-type OpenRPCTool struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Args        schema `json:"args"`
-	Result      schema `json:"result"`
-}
-
-// OpenRPCComponents holds the schemas x-tools and x-tool-errors refer
-// to, and every JSON-RPC error by name (the methods' errors are these).
-type OpenRPCComponents struct {
-	Schemas map[string]schema `json:"schemas"`
-	Errors  OpenRPCErrors     `json:"errors"`
-}
-
-// OpenRPCInfo describes the service.
-type OpenRPCInfo struct {
-	Title       string `json:"title"`
-	Version     string `json:"version"`
-	Description string `json:"description"`
-}
-
-// OpenRPCMethod describes one method.
-type OpenRPCMethod struct {
-	Name           string              `json:"name"`
-	Summary        string              `json:"summary"`
-	Tags           []OpenRPCTag        `json:"tags,omitempty"`
-	ParamStructure string              `json:"paramStructure"`
-	Params         []ContentDescriptor `json:"params"`
-	Result         ContentDescriptor   `json:"result"`
-	Errors         []OpenRPCError      `json:"errors,omitempty"`
-	// Unstable is a specification extension: the method is a debugging
-	// surface whose shape may change.
-	Unstable bool `json:"x-unstable,omitempty"`
-}
-
-// OpenRPCTag groups methods.
-type OpenRPCTag struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-}
-
-// ContentDescriptor is a named, schema-described value.
-type ContentDescriptor struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	Required    bool   `json:"required,omitempty"`
-	Schema      schema `json:"schema"`
-}
-
-// OpenRPCError is an application error a method may answer with.
-type OpenRPCError struct {
-	Code    int64          `json:"code"`
-	Message string         `json:"message"`
-	Data    wire.ErrorData `json:"data"`
-}
-
-var unstableTag = OpenRPCTag{Name: "unstable", Description: "a debugging surface; its shape may change without a protocol version bump"}
-
-func (s *Server) discover(context.Context, wire.NoParams) (OpenRPC, error) {
+func (s *Server) discover(context.Context, wire.NoParams) (wire.OpenRPC, error) {
 	return s.Document(), nil
 }
 
 // Document builds the OpenRPC document from the method table.
-func (s *Server) Document() OpenRPC {
-	doc := OpenRPC{
+func (s *Server) Document() wire.OpenRPC {
+	doc := wire.OpenRPC{
 		OpenRPC: OpenRPCVersion,
-		Info: OpenRPCInfo{
+		Info: wire.OpenRPCInfo{
 			Title: "hostd",
 			// The protocol's version, not the build's: the document
 			// changes when the protocol does (host.info has the build).
 			Version:     strconv.Itoa(wire.ProtocolVersion),
 			Description: "File tools (read, grep, write, edit) for coding agents, over JSON-RPC 2.0 with LSP framing.",
 		},
-		Methods: make([]OpenRPCMethod, 0, len(s.table)),
+		Methods: make([]wire.OpenRPCMethod, 0, len(s.table)),
 	}
 	for _, m := range s.table {
-		om := OpenRPCMethod{
+		om := wire.OpenRPCMethod{
 			Name:           m.Name,
 			Summary:        m.Summary,
 			ParamStructure: "by-name",
-			Params:         []ContentDescriptor{},
-			Result:         ContentDescriptor{Name: m.Name + ".result", Schema: schemaOf(m.result)},
+			Params:         []wire.ContentDescriptor{},
+			Result:         wire.ContentDescriptor{Name: m.Name + ".result", Schema: schemaOf(m.result)},
 			Unstable:       m.Unstable,
 		}
 		if m.Unstable {
-			om.Tags = []OpenRPCTag{unstableTag}
+			om.Tags = []wire.OpenRPCTag{unstableTag}
 		}
 		for _, f := range structFields(m.params) {
-			om.Params = append(om.Params, ContentDescriptor{Name: f.name, Description: f.doc, Required: f.required, Schema: schemaOf(f.typ)})
+			om.Params = append(om.Params, wire.ContentDescriptor{Name: f.name, Description: f.doc, Required: f.required, Schema: schemaOf(f.typ)})
 		}
 		for _, c := range m.Errors {
-			om.Errors = append(om.Errors, OpenRPCError{Code: c.Num, Message: c.Name, Data: wire.ErrorData{Code: c.Name}})
+			om.Errors = append(om.Errors, wire.OpenRPCError{Code: c.Num, Message: c.Name, Data: wire.ErrorData{Code: c.Name}})
 		}
 		doc.Methods = append(doc.Methods, om)
 	}
@@ -149,12 +61,12 @@ func (s *Server) Document() OpenRPC {
 }
 
 // notifications describes the messages without an id.
-func notifications() []OpenRPCNotification {
-	var recorded []ContentDescriptor
+func notifications() []wire.OpenRPCNotification {
+	var recorded []wire.ContentDescriptor
 	for _, f := range jsonFields(reflect.TypeFor[wire.ReviewRecorded]()) {
-		recorded = append(recorded, ContentDescriptor{Name: f.name, Required: f.required, Schema: schemaOf(f.typ)})
+		recorded = append(recorded, wire.ContentDescriptor{Name: f.name, Required: f.required, Schema: schemaOf(f.typ)})
 	}
-	return []OpenRPCNotification{
+	return []wire.OpenRPCNotification{
 		{
 			Name:      "review.recorded",
 			Summary:   "A tool call's changes were recorded; sent to every connected client (wire-contract §5). The entries are the ones review.list returns for that call.",
@@ -165,7 +77,7 @@ func notifications() []OpenRPCNotification {
 			Name:      "$/cancelRequest",
 			Summary:   "Cancel an in-flight request of this connection; it answers REQUEST_CANCELLED if it had not finished (wire-contract §1).",
 			Direction: "client-to-server",
-			Params: []ContentDescriptor{{
+			Params: []wire.ContentDescriptor{{
 				Name: "id", Required: true, Description: "the id of the request to cancel",
 				Schema: schema{"oneOf": []any{schema{"type": "string"}, schema{"type": "integer"}}},
 			}},
@@ -186,11 +98,11 @@ var toolResults = map[string]reflect.Type{
 // input schemas) and results, as schemas in components referred to by
 // x-tools. It describes the protocol, so it lists the built-in tools
 // whatever tools a server was given.
-func toolSchemas() ([]OpenRPCTool, OpenRPCComponents) {
-	comp := OpenRPCComponents{Schemas: map[string]schema{
+func toolSchemas() ([]wire.OpenRPCTool, wire.OpenRPCComponents) {
+	comp := wire.OpenRPCComponents{Schemas: map[string]schema{
 		"ToolResult": schemaOf(reflect.TypeFor[tools.Result]()),
 	}}
-	var out []OpenRPCTool
+	var out []wire.OpenRPCTool
 	for _, t := range tools.Builtin() {
 		name := t.Name()
 		def, err := tools.LoadDefinition(name)
@@ -204,7 +116,7 @@ func toolSchemas() ([]OpenRPCTool, OpenRPCComponents) {
 		argsName, resultName := toolSchemaName(name, "Args"), toolSchemaName(name, "Result")
 		comp.Schemas[argsName] = args
 		comp.Schemas[resultName] = schemaOf(toolResults[name])
-		out = append(out, OpenRPCTool{
+		out = append(out, wire.OpenRPCTool{
 			Name:        name,
 			Description: firstLine(def.Description),
 			Args:        schema{"$ref": "#/components/schemas/" + argsName},

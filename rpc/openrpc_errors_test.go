@@ -18,8 +18,8 @@ import (
 // checkedIn is docs/openrpc.json as a client generator reads it.
 type checkedIn struct {
 	Components struct {
-		Errors  map[string]OpenRPCErrorDef `json:"errors"`
-		Schemas map[string]json.RawMessage `json:"schemas"`
+		Errors  map[string]wire.OpenRPCErrorDef `json:"errors"`
+		Schemas map[string]json.RawMessage      `json:"schemas"`
 	} `json:"components"`
 	ToolErrors []struct {
 		Code      string `json:"code"`
@@ -171,7 +171,7 @@ func TestOpenRPCErrorsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got OpenRPCErrors
+	var got wire.OpenRPCErrors
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}

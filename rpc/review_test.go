@@ -69,7 +69,7 @@ func TestWithoutAReviewStoreThereAreNoReviewMethods(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
 	wantError(t, call(t, c, "review.list", wire.ReviewListParams{SessionID: "s"}, nil), wire.CodeMethodNotFound)
-	var doc OpenRPC
+	var doc wire.OpenRPC
 	mustCall(t, c, "rpc.discover", nil, &doc)
 	for _, m := range doc.Methods {
 		if m.Name == "review.list" || m.Name == "review.rollback" {

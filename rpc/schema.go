@@ -8,7 +8,7 @@ import (
 )
 
 // schema is a JSON Schema object as OpenRPC embeds it.
-type schema map[string]any
+type schema = wire.Schema
 
 // override describes the types whose JSON is not their Go structure:
 // custom marshallers and open-ended shapes.
@@ -32,12 +32,12 @@ func override(t reflect.Type) (schema, bool) {
 		s := schemaOf(reflect.TypeFor[tools.Result]())
 		s["additionalProperties"] = true
 		return s, true
-	case reflect.TypeFor[tools.LineText]():
+	case reflect.TypeFor[wire.LineText]():
 		// Named in components.schemas (toolErrors), as the client's
 		// types name it.
 		return schema{"$ref": "#/components/schemas/LineText"}, true
-	case reflect.TypeFor[OpenRPCErrors]():
-		return schema{"type": "object", "additionalProperties": schemaOf(reflect.TypeFor[OpenRPCErrorDef]())}, true
+	case reflect.TypeFor[wire.OpenRPCErrors]():
+		return schema{"type": "object", "additionalProperties": schemaOf(reflect.TypeFor[wire.OpenRPCErrorDef]())}, true
 	case rawMessageType:
 		return schema{}, true
 	case timeType:

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // defs holds the model-facing text of every tool: defs/NAME.md is the
@@ -16,12 +18,9 @@ import (
 //go:embed defs
 var defs embed.FS
 
-// Definition is one tool as the model is told about it.
-type Definition struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-}
+// Definition is one tool as the model is told about it: the wire's
+// tools.definitions entry.
+type Definition = wire.ToolDefinition
 
 // LoadDefinition reads the embedded definition of one tool.
 func LoadDefinition(name string) (Definition, error) {

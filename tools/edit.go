@@ -463,8 +463,8 @@ func languageError(err error) *Error {
 	if !errors.As(err, &he) {
 		return Errorf(CodeToolFailed, "%v", err)
 	}
-	e := Errorf(he.Code, "%s", he.Message)
-	if he.Code == CodeBlockUnresolved {
+	e := Errorf(languageCodes[he.Code], "%s", he.Message)
+	if he.Code == hashline.CodeBlockUnresolved {
 		e.Details = BlockUnresolvedDetails{Line: he.Line, Reason: he.Reason}
 	}
 	return e

@@ -30,7 +30,7 @@ func replayChain(t *testing.T, e *editEnv, path string, steps []chainStep) strin
 		r := e.edit(path, tag, st.ops)
 		if st.asks != "" {
 			before := e.file(path)
-			wantCode(t, r, hashline.CodeRepairAmbiguous)
+			wantCode(t, r, CodeRepairAmbiguous)
 			if !strings.Contains(r.Error.Message, st.asks) {
 				t.Fatalf("step %d: question %q does not say %q", i+1, r.Error.Message, st.asks)
 			}
@@ -171,19 +171,19 @@ func TestEditRepairRemembersWhatItAsked(t *testing.T) {
 	withRepair(e)
 	e.write("notes.txt", "a\nb\nc\n")
 	tag := e.showAll("notes.txt")
-	wantCode(t, e.edit("notes.txt", tag, "PUT 2.=2:\n+a\n+B"), hashline.CodeRepairAmbiguous)
+	wantCode(t, e.edit("notes.txt", tag, "PUT 2.=2:\n+a\n+B"), CodeRepairAmbiguous)
 	if n := e.s.State().Asked.Len(); n != 1 {
 		t.Fatalf("%d questions remembered, want 1", n)
 	}
 	// Other ops are another request.
-	wantCode(t, e.edit("notes.txt", tag, "PUT 2.=2:\n+a\n+b2"), hashline.CodeRepairAmbiguous)
+	wantCode(t, e.edit("notes.txt", tag, "PUT 2.=2:\n+a\n+b2"), CodeRepairAmbiguous)
 	// Another session that read the same version is asked for itself.
 	other, err := e.m.Create("", e.s.State().Workspace)
 	if err != nil {
 		t.Fatal(err)
 	}
 	otherTag := e.showIn(other, "notes.txt", 1, 3)
-	wantCode(t, e.editAs(other, "", "notes.txt", otherTag, "PUT 2.=2:\n+a\n+B"), hashline.CodeRepairAmbiguous)
+	wantCode(t, e.editAs(other, "", "notes.txt", otherTag, "PUT 2.=2:\n+a\n+B"), CodeRepairAmbiguous)
 	wantFile(t, e, "notes.txt", "a\nb\nc\n")
 	// The same request again lands as sent, spelled either way.
 	wantOK(t, e.edit("notes.txt#"+tag, "", "PUT 2:\n+a\n+B"))

@@ -133,7 +133,7 @@ func (ed *editor) recoverDrift() (p plan, why string, e *Error) {
 	case errors.Is(err, hashline.ErrNoChange):
 		return plan{}, "replayed on the current file, the edit changes nothing (the change may already be there)", nil
 	case err != nil:
-		return plan{}, "replaying the edit on the current file failed: " + err.Error(), nil
+		return plan{}, "replaying the edit on the current file failed: " + languageError(err).Error(), nil
 	}
 	ed.warnings = append(ed.warnings, warnings...)
 	ed.recoveryWarnings(snap, off)

@@ -22,7 +22,7 @@ func withRepair(e *editEnv) {
 // repairedForm is the first repaired form a repair question offers.
 func repairedForm(t *testing.T, r *EditResult) string {
 	t.Helper()
-	wantCode(t, r, hashline.CodeRepairAmbiguous)
+	wantCode(t, r, CodeRepairAmbiguous)
 	d, _ := r.Error.Details.(RepairAmbiguousDetails)
 	forms := d.Repaired
 	if len(forms) == 0 {
@@ -52,7 +52,7 @@ func TestEditBoundaryRepair(t *testing.T) {
 
 		e.write("other.txt", "a\nb\nc\n")
 		tag = e.showAll("other.txt")
-		wantCode(t, e.edit("other.txt", tag, "PUT 2.=2:\n+a\n+B"), hashline.CodeRepairAmbiguous)
+		wantCode(t, e.edit("other.txt", tag, "PUT 2.=2:\n+a\n+B"), CodeRepairAmbiguous)
 		r = e.edit("other.txt", tag, "PUT 2.=2:\n+a\n+B")
 		wantOK(t, r)
 		wantFile(t, e, "other.txt", "a\na\nB\nc\n")

@@ -7,16 +7,12 @@ import (
 	"go/token"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-)
 
-// notToolResults are the Code constants no tool result carries, and why;
-// every other one must have a row in errorCodes.
-var notToolResults = map[string]string{
-	CodeRetryBudgetExhausted: "the code a runtime writes on the assistant row when the repeat guard ends a turn (edit-contract §9.3); the tool result itself carries the code that failed",
-}
+	"github.com/hostd-dev/hostd/rpc/wire"
+	"github.com/hostd-dev/hostd/tools/hashline"
+)
 
 // goFiles parses the non-test Go files of the directories, relative to
 // this package, by file name.
@@ -43,43 +39,40 @@ func goFiles(t *testing.T, dirs ...string) map[string]*ast.File {
 	return files
 }
 
-// Every error code the tools and the edit language declare is a row of
-// the one table (from which the OpenRPC document's x-tool-errors is made),
-// so a new code cannot reach the wire without clients knowing it.
-func TestEveryDeclaredCodeHasARow(t *testing.T) {
-	var rows []string
-	for _, c := range errorCodes {
-		if slices.Contains(rows, c.Code) {
-			t.Errorf("%s has two rows", c.Code)
-		}
-		rows = append(rows, c.Code)
-	}
-	declared := 0
-	for _, f := range goFiles(t, ".", "hashline") {
+// The tools and the edit language spell no code of their own: each of
+// the tools' Code constants is package wire's, where the tool error table
+// (from which the OpenRPC document's x-tool-errors is made) is, and the
+// edit language's are kinds the tools map to those (languageCodes), so a
+// code is spelled once and cannot reach the wire without clients knowing
+// it.
+func TestCodesAreTheWiresConstants(t *testing.T) {
+	named := 0
+	for name, f := range goFiles(t, ".", "hashline") {
 		ast.Inspect(f, func(n ast.Node) bool {
 			spec, ok := n.(*ast.ValueSpec)
 			if !ok {
 				return true
 			}
-			for i, name := range spec.Names {
-				if !strings.HasPrefix(name.Name, "Code") || i >= len(spec.Values) {
+			for i, id := range spec.Names {
+				if !strings.HasPrefix(id.Name, "Code") || i >= len(spec.Values) {
 					continue
 				}
-				lit, ok := spec.Values[i].(*ast.BasicLit)
-				if !ok || lit.Kind != token.STRING {
-					continue
-				}
-				code, _ := strconv.Unquote(lit.Value)
-				declared++
-				if _, exempt := notToolResults[code]; !exempt && !slices.Contains(rows, code) {
-					t.Errorf("%s (%s) has no row in errorCodes (tools/errcodes.go)", name.Name, code)
+				switch v := spec.Values[i].(type) {
+				case *ast.BasicLit:
+					if v.Kind == token.STRING {
+						t.Errorf("%s: %s is the string %s: declare the code in rpc/wire's tool codes and name it here by its constant", name, id.Name, v.Value)
+					}
+				case *ast.SelectorExpr:
+					if x, ok := v.X.(*ast.Ident); ok && x.Name == "wire" {
+						named++
+					}
 				}
 			}
 			return true
 		})
 	}
-	if declared < len(errorCodes) {
-		t.Fatalf("found %d declared codes, fewer than the table's %d rows", declared, len(errorCodes))
+	if named < len(wire.ToolCodes) {
+		t.Fatalf("found %d codes named by wire's constants, fewer than the table's %d rows", named, len(wire.ToolCodes))
 	}
 }
 
@@ -88,7 +81,7 @@ func TestEveryDeclaredCodeHasARow(t *testing.T) {
 // repeat guard's merge), never a map that a schema could not describe.
 func TestDetailsAreTheTablesTypes(t *testing.T) {
 	typed := map[string]bool{}
-	for _, c := range errorCodes {
+	for _, c := range wire.ToolCodes {
 		if c.Details != nil {
 			typed[c.Details.Name()] = true
 		}
@@ -116,7 +109,7 @@ func TestDetailsAreTheTablesTypes(t *testing.T) {
 						continue
 					}
 				}
-				t.Errorf("%s: Details set to something other than a details type of errorCodes", name)
+				t.Errorf("%s: Details set to something other than a details type of wire.ToolCodes", name)
 			}
 			return true
 		})
@@ -149,6 +142,17 @@ func TestWithGuardMergesTheDetails(t *testing.T) {
 	} {
 		if got, _ := json.Marshal(tt.d); string(got) != tt.want {
 			t.Errorf("%+v marshals as %s, want %s", tt.d, got, tt.want)
+		}
+	}
+}
+
+// Every failure of the edit language is reported as a tool error code of
+// the table.
+func TestEveryLanguageCodeIsAToolCode(t *testing.T) {
+	for c := hashline.CodeParseFailed; c <= hashline.CodeInvalidArgument; c++ {
+		code, ok := languageCodes[c]
+		if !ok || !slices.ContainsFunc(wire.ToolCodes, func(r wire.ToolCode) bool { return r.Code == code }) {
+			t.Errorf("hashline's %s is reported as %q, which is not a row of wire.ToolCodes", c, code)
 		}
 	}
 }

@@ -4,75 +4,59 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
-// Tool-level error codes (wire-contract §4, edit-contract §11). A tool that runs
-// and fails returns one of these in a result with ok=false; it is never a
-// JSON-RPC error, because the model must read it.
+// The tool error codes (wire-contract §4, edit-contract §11), by the
+// names the tools use; each is package wire's constant, where the code
+// is declared once. A tool that runs and fails returns one of these in a
+// result with ok=false; it is never a JSON-RPC error, because the model
+// must read it.
 const (
-	CodeInvalidArgument      = "INVALID_ARGUMENT"
-	CodeToolDenied           = "TOOL_DENIED"
-	CodeOutsideWorkspace     = "PATH_OUTSIDE_WORKSPACE"
-	CodeToolFailed           = "TOOL_FAILED"
-	CodeNotFound             = "NOT_FOUND"
-	CodeNotAFile             = "NOT_A_FILE"
-	CodeNotText              = "NOT_TEXT"
-	CodeFileTooLarge         = "FILE_TOO_LARGE"
-	CodeTagRequired          = "EDIT_TAG_REQUIRED"
-	CodeTagMismatch          = "EDIT_TAG_MISMATCH"
-	CodeTagUnknown           = "EDIT_TAG_UNKNOWN"
-	CodeLinesUnseen          = "EDIT_LINES_UNSEEN"
-	CodeParseFailed          = "EDIT_PARSE_FAILED"
-	CodeRangeInvalid         = "EDIT_RANGE_INVALID"
-	CodeBlockUnresolved      = "EDIT_BLOCK_UNRESOLVED"
-	CodeRegisterEmpty        = "EDIT_REGISTER_EMPTY"
-	CodeRegisterAmbiguous    = "EDIT_REGISTER_AMBIGUOUS"
-	CodeRepairAmbiguous      = "EDIT_REPAIR_AMBIGUOUS"
-	CodeNoChange             = "EDIT_NO_CHANGE"
-	CodeAmplificationLimit   = "EDIT_AMPLIFICATION_LIMIT"
-	CodeRetryBudgetExhausted = "MUTATION_RETRY_BUDGET_EXHAUSTED"
-	// CodeHostBusy: the daemon's memory budget (limits.maxMemoryBytes) had
-	// no room for this call in time, or another program holds the file
-	// open without sharing it (workspace.ErrBusy, Windows); the same call
-	// succeeds once the others let go. hostd's addition to the wire
-	// contract.
-	CodeHostBusy = "HOST_BUSY"
+	CodeInvalidArgument      = wire.ToolInvalidArgument
+	CodeToolDenied           = wire.ToolDenied
+	CodeOutsideWorkspace     = wire.ToolOutsideWorkspace
+	CodeToolFailed           = wire.ToolFailed
+	CodeNotFound             = wire.ToolNotFound
+	CodeNotAFile             = wire.ToolNotAFile
+	CodeNotText              = wire.ToolNotText
+	CodeFileTooLarge         = wire.ToolFileTooLarge
+	CodeTagRequired          = wire.ToolTagRequired
+	CodeTagMismatch          = wire.ToolTagMismatch
+	CodeTagUnknown           = wire.ToolTagUnknown
+	CodeLinesUnseen          = wire.ToolLinesUnseen
+	CodeParseFailed          = wire.ToolParseFailed
+	CodeRangeInvalid         = wire.ToolRangeInvalid
+	CodeBlockUnresolved      = wire.ToolBlockUnresolved
+	CodeRegisterEmpty        = wire.ToolRegisterEmpty
+	CodeRegisterAmbiguous    = wire.ToolRegisterAmbiguous
+	CodeRepairAmbiguous      = wire.ToolRepairAmbiguous
+	CodeNoChange             = wire.ToolNoChange
+	CodeAmplificationLimit   = wire.ToolAmplificationLimit
+	CodeRetryBudgetExhausted = wire.ToolRetryBudgetExhausted
+	CodeHostBusy             = wire.ToolHostBusy
 )
 
-// Error is a tool failure as the model and the runtime see it.
-type Error struct {
-	Code      string `json:"code"`
-	Message   string `json:"message"`
-	Retriable bool   `json:"retriable"`
-	Details   any    `json:"details,omitempty"`
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
+// Error is a tool failure as the model and the runtime see it: the wire's
+// tool error.
+type Error = wire.ToolError
 
 // Errorf builds a tool Error; the message must name one concrete next step
 // (edit-contract §11).
 func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retriable: retriable(code)}
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retriable: wire.ToolCodeRetriable(code)}
 }
 
 // Result is the part of every tools.execute result that all tools share
-// (wire-contract §4). Each tool's result type embeds it and adds its own fields.
-type Result struct {
-	OK         bool     `json:"ok"`
-	Content    string   `json:"content"`
-	ToolCallID string   `json:"toolCallId"`
-	Warnings   []string `json:"warnings"`
-	Error      *Error   `json:"error,omitempty"`
-	Terminate  bool     `json:"terminate,omitempty"`
-}
+// (wire-contract §4): the wire's ToolResult. Each tool's result type
+// embeds it and adds its own fields.
+type Result = wire.ToolResult
 
 // Outcome is any tool's result.
 type Outcome interface {
 	Base() *Result
 }
-
-// Base returns the shared part of a result.
-func (r *Result) Base() *Result { return r }
 
 // Failed is the outcome of a tool that failed with err.
 func Failed(err *Error) *Result {

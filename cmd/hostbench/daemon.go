@@ -78,10 +78,7 @@ func startDaemon(ctx context.Context, bin, dir string, extra ...string) (*daemon
 	for {
 		c, err := dialRPC(ctx, d.sock)
 		if err == nil {
-			var info struct {
-				PID int `json:"pid"`
-			}
-			err = c.call(ctx, "host.info", nil, &info)
+			info, err := c.typed().HostInfo(ctx)
 			c.close()
 			if err == nil && info.PID == d.cmd.Process.Pid {
 				return d, nil
@@ -107,7 +104,7 @@ func startDaemon(ctx context.Context, bin, dir string, extra ...string) (*daemon
 func (d *daemon) stop() {
 	if c, err := dialRPC(context.Background(), d.sock); err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		c.call(ctx, "host.shutdown", nil, nil)
+		c.typed().HostShutdown(ctx)
 		cancel()
 		c.close()
 	}
@@ -166,22 +163,27 @@ func (c *rpcClient) call(ctx context.Context, method string, params, result any)
 
 func (c *rpcClient) close() { c.conn.Close() }
 
-// toolResult is the part of a tool result the benchmarks look at.
+// typed is the typed calls on the connection.
+func (c *rpcClient) typed() *client.Client { return client.Typed(c.conn) }
+
+// toolResult is a tools.execute result and the tag it carries (read's,
+// write's and edit's own field).
 type toolResult struct {
-	OK      bool   `json:"ok"`
-	Content string `json:"content"`
-	Tag     string `json:"tag"`
-	Error   *struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
+	wire.ExecuteResult
+	Tag string
 }
 
 // execute runs one tool call; a failed tool is an error with its code.
 func (c *rpcClient) execute(ctx context.Context, sessionID, tool, args string) (toolResult, error) {
-	var r toolResult
-	if err := c.call(ctx, "tools.execute", wire.ExecuteParams{SessionID: sessionID, Tool: tool, Args: json.RawMessage(args)}, &r); err != nil {
+	res, err := c.typed().ToolsExecute(ctx, wire.ExecuteParams{SessionID: sessionID, Tool: tool, Args: json.RawMessage(args)})
+	r := toolResult{ExecuteResult: res}
+	if err != nil {
 		return r, err
+	}
+	if fields, err := res.Fields(); err == nil && fields["tag"] != nil {
+		if err := json.Unmarshal(fields["tag"], &r.Tag); err != nil {
+			return r, fmt.Errorf("%s %s: the result's tag is not a string: %w", tool, args, err)
+		}
 	}
 	if !r.OK {
 		if r.Error != nil {
@@ -194,7 +196,6 @@ func (c *rpcClient) execute(ctx context.Context, sessionID, tool, args string) (
 
 // createSession opens a session on workspace and returns its id.
 func (c *rpcClient) createSession(ctx context.Context, workspace string) (string, error) {
-	var ref wire.SessionRef
-	err := c.call(ctx, "session.create", wire.SessionCreateParams{Workspace: workspace}, &ref)
+	ref, err := c.typed().SessionCreate(ctx, wire.SessionCreateParams{Workspace: workspace})
 	return ref.SessionID, err
 }

@@ -191,7 +191,7 @@ func (h *hostClients) cannedRead(ctx context.Context) (json.RawMessage, error) {
 	if err := h.clients[0].call(ctx, "tools.execute", h.readParams[0], &raw); err != nil {
 		return nil, err
 	}
-	var r toolResult
+	var r wire.ExecuteResult
 	if err := json.Unmarshal(raw, &r); err != nil || !r.OK {
 		return nil, fmt.Errorf("the read to capture failed: %s", raw)
 	}
@@ -246,7 +246,7 @@ func editOverRPC(ctx context.Context, s *Section, h *hostClients, seq, con int) 
 	}{{"sequential, 1 session", 1, seq}, {"16 sessions at once", len(h.clients), con}} {
 		r, err := runLoad(ctx, mode.workers, mode.each, edit)
 		if err != nil {
-			if strings.Contains(err.Error(), "UNKNOWN_TOOL") || strings.Contains(err.Error(), "unknown tool") {
+			if strings.Contains(err.Error(), wire.CodeUnknownTool.Name) || strings.Contains(err.Error(), "unknown tool") {
 				s.Notes = append(s.Notes, "edit over RPC not measured: this hostd build does not serve the edit tool ("+firstLine(err.Error())+")")
 			} else {
 				s.Notes = append(s.Notes, "edit over RPC failed: "+err.Error())

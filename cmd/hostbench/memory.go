@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // memorySection is the daemon's resident memory with every
@@ -108,13 +109,8 @@ func sessionMemory(ctx context.Context, o options, s *Section) {
 		return
 	}
 	defer c.close()
-	var list struct {
-		Sessions []struct {
-			SessionID     string `json:"sessionId"`
-			RetainedBytes int64  `json:"retainedBytes"`
-		} `json:"sessions"`
-	}
-	if err := c.call(ctx, "session.list", nil, &list); err != nil {
+	list, err := c.typed().SessionList(ctx)
+	if err != nil {
 		fail(err)
 		return
 	}
@@ -123,11 +119,8 @@ func sessionMemory(ctx context.Context, o options, s *Section) {
 		retained += ss.RetainedBytes
 		most = max(most, ss.RetainedBytes)
 	}
-	var stats struct {
-		RetainedBytes int64  `json:"retainedBytes"`
-		HeapBytes     uint64 `json:"heapBytes"`
-	}
-	if err := c.call(ctx, "debug.stats", nil, &stats); err != nil {
+	stats, err := c.typed().DebugStats(ctx)
+	if err != nil {
 		fail(err)
 		return
 	}
@@ -167,7 +160,7 @@ func sessionMemory(ctx context.Context, o options, s *Section) {
 	// One more session keeps reading files it has not read before; the
 	// oldest makes room for it when the daemon is at maxSessions.
 	if len(list.Sessions) >= lim.MaxSessions {
-		if err := c.call(ctx, "session.delete", map[string]string{"sessionId": list.Sessions[0].SessionID}, nil); err != nil {
+		if err := c.typed().SessionDelete(ctx, wire.SessionIDParams{SessionID: list.Sessions[0].SessionID}); err != nil {
 			fail(err)
 			return
 		}
@@ -271,10 +264,7 @@ func fillOne(ctx context.Context, c *rpcClient, ws string, i, files int, fileByt
 const fillReadLimit = 1
 
 func retainedOf(ctx context.Context, c *rpcClient, id string) (int64, error) {
-	var d struct {
-		RetainedBytes int64 `json:"retainedBytes"`
-	}
-	err := c.call(ctx, "debug.session", map[string]string{"sessionId": id}, &d)
+	d, err := c.typed().DebugSession(ctx, wire.SessionIDParams{SessionID: id})
 	return d.RetainedBytes, err
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
@@ -210,7 +211,7 @@ func parseEndToEnd(ctx context.Context, dir, baseBin, newBin string, rounds int)
 		took := time.Since(start)
 		// A daemon whose boundary repair asks answers the repair case with
 		// its question, after the same checks: that is its repair.
-		asked := key == "repair" && r.Error != nil && r.Error.Code == "EDIT_REPAIR_AMBIGUOUS"
+		asked := key == "repair" && r.Error != nil && r.Error.Code == wire.ToolRepairAmbiguous
 		if err != nil && !asked {
 			return err
 		}

@@ -14,7 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/endpoint"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // Exit codes; scripts may rely on them.
@@ -77,7 +78,7 @@ func socketPath(flagValue string, getenv func(string) string) string {
 	if env := getenv("HOSTD_SOCKET"); env != "" {
 		return env
 	}
-	return config.DefaultSocketPath()
+	return endpoint.Default()
 }
 
 // run is hostctl: it parses args, runs one command and returns the exit
@@ -153,7 +154,7 @@ func parse(args []string, std stdio, getenv func(string) string) (a *app, pos []
 		socket:   socketPath(*socket, getenv),
 		json:     *asJSON,
 		timeout:  *timeout,
-		maxFrame: config.DefaultLimits().MaxFrameBytes,
+		maxFrame: wire.DefaultMaxFrameBytes,
 		io:       std,
 		fmt:      formatter{loc: time.Local, now: time.Now},
 		rewind:   rw,
@@ -190,7 +191,7 @@ func report(w io.Writer, a *app, err error) int {
 // from the source tree when they are in one, else the installed hostd.
 func startHint(socket string, l launcher) string {
 	flag := ""
-	if socket != config.DefaultSocketPath() {
+	if socket != endpoint.Default() {
 		flag = " --socket " + socket
 	}
 	switch {

@@ -52,6 +52,9 @@ func (c *daemonConn) call(ctx context.Context, method string, params, result any
 	return fmt.Errorf("%s: interrupted; the request was cancelled", method)
 }
 
+// typed is the typed calls on c, each with call's words for a timeout.
+func (c *daemonConn) typed() *client.Client { return client.Typed(client.CallerFunc(c.call)) }
+
 // isMethodNotFound reports whether err is the daemon saying it does not
 // serve the method at all (an older daemon, or one built without it).
 func isMethodNotFound(err error) bool { return client.Is(err, wire.CodeMethodNotFound) }

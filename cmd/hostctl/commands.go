@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/hostd-dev/hostd/internal/client"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
@@ -166,16 +167,37 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// fetch calls method and returns its raw result; with --json it also
-// prints that result and reports printed=true.
-func fetch(ctx context.Context, a *app, c *daemonConn, method string, params any) (raw json.RawMessage, printed bool, err error) {
-	if err := c.call(ctx, method, params, &raw); err != nil {
-		return nil, false, err
+// asSent is the Caller under a command's typed calls: with --json it
+// prints each result exactly as the daemon sent it instead of decoding it
+// (printed says so), since a table cannot show what this hostctl does not
+// know; otherwise it decodes the result, and a result that does not fit
+// says that --json prints it as sent.
+type asSent struct {
+	a       *app
+	c       *daemonConn
+	raw     json.RawMessage // the last result, as sent
+	printed bool
+}
+
+func (s *asSent) Call(ctx context.Context, method string, params, result any) error {
+	s.raw = nil
+	if err := s.c.call(ctx, method, params, &s.raw); err != nil {
+		return err
 	}
-	if a.json {
-		return raw, true, printJSON(a.io.out, raw)
+	if s.a.json {
+		s.printed = true
+		return printJSON(s.a.io.out, s.raw)
 	}
-	return raw, false, nil
+	if result == nil {
+		return nil
+	}
+	return decode(method, s.raw, result)
+}
+
+// typed is a command's typed calls on c, printing with --json (asSent).
+func typed(a *app, c *daemonConn) (*client.Client, *asSent) {
+	s := &asSent{a: a, c: c}
+	return client.Typed(s), s
 }
 
 // printJSON prints a raw result indented; the content is exactly what the
@@ -199,33 +221,30 @@ func decode(method string, raw json.RawMessage, v any) error {
 }
 
 func cmdInfo(ctx context.Context, a *app, c *daemonConn, _ []string) error {
-	raw, printed, err := fetch(ctx, a, c, "host.info", nil)
-	if err != nil || printed {
-		return err
-	}
-	var in wire.HostInfo
-	if err := decode("host.info", raw, &in); err != nil {
+	rpc, sent := typed(a, c)
+	in, err := rpc.HostInfo(ctx)
+	if err != nil || sent.printed {
 		return err
 	}
 	// The limits print as the daemon sent them, every one: a newer
 	// daemon's are shown too.
-	var limits struct {
-		Limits map[string]json.RawMessage `json:"limits"`
-	}
-	if err := decode("host.info", raw, &limits); err != nil {
+	var members, limits map[string]json.RawMessage
+	if err := decode("host.info", sent.raw, &members); err != nil {
 		return err
 	}
-	a.fmt.info(a.io.out, a.socket, in, limits.Limits)
+	if raw, ok := members["limits"]; ok {
+		if err := decode("host.info", raw, &limits); err != nil {
+			return err
+		}
+	}
+	a.fmt.info(a.io.out, a.socket, in, limits)
 	return nil
 }
 
 func cmdSessions(ctx context.Context, a *app, c *daemonConn, _ []string) error {
-	raw, printed, err := fetch(ctx, a, c, "session.list", nil)
-	if err != nil || printed {
-		return err
-	}
-	var l wire.SessionList
-	if err := decode("session.list", raw, &l); err != nil {
+	rpc, sent := typed(a, c)
+	l, err := rpc.SessionList(ctx)
+	if err != nil || sent.printed {
 		return err
 	}
 	a.fmt.sessions(a.io.out, l.Sessions)
@@ -233,12 +252,9 @@ func cmdSessions(ctx context.Context, a *app, c *daemonConn, _ []string) error {
 }
 
 func cmdStats(ctx context.Context, a *app, c *daemonConn, _ []string) error {
-	raw, printed, err := fetch(ctx, a, c, "debug.stats", nil)
-	if err != nil || printed {
-		return err
-	}
-	var st wire.Stats
-	if err := decode("debug.stats", raw, &st); err != nil {
+	rpc, sent := typed(a, c)
+	st, err := rpc.DebugStats(ctx)
+	if err != nil || sent.printed {
 		return err
 	}
 	a.fmt.stats(a.io.out, st)
@@ -246,12 +262,9 @@ func cmdStats(ctx context.Context, a *app, c *daemonConn, _ []string) error {
 }
 
 func cmdSession(ctx context.Context, a *app, c *daemonConn, args []string) error {
-	raw, printed, err := fetch(ctx, a, c, "debug.session", wire.SessionIDParams{SessionID: args[0]})
-	if err != nil || printed {
-		return err
-	}
-	var d wire.SessionDump
-	if err := decode("debug.session", raw, &d); err != nil {
+	rpc, sent := typed(a, c)
+	d, err := rpc.DebugSession(ctx, wire.SessionIDParams{SessionID: args[0]})
+	if err != nil || sent.printed {
 		return err
 	}
 	a.fmt.session(a.io.out, d)
@@ -274,13 +287,8 @@ func cmdCall(ctx context.Context, a *app, c *daemonConn, args []string) error {
 	}
 	// A tool that fails answers a result, not a JSON-RPC error; a script
 	// still needs to see that the call did not do what it asked.
-	var tool struct {
-		OK    *bool `json:"ok"`
-		Error *struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	if args[0] == "tools.execute" && json.Unmarshal(raw, &tool) == nil && tool.OK != nil && !*tool.OK {
+	var tool wire.ExecuteResult
+	if args[0] == "tools.execute" && json.Unmarshal(raw, &tool) == nil && tool.Raw != nil && !tool.OK {
 		code := "an error"
 		if tool.Error != nil {
 			code = tool.Error.Code
@@ -300,13 +308,10 @@ func noReview(method string, err error) error {
 }
 
 func cmdReviewSessions(ctx context.Context, a *app, c *daemonConn, _ []string) error {
-	raw, printed, err := fetch(ctx, a, c, "review.sessions", nil)
-	if err != nil || printed {
+	rpc, sent := typed(a, c)
+	l, err := rpc.ReviewSessions(ctx)
+	if err != nil || sent.printed {
 		return noReview("review.sessions", err)
-	}
-	var l wire.ReviewSessions
-	if err := decode("review.sessions", raw, &l); err != nil {
-		return err
 	}
 	a.fmt.reviewSessions(a.io.out, l.Sessions)
 	return nil
@@ -317,13 +322,10 @@ func cmdReviewList(ctx context.Context, a *app, c *daemonConn, args []string) er
 	if len(args) > 1 {
 		params.Path = args[1]
 	}
-	raw, printed, err := fetch(ctx, a, c, "review.list", params)
-	if err != nil || printed {
+	rpc, sent := typed(a, c)
+	l, err := rpc.ReviewList(ctx, params)
+	if err != nil || sent.printed {
 		return noReview("review.list", err)
-	}
-	var l wire.ReviewList
-	if err := decode("review.list", raw, &l); err != nil {
-		return err
 	}
 	a.fmt.reviewList(a.io.out, args[0], l.Entries)
 	return nil
@@ -331,19 +333,15 @@ func cmdReviewList(ctx context.Context, a *app, c *daemonConn, args []string) er
 
 func cmdReviewRollback(ctx context.Context, a *app, c *daemonConn, args []string) error {
 	session, toolCall := args[0], args[1]
-	raw, printed, err := fetch(ctx, a, c, "review.rollback", wire.RollbackParams{SessionID: session, ToolCallID: toolCall})
-	if err != nil || printed {
+	rpc, sent := typed(a, c)
+	res, err := rpc.ReviewRollback(ctx, wire.RollbackParams{SessionID: session, ToolCallID: toolCall})
+	if err != nil || sent.printed {
 		return noReview("review.rollback", err)
-	}
-	var res wire.RollbackResult
-	if err := decode("review.rollback", raw, &res); err != nil {
-		return err
 	}
 	// The entries of the call show what was undone. The rollback already
 	// succeeded, so failing to fetch them only shortens the report.
 	var undone []wire.ReviewEntry
-	var l wire.ReviewList
-	if c.call(ctx, "review.list", wire.ReviewListParams{SessionID: session}, &l) == nil {
+	if l, err := c.typed().ReviewList(ctx, wire.ReviewListParams{SessionID: session}); err == nil {
 		for _, e := range l.Entries {
 			if e.ToolCallID == toolCall {
 				undone = append(undone, e)
@@ -388,25 +386,19 @@ func cmdReviewRewind(ctx context.Context, a *app, c *daemonConn, args []string) 
 	if err != nil {
 		return err
 	}
-	raw, printed, err := fetch(ctx, a, c, "review.rewind", params)
-	if err != nil || printed {
+	rpc, sent := typed(a, c)
+	rep, err := rpc.ReviewRewind(ctx, params)
+	if err != nil || sent.printed {
 		return noReview("review.rewind", err)
-	}
-	var rep wire.RewindResult
-	if err := decode("review.rewind", raw, &rep); err != nil {
-		return err
 	}
 	a.fmt.rewind(a.io.out, args[0], params, rep)
 	return nil
 }
 
 func cmdLanguageServers(ctx context.Context, a *app, c *daemonConn, _ []string) error {
-	raw, printed, err := fetch(ctx, a, c, "host.languageServers", nil)
-	if err != nil || printed {
-		return err
-	}
-	var l wire.LanguageServers
-	if err := decode("host.languageServers", raw, &l); err != nil {
+	rpc, sent := typed(a, c)
+	l, err := rpc.HostLanguageServers(ctx)
+	if err != nil || sent.printed {
 		return err
 	}
 	a.fmt.languageServers(a.io.out, l)

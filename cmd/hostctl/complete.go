@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostd-dev/hostd/internal/client"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
@@ -69,32 +70,29 @@ func cmdComplete(ctx context.Context, a *app, typed []string) {
 	}
 	defer c.Close()
 	var words []string
+	rpc := client.Typed(c)
 	switch kind {
 	case "sessions":
 		// Live sessions, and those only the review record still knows
 		// (review list and rollback take them too).
-		var live wire.SessionList
-		if c.Call(ctx, "session.list", nil, &live) == nil {
+		if live, err := rpc.SessionList(ctx); err == nil {
 			for _, s := range live.Sessions {
 				words = append(words, s.SessionID)
 			}
 		}
-		var recorded wire.ReviewSessions
-		if c.Call(ctx, "review.sessions", nil, &recorded) == nil {
+		if recorded, err := rpc.ReviewSessions(ctx); err == nil {
 			for _, s := range recorded.Sessions {
 				words = append(words, s.SessionID)
 			}
 		}
 	case "toolcalls":
-		var l wire.ReviewList
-		if c.Call(ctx, "review.list", wire.ReviewListParams{SessionID: session}, &l) == nil {
+		if l, err := rpc.ReviewList(ctx, wire.ReviewListParams{SessionID: session}); err == nil {
 			for _, e := range l.Entries {
 				words = append(words, e.ToolCallID)
 			}
 		}
 	case "prompts":
-		var l wire.ReviewList
-		if c.Call(ctx, "review.list", wire.ReviewListParams{SessionID: session}, &l) == nil {
+		if l, err := rpc.ReviewList(ctx, wire.ReviewListParams{SessionID: session}); err == nil {
 			for _, e := range l.Entries {
 				if e.PromptID != "" {
 					words = append(words, e.PromptID)
@@ -102,12 +100,7 @@ func cmdComplete(ctx context.Context, a *app, typed []string) {
 			}
 		}
 	case "methods":
-		var doc struct {
-			Methods []struct {
-				Name string `json:"name"`
-			} `json:"methods"`
-		}
-		if c.Call(ctx, "rpc.discover", nil, &doc) == nil {
+		if doc, err := rpc.RPCDiscover(ctx); err == nil {
 			for _, m := range doc.Methods {
 				words = append(words, m.Name)
 			}

@@ -15,12 +15,12 @@ import (
 // cmdShutdown asks the daemon to stop as on SIGTERM: it answers first,
 // then lets in-flight calls finish within its grace period.
 func cmdShutdown(ctx context.Context, a *app, c *daemonConn, _ []string) error {
-	var in wire.HostInfo
-	if err := c.call(ctx, "host.info", nil, &in); err != nil {
+	in, err := c.typed().HostInfo(ctx)
+	if err != nil {
 		return err
 	}
-	_, printed, err := fetch(ctx, a, c, "host.shutdown", nil)
-	if err != nil || printed {
+	rpc, sent := typed(a, c)
+	if err := rpc.HostShutdown(ctx); err != nil || sent.printed {
 		return err
 	}
 	fmt.Fprintf(a.io.out, "hostd %s (pid %d) is shutting down; in-flight calls may finish first\n", cell(in.Version), in.PID)
@@ -30,8 +30,8 @@ func cmdShutdown(ctx context.Context, a *app, c *daemonConn, _ []string) error {
 // cmdSessionDelete drops a live session (its snapshots, registers and
 // repeat guard); its review records stay.
 func cmdSessionDelete(ctx context.Context, a *app, c *daemonConn, args []string) error {
-	_, printed, err := fetch(ctx, a, c, "session.delete", map[string]string{"sessionId": args[0]})
-	if err != nil || printed {
+	rpc, sent := typed(a, c)
+	if err := rpc.SessionDelete(ctx, wire.SessionIDParams{SessionID: args[0]}); err != nil || sent.printed {
 		return err
 	}
 	fmt.Fprintf(a.io.out, "session %s deleted; its recorded changes stay (hostctl review list %s)\n", cell(args[0]), cell(args[0]))
@@ -68,8 +68,8 @@ func cmdWatch(ctx context.Context, a *app, c *daemonConn, args []string) error {
 		}
 	})
 	// A first call proves a hostd answers, and says what is watched.
-	var in wire.HostInfo
-	if err := c.call(ctx, "host.info", nil, &in); err != nil {
+	in, err := c.typed().HostInfo(ctx)
+	if err != nil {
 		return err
 	}
 	what := "every session"

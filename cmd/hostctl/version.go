@@ -27,7 +27,7 @@ func cmdVersion(ctx context.Context, a *app) error {
 	c, err := dial(ctx, a.socket, a.maxFrame)
 	if err == nil {
 		defer c.Close()
-		err = c.call(ctx, "host.info", nil, &in)
+		in, err = c.typed().HostInfo(ctx)
 	}
 	if a.json {
 		out := map[string]any{"client": map[string]any{"name": "hostctl", "version": self.Version, "protocolVersion": protocolVersion,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -181,46 +180,10 @@ func checkShared(uc net.Conn, path string, maxFrame int64, stderr io.Writer) (*s
 	}
 	uc.SetDeadline(time.Now().Add(sharedInfoTimeout))
 	defer uc.SetDeadline(time.Time{})
-	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": sharedCheckID, "method": "host.info"})
-	if err := wire.WriteFrame(uc, req); err != nil {
+	check := client.NewHandoff(uc, maxFrame, sharedCheckID, maxSharedCheckFrames)
+	in, err := client.Typed(check).HostInfo(context.Background())
+	if err != nil {
 		return nil, fail(err)
-	}
-	frames := wire.NewReader(uc, maxFrame)
-	var kept bytes.Buffer // the notifications before the answer, framed again
-	var in wire.HostInfo
-	for n := 0; ; n++ {
-		raw, err := frames.ReadFrame()
-		if err != nil {
-			return nil, fail(err)
-		}
-		var resp struct {
-			ID     json.RawMessage `json:"id"`
-			Result *wire.HostInfo  `json:"result"`
-			Error  *struct {
-				Code    int64  `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal(raw, &resp); err != nil {
-			return nil, fail(err)
-		}
-		if resp.ID == nil {
-			if n >= maxSharedCheckFrames {
-				return nil, fail(fmt.Errorf("%d notifications and no answer", n))
-			}
-			wire.WriteFrame(&kept, raw)
-			continue
-		}
-		switch {
-		case string(resp.ID) != `"`+sharedCheckID+`"`:
-			return nil, fail(fmt.Errorf("it answered id %s", resp.ID))
-		case resp.Error != nil:
-			return nil, fail(fmt.Errorf("error %d: %s", resp.Error.Code, resp.Error.Message))
-		case resp.Result == nil:
-			return nil, fail(errors.New("no result"))
-		}
-		in = *resp.Result
-		break
 	}
 	self := buildinfo.Read()
 	if in.ProtocolVersion != wire.ProtocolVersion {
@@ -231,7 +194,7 @@ func checkShared(uc net.Conn, path string, maxFrame int64, stderr io.Writer) (*s
 		fmt.Fprintf(stderr, "hostd %s: the shared daemon on %s is another build, hostd %s (pid %d), of the same protocol %d; it serves this client (started by a client, it exits %s after its last one)\n",
 			self.Version, path, describeBuild(in.Version, in.Commit), in.PID, in.ProtocolVersion, sharedIdleExit)
 	}
-	return &sharedConn{c: uc, r: io.MultiReader(&kept, frames.Buffered())}, nil
+	return &sharedConn{c: uc, r: check.Rest()}, nil
 }
 
 // describeBuild is a version with its commit, when known.

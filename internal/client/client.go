@@ -5,8 +5,10 @@
 // hostile peer cannot make a client buffer gigabytes), request ids,
 // $/cancelRequest when a call's context ends, notifications, and errors a
 // person can act on (a JSON-RPC error by its wire name, a hang-up, a bad
-// frame). Where to connect and whom to trust is package endpoint's; what the
-// params and results are is package wire's. It must not import the server.
+// frame), and a typed call for every method of the daemon's method table
+// (Client; calls.go is generated from the table). Where to connect and whom
+// to trust is package endpoint's; what the params and results are is
+// package wire's. It must not import the server or any domain package.
 package client
 
 import (
@@ -24,7 +26,6 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
@@ -42,10 +43,35 @@ var (
 // Options configure a Conn.
 type Options struct {
 	// MaxFrameBytes caps one frame the daemon sends; zero is the
-	// daemon's default limits.maxFrameBytes.
+	// daemon's default limits.maxFrameBytes (wire.DefaultMaxFrameBytes).
 	MaxFrameBytes int64
 	// Peer names the far end in errors: a socket path, "stdio".
 	Peer string
+}
+
+// Caller sends one request and decodes its result: a Conn, or what wraps
+// one (hostctl's words for a timeout, a test's fake daemon).
+type Caller interface {
+	Call(ctx context.Context, method string, params, result any) error
+}
+
+// Client is the typed calls over a Caller: one method per method of the
+// daemon's table, with its params and result as package wire declares
+// them (calls.go, generated from the table by
+// go test ./rpc -run TestGoClientIsCurrent -update).
+type Client struct {
+	Caller
+}
+
+// Typed is the typed calls over c.
+func Typed(c Caller) *Client { return &Client{Caller: c} }
+
+// CallerFunc is a function that sends one request, as a Caller.
+type CallerFunc func(ctx context.Context, method string, params, result any) error
+
+// Call calls f.
+func (f CallerFunc) Call(ctx context.Context, method string, params, result any) error {
+	return f(ctx, method, params, result)
 }
 
 // Conn is one connection to a daemon. It is safe for concurrent calls.
@@ -63,7 +89,7 @@ type Conn struct {
 // Requests the daemon sends are refused: a client serves no methods.
 func New(rwc io.ReadWriteCloser, opts Options) *Conn {
 	if opts.MaxFrameBytes <= 0 {
-		opts.MaxFrameBytes = config.DefaultLimits().MaxFrameBytes
+		opts.MaxFrameBytes = wire.DefaultMaxFrameBytes
 	}
 	c := &Conn{codec: &codec{max: opts.MaxFrameBytes}, peer: opts.Peer}
 	c.conn = jsonrpc2.NewConn(context.Background(),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
@@ -184,3 +185,10 @@ func TestNotificationsArriveInOrder(t *testing.T) {
 }
 
 func jsonrpc2Error(code int64) *jsonrpc2.Error { return &jsonrpc2.Error{Code: code, Message: "m"} }
+
+// A client's default frame cap is the daemon's default limit.
+func TestDefaultFrameCapIsTheDaemons(t *testing.T) {
+	if got := config.DefaultLimits().MaxFrameBytes; got != wire.DefaultMaxFrameBytes {
+		t.Errorf("the daemon's default maxFrameBytes is %d, wire.DefaultMaxFrameBytes %d", got, wire.DefaultMaxFrameBytes)
+	}
+}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // held is one MCP session the face serves: its hostd session, how
@@ -87,7 +89,7 @@ func (f *Face) enter(ss *mcp.ServerSession, place bool) (*held, error) {
 		if f.live >= f.maxHeld {
 			if victim = f.idlestLocked(h); victim == nil {
 				f.mu.Unlock()
-				return nil, &jsonrpc.Error{Code: codeSessionLimit, Data: sessionLimitData,
+				return nil, &jsonrpc.Error{Code: wire.CodeSessionLimit.Num, Data: sessionLimitData,
 					Message: fmt.Sprintf("hostd mcp holds %d MCP sessions (limits.maxMcpSessions) and each has a call running; retry when one finishes", f.maxHeld)}
 			}
 			f.reclaimLocked(victim)
@@ -107,11 +109,9 @@ func (f *Face) enter(ss *mcp.ServerSession, place bool) (*held, error) {
 	return h, nil
 }
 
-// codeSessionLimit and sessionLimitData are the daemon's SESSION_LIMIT
-// error (wire-contract §2), which a full face answers as the daemon would.
-const codeSessionLimit = -32006
-
-var sessionLimitData = json.RawMessage(`{"code":"SESSION_LIMIT"}`)
+// sessionLimitData is the daemon's SESSION_LIMIT error's data
+// (wire-contract §2), which a full face answers as the daemon would.
+var sessionLimitData, _ = json.Marshal(wire.ErrorData{Code: wire.CodeSessionLimit.Name})
 
 // leave ends a request entered with enter.
 func (f *Face) leave(h *held) {

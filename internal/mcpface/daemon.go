@@ -1,7 +1,6 @@
 package mcpface
 
 import (
-	"context"
 	"io"
 
 	"github.com/hostd-dev/hostd/internal/client"
@@ -11,9 +10,8 @@ import (
 // tools.definitions, session.create, session.delete and tools.execute.
 // A failed call's error is a *CallError when the daemon answered with a
 // JSON-RPC error.
-type Daemon interface {
-	Call(ctx context.Context, method string, params, result any) error
-}
+// The face makes its calls through the typed ones of package client.
+type Daemon = client.Caller
 
 // CallError is a JSON-RPC error the daemon answered with: its numeric
 // code, the name in error.data.code (wire-contract §2) and the message.

@@ -23,6 +23,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hostd-dev/hostd/internal/client"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // Meta keys of a tool result's _meta: the hostd session the call ran in
@@ -112,19 +115,12 @@ type Face struct {
 // results and its session limit, and builds the MCP server that lists
 // the tools.
 func New(ctx context.Context, opts Options) (*Face, error) {
-	var defs struct {
-		Tools []struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-		} `json:"tools"`
-	}
-	if err := opts.Daemon.Call(ctx, "tools.definitions", struct{}{}, &defs); err != nil {
+	defs, err := client.Typed(opts.Daemon).ToolsDefinitions(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("ask hostd for its tools: %w", err)
 	}
 	var outputs map[string]map[string]any
 	if opts.Structured {
-		var err error
 		if outputs, err = outputSchemas(ctx, opts.Daemon); err != nil {
 			return nil, err
 		}
@@ -177,12 +173,8 @@ const instructions = "These tools edit files by line number: read or grep a file
 // (limits.maxMcpSessions), at most half of the daemon's maxSessions, so
 // the desktop app and other clients always find room there.
 func sessionCap(ctx context.Context, d Daemon, want int) (int, error) {
-	var info struct {
-		Limits struct {
-			MaxSessions int `json:"maxSessions"`
-		} `json:"limits"`
-	}
-	if err := d.Call(ctx, "host.info", struct{}{}, &info); err != nil {
+	info, err := client.Typed(d).HostInfo(ctx)
+	if err != nil {
 		return 0, fmt.Errorf("ask hostd for its limits: %w", err)
 	}
 	half := max(1, info.Limits.MaxSessions/2)
@@ -262,13 +254,13 @@ func (f *Face) rootsChanged(_ context.Context, req *mcp.RootsListChangedRequest)
 // handler runs one tool through tools.execute.
 func (f *Face) handler(tool string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		params := executeParams{Tool: tool, Args: req.Params.Arguments}
+		params := wire.ExecuteParams{Tool: tool, Args: req.Params.Arguments}
 		if len(params.Args) == 0 || string(params.Args) == "null" {
 			params.Args = json.RawMessage("{}")
 		}
 		structured := f.structured[tool]
 		if f.maxFrame > 0 && int64(len(params.Args)) > f.maxFrame-envelopeBytes {
-			return failure(structured, &CallError{Name: "FILE_TOO_LARGE", Message: fmt.Sprintf("the arguments are %d bytes; one call to hostd carries at most %d: write a large file in parts (write, then edit to add the rest)", len(params.Args), f.maxFrame-envelopeBytes)}), nil
+			return failure(structured, &CallError{Name: wire.ToolFileTooLarge, Message: fmt.Sprintf("the arguments are %d bytes; one call to hostd carries at most %d: write a large file in parts (write, then edit to add the rest)", len(params.Args), f.maxFrame-envelopeBytes)}), nil
 		}
 		params.PromptID, _ = req.Params.Meta[MetaPromptID].(string)
 		params.ToolCallID, _ = req.Params.Meta[MetaToolCallID].(string)
@@ -294,19 +286,19 @@ func (f *Face) handler(tool string) mcp.ToolHandler {
 // session delete): under the same id, so its review history stays one.
 // When the daemon is full (SESSION_LIMIT), the face's least recently used
 // idle MCP session is ended to make room, once.
-func (f *Face) execute(ctx context.Context, h *held, roots clientRoots, params *executeParams) (res map[string]json.RawMessage, err error) {
+func (f *Face) execute(ctx context.Context, h *held, roots clientRoots, params *wire.ExecuteParams) (res wire.ExecuteResult, err error) {
 	reclaimed, lost := false, false
 	for {
 		params.SessionID, err = h.b.ensure(ctx, f.daemon, f.roots, f.form, roots)
-		if isCode(err, "SESSION_LIMIT") && !reclaimed && f.reclaimFor(h) {
+		if client.Is(err, wire.CodeSessionLimit) && !reclaimed && f.reclaimFor(h) {
 			reclaimed = true
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return res, err
 		}
-		err = f.daemon.Call(ctx, "tools.execute", params, &res)
-		if lost || !isCode(err, "SESSION_NOT_FOUND") {
+		res, err = client.Typed(f.daemon).ToolsExecute(ctx, *params)
+		if lost || !client.Is(err, wire.CodeSessionNotFound) {
 			return res, err
 		}
 		lost = true
@@ -317,12 +309,3 @@ func (f *Face) execute(ctx context.Context, h *held, roots clientRoots, params *
 // envelopeBytes is room for tools.execute's frame around the arguments:
 // its header, method, session and call ids.
 const envelopeBytes = 64 << 10
-
-// executeParams are tools.execute's params.
-type executeParams struct {
-	SessionID  string          `json:"sessionId"`
-	Tool       string          `json:"tool"`
-	Args       json.RawMessage `json:"args"`
-	PromptID   string          `json:"promptId,omitempty"`
-	ToolCallID string          `json:"toolCallId,omitempty"`
-}

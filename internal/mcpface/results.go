@@ -11,6 +11,9 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hostd-dev/hostd/internal/client"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // toolResult turns a tools.execute result into an MCP result. content is
@@ -21,22 +24,17 @@ import (
 // regions and error code there without parsing text, and a host that
 // shows the model structuredContent instead of content (some do) still
 // shows it the text; and _meta carries the rest of the result.
-func toolResult(res map[string]json.RawMessage, sessionID string, structured bool) (*mcp.CallToolResult, error) {
-	var content string
-	var ok bool
-	if err := json.Unmarshal(res["content"], &content); err != nil {
-		return nil, fmt.Errorf("hostd answered tools.execute without a content string: %w", err)
-	}
-	if err := json.Unmarshal(res["ok"], &ok); err != nil {
-		return nil, fmt.Errorf("hostd answered tools.execute without ok: %w", err)
-	}
-	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: content}}, IsError: !ok}
-	out.Meta = mcp.Meta{MetaSessionID: sessionID, MetaToolCallID: res["toolCallId"]}
+func toolResult(res wire.ExecuteResult, sessionID string, structured bool) (*mcp.CallToolResult, error) {
+	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Content}}, IsError: !res.OK}
+	out.Meta = mcp.Meta{MetaSessionID: sessionID, MetaToolCallID: res.ToolCallID}
 	if structured {
-		out.StructuredContent = contentFirst(res)
-		rest := maps.Clone(res)
-		delete(rest, "content")
-		out.Meta[MetaResult] = rest
+		fields, err := res.Fields()
+		if err != nil {
+			return nil, fmt.Errorf("hostd answered tools.execute with a result that is not an object: %w", err)
+		}
+		out.StructuredContent = contentFirst(fields)
+		delete(fields, "content")
+		out.Meta[MetaResult] = fields
 	}
 	return out, nil
 }
@@ -65,17 +63,17 @@ func contentFirst(res map[string]json.RawMessage) json.RawMessage {
 // structured, structuredContent is the failed tools.execute result the
 // daemon would have given (ok false, the error's code and message).
 func failure(structured bool, err error) *mcp.CallToolResult {
-	code, msg, retriable := "TOOL_FAILED", "", true
+	code, msg, retriable := wire.ToolFailed, "", true
 	var ce *CallError
 	var re *rootsError
 	switch {
 	case errors.As(err, &ce):
 		code, msg = ce.Name, ce.Message
-		retriable = ce.Name != "FILE_TOO_LARGE" && ce.Name != "UNKNOWN_TOOL" && ce.Name != "INVALID_PARAMS"
+		retriable = ce.Name != wire.ToolFileTooLarge && ce.Name != wire.CodeUnknownTool.Name && ce.Name != wire.CodeInvalidParams.Name
 	case errors.As(err, &re):
-		code, msg, retriable = "WORKSPACE_INVALID", re.Error(), false
+		code, msg, retriable = wire.CodeWorkspaceInvalid.Name, re.Error(), false
 	case errors.Is(err, errEnded):
-		code, msg = "SESSION_NOT_FOUND", err.Error()+" (the call did not run)"
+		code, msg = wire.CodeSessionNotFound.Name, err.Error()+" (the call did not run)"
 	default:
 		// The connection to the daemon failed: the call may or may not
 		// have run there.
@@ -84,18 +82,10 @@ func failure(structured bool, err error) *mcp.CallToolResult {
 	text := "Error " + code + ": " + msg
 	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
 	if structured {
-		type callError struct {
-			Code      string `json:"code"`
-			Message   string `json:"message"`
-			Retriable bool   `json:"retriable"`
-		}
-		out.StructuredContent = struct {
-			Content    string    `json:"content"`
-			OK         bool      `json:"ok"`
-			ToolCallID string    `json:"toolCallId"`
-			Warnings   []string  `json:"warnings"`
-			Error      callError `json:"error"`
-		}{Content: text, Warnings: []string{}, Error: callError{code, msg, retriable}}
+		raw, _ := json.Marshal(wire.ToolResult{Content: text, Warnings: []string{}, Error: &wire.ToolError{Code: code, Message: msg, Retriable: retriable}})
+		var fields map[string]json.RawMessage
+		json.Unmarshal(raw, &fields)
+		out.StructuredContent = contentFirst(fields)
 	}
 	return out
 }
@@ -108,19 +98,9 @@ func failure(structured bool, err error) *mcp.CallToolResult {
 // send the document (a maxFrameBytes smaller than it): the tools work
 // without, their results unstructured.
 func outputSchemas(ctx context.Context, d Daemon) (map[string]map[string]any, error) {
-	var doc struct {
-		Tools []struct {
-			Name   string `json:"name"`
-			Result struct {
-				Ref string `json:"$ref"`
-			} `json:"result"`
-		} `json:"x-tools"`
-		Components struct {
-			Schemas map[string]map[string]any `json:"schemas"`
-		} `json:"components"`
-	}
+	doc, err := client.Typed(d).RPCDiscover(ctx)
 	var ce *CallError
-	if err := d.Call(ctx, "rpc.discover", struct{}{}, &doc); errors.As(err, &ce) {
+	if errors.As(err, &ce) {
 		return nil, nil
 	} else if err != nil {
 		return nil, fmt.Errorf("ask hostd for its result schemas: %w", err)
@@ -128,7 +108,8 @@ func outputSchemas(ctx context.Context, d Daemon) (map[string]map[string]any, er
 	base := doc.Components.Schemas["ToolResult"]
 	out := map[string]map[string]any{}
 	for _, t := range doc.Tools {
-		name, ok := strings.CutPrefix(t.Result.Ref, "#/components/schemas/")
+		ref, _ := t.Result["$ref"].(string)
+		name, ok := strings.CutPrefix(ref, "#/components/schemas/")
 		if result := doc.Components.Schemas[name]; ok && result != nil && base != nil {
 			out[t.Name] = outputSchema(result, base)
 		}

@@ -16,7 +16,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hostd-dev/hostd/internal/client"
 	"github.com/hostd-dev/hostd/internal/quote"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // binding is the hostd session of one MCP session.
@@ -49,7 +51,7 @@ func (b *binding) markStale() {
 // ensure returns the hostd session's id, creating the session on first
 // use, after the daemon lost it, and again (same id, so one review
 // history) when the client's roots changed.
-func (b *binding) ensure(ctx context.Context, d Daemon, fixed []string, form string, client clientRoots) (string, error) {
+func (b *binding) ensure(ctx context.Context, d Daemon, fixed []string, form string, cr clientRoots) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.gone {
@@ -65,7 +67,7 @@ func (b *binding) ensure(ctx context.Context, d Daemon, fixed []string, form str
 		roots = b.roots // lost by the daemon: made again as it was
 	default:
 		var err error
-		if roots, err = client.paths(ctx); err != nil {
+		if roots, err = cr.paths(ctx); err != nil {
 			return "", err
 		}
 	}
@@ -76,15 +78,15 @@ func (b *binding) ensure(ctx context.Context, d Daemon, fixed []string, form str
 		}
 		// session.setWorkspace keeps the approved roots; new roots need
 		// a new session. Its snapshots go either way.
-		if err := d.Call(ctx, "session.delete", map[string]string{"sessionId": b.id}, nil); err != nil && !isCode(err, "SESSION_NOT_FOUND") {
+		if err := client.Typed(d).SessionDelete(ctx, wire.SessionIDParams{SessionID: b.id}); err != nil && !client.Is(err, wire.CodeSessionNotFound) {
 			return "", fmt.Errorf("move the session to the client's new roots: %w", err)
 		}
 		b.live = false
 	}
 	if b.id == "" {
-		b.id = newSessionID(client.session)
+		b.id = newSessionID(cr.session)
 	}
-	if err := d.Call(ctx, "session.create", createParams(b.id, roots, form), nil); err != nil {
+	if _, err := client.Typed(d).SessionCreate(ctx, createParams(b.id, roots, form)); err != nil {
 		return "", err
 	}
 	b.live, b.roots = true, roots
@@ -107,38 +109,26 @@ func (b *binding) close(ctx context.Context, d Daemon) {
 	defer b.mu.Unlock()
 	b.gone = true
 	if b.live {
-		d.Call(ctx, "session.delete", map[string]string{"sessionId": b.id}, nil)
+		client.Typed(d).SessionDelete(ctx, wire.SessionIDParams{SessionID: b.id})
 		b.live = false
 	}
-}
-
-// isCode reports whether err is the daemon's JSON-RPC error of that name.
-func isCode(err error, name string) bool {
-	var ce *CallError
-	return errors.As(err, &ce) && ce.Name == name
-}
-
-// root is one of session.create's externalRoots.
-type root struct {
-	Path     string `json:"path"`
-	Writable bool   `json:"writable"`
 }
 
 // createParams are session.create's params: the first root is the
 // workspace, the others are approved and writable, as the user gave them;
 // form is the edit result form.
-func createParams(id string, roots []string, form string) any {
-	p := struct {
-		SessionID     string `json:"sessionId"`
-		Workspace     string `json:"workspace"`
-		ExternalRoots []root `json:"externalRoots,omitempty"`
-		EditResult    string `json:"editResult,omitempty"`
-	}{SessionID: id, Workspace: roots[0], EditResult: form}
+func createParams(id string, roots []string, form string) wire.SessionCreateParams {
+	p := wire.SessionCreateParams{SessionID: id, Workspace: roots[0]}
+	setString(&p.EditResult, form)
 	for _, r := range roots[1:] {
-		p.ExternalRoots = append(p.ExternalRoots, root{Path: r, Writable: true})
+		p.ExternalRoots = append(p.ExternalRoots, wire.ExternalRoot{Path: r, Writable: true})
 	}
 	return p
 }
+
+// setString sets a string-kinded wire field, whatever the name of its
+// type.
+func setString[T ~string](dst *T, s string) { *dst = T(s) }
 
 // errAskRoots: the client's roots are needed and the client takes the
 // request for them only as an input request of the tool call's result

@@ -1,5 +1,7 @@
 package wire
 
+import "reflect"
+
 // Code is a JSON-RPC error code with the name clients match on, which is
 // sent as error.data.code (wire-contract §2); whether the same request
 // can succeed when sent again as it is; and what it means and what the
@@ -81,6 +83,10 @@ type ErrorData struct {
 	Field string `json:"field,omitempty"`
 }
 
+// DefaultMaxFrameBytes is the daemon's default limits.maxFrameBytes: the
+// frame cap a client takes when it is told no other.
+const DefaultMaxFrameBytes = 64 << 20
+
 // ProtocolVersion is the wire contract's version (host.info).
 const ProtocolVersion = 1
 
@@ -92,3 +98,97 @@ const CancelMethod = "$/cancelRequest"
 // client receives when a tool call's changes are recorded for review; its
 // params are a ReviewRecorded.
 const RecordedNotification = "review.recorded"
+
+// The tool error codes: a tool that runs and fails answers a result with
+// ok false whose error.code is one of these (wire-contract §4,
+// edit-contract §11). Each is declared here once; the daemon's tools and
+// edit language, and every client, name them by these constants.
+const (
+	ToolInvalidArgument    = "INVALID_ARGUMENT"
+	ToolDenied             = "TOOL_DENIED"
+	ToolOutsideWorkspace   = "PATH_OUTSIDE_WORKSPACE"
+	ToolFailed             = "TOOL_FAILED"
+	ToolNotFound           = "NOT_FOUND"
+	ToolNotAFile           = "NOT_A_FILE"
+	ToolNotText            = "NOT_TEXT"
+	ToolFileTooLarge       = "FILE_TOO_LARGE"
+	ToolTagRequired        = "EDIT_TAG_REQUIRED"
+	ToolTagMismatch        = "EDIT_TAG_MISMATCH"
+	ToolTagUnknown         = "EDIT_TAG_UNKNOWN"
+	ToolLinesUnseen        = "EDIT_LINES_UNSEEN"
+	ToolParseFailed        = "EDIT_PARSE_FAILED"
+	ToolRangeInvalid       = "EDIT_RANGE_INVALID"
+	ToolBlockUnresolved    = "EDIT_BLOCK_UNRESOLVED"
+	ToolRegisterEmpty      = "EDIT_REGISTER_EMPTY"
+	ToolRegisterAmbiguous  = "EDIT_REGISTER_AMBIGUOUS"
+	ToolRepairAmbiguous    = "EDIT_REPAIR_AMBIGUOUS"
+	ToolNoChange           = "EDIT_NO_CHANGE"
+	ToolAmplificationLimit = "EDIT_AMPLIFICATION_LIMIT"
+	// ToolHostBusy: the daemon's memory budget (limits.maxMemoryBytes)
+	// had no room for this call in time, or another program holds the
+	// file open without sharing it (Windows); the same call succeeds once
+	// the others let go. hostd's addition to the wire contract.
+	ToolHostBusy = "HOST_BUSY"
+	// ToolRetryBudgetExhausted is not a tool result's code: a runtime
+	// writes it on the assistant row when the repeat guard ends a turn
+	// (edit-contract §9.3); the tool result itself carries the code that
+	// failed. It has no row in ToolCodes.
+	ToolRetryBudgetExhausted = "MUTATION_RETRY_BUDGET_EXHAUSTED"
+)
+
+// ToolCode is one row of the tool error table: a code a failed tool
+// result carries, whether the same intent can succeed once the model does
+// what the message says (error.retriable), what it means, and the Go type
+// of its error.details (nil: it carries none but the repeat guard's).
+// The OpenRPC document's x-tool-errors, from which clients type the codes
+// and their details, is generated from ToolCodes, and wire-contract §4's
+// table is held to it by a test.
+type ToolCode struct {
+	Code        string
+	Retriable   bool
+	Description string
+	Details     reflect.Type
+}
+
+// ToolCodes is the table, in wire-contract §4's order. A code a tool can
+// answer with has a row; a tool setting details uses its row's type.
+var ToolCodes = []ToolCode{
+	{Code: ToolInvalidArgument, Description: "Args do not fit the tool's schema, an edit exceeds a limit of its language, or a toolCallId is reused: fix the argument the message names."},
+	{Code: ToolDenied, Description: "A write into .git or a read-only root, or a change of a read-only file: write elsewhere."},
+	{Code: ToolOutsideWorkspace, Description: "The path, symlinks resolved, leaves every root: use a path inside the workspace."},
+	{Code: ToolFailed, Description: "An I/O failure, or a call cancelled before it ran; nothing was changed."},
+	{Code: ToolNotFound, Description: "No such file; the message names the nearest existing directory."},
+	{Code: ToolNotAFile, Description: "A directory, device, FIFO or socket."},
+	{Code: ToolNotText, Description: "Invalid UTF-8, or a NUL byte in the first 8 KiB."},
+	{Code: ToolFileTooLarge, Description: "Over a size limit: read a window, or write less."},
+	{Code: ToolTagRequired, Description: "tag missing or not 4 hex digits."},
+	{Code: ToolTagMismatch, Retriable: true, Details: reflect.TypeFor[TagMismatchDetails](),
+		Description: "The file changed and the edit could not be proven safe to replay (retriable after a read): redo the edit against the lines shown, with the live tag."},
+	{Code: ToolTagUnknown, Retriable: true, Details: reflect.TypeFor[TagUnknownDetails](),
+		Description: "This session never minted that tag for this path, or dropped it on purpose (retriable after a read): read the file in this session."},
+	{Code: ToolLinesUnseen, Retriable: true, Details: reflect.TypeFor[LinesUnseenDetails](),
+		Description: "An anchor names lines this session was never shown: look at the revealed lines and retry."},
+	{Code: ToolParseFailed, Description: "Malformed ops: fix the op the message quotes, in the form it shows."},
+	{Code: ToolRangeInvalid, Description: "Reversed, out-of-range, overlapping or duplicate anchors, or an EOF state the text cannot have."},
+	{Code: ToolBlockUnresolved, Details: reflect.TypeFor[BlockUnresolvedDetails](),
+		Description: "N* did not resolve to a block: use the plain range the message suggests."},
+	{Code: ToolRegisterEmpty, Description: "Paste from an unset register: CUT into it first."},
+	{Code: ToolRegisterAmbiguous, Description: "Two pending anonymous cuts: name the registers."},
+	{Code: ToolRepairAmbiguous, Details: reflect.TypeFor[RepairAmbiguousDetails](),
+		Description: "Boundary repair asks which edit was meant; nothing was written: the model sends the form it means (the same request again applies exactly as sent). A client must not resend it on its own."},
+	{Code: ToolNoChange, Description: "The edit would leave the file as it is: do not repeat it."},
+	{Code: ToolAmplificationLimit, Description: "The ops expand past limits.maxExpandedLines: split the edit."},
+	{Code: ToolHostBusy, Retriable: true,
+		Description: "The daemon's memory budget had no room for this write or edit in time, or (Windows) another program holds the file open without sharing it; nothing was changed: call again in a moment."},
+}
+
+// ToolCodeRetriable is a tool code's error.retriable: its row's (false
+// for a code without one).
+func ToolCodeRetriable(code string) bool {
+	for _, c := range ToolCodes {
+		if c.Code == code {
+			return c.Retriable
+		}
+	}
+	return false
+}

@@ -82,7 +82,7 @@ func TestOpOrderDoesNotMatter(t *testing.T) {
 func TestApplyRejections(t *testing.T) {
 	tests := []struct {
 		name, input, ops string
-		code             string
+		code             Code
 		frags            []string
 	}{
 		{"line past the end", abcde, "PUT 4.=7:\n+X", CodeRangeInvalid, []string{"line 7", "the file has 5 lines"}},

@@ -110,7 +110,8 @@
 // most 128 candidates, within the parse time the tool gives the call's
 // checks (config.Limits.MaxParseMs, shared with block resolution).
 //
-// Failures are *Error values whose Code is an edit-contract §11 name (or
-// INVALID_ARGUMENT) and whose Message names one concrete next step. They
-// wrap the sentinels below, so callers branch with errors.Is.
+// Failures are *Error values whose Code is the kind of an edit-contract
+// §11 failure (or of an invalid argument), which the tools report by its
+// wire code, and whose Message names one concrete next step. They wrap
+// the sentinels below, so callers branch with errors.Is.
 package hashline

@@ -5,36 +5,63 @@ import (
 	"fmt"
 )
 
-// Codes are the edit-contract §11 names this package reports, plus the
-// generic INVALID_ARGUMENT for limits and misuse of a register paste.
+// Code is the kind of an edit-language failure: the edit-contract §11
+// codes this package reports, plus the generic INVALID_ARGUMENT for
+// limits and misuse of a register paste. The language speaks no wire:
+// the tool layer reports each Code as the tool error code rpc/wire
+// declares for it, mapped in one place (tools.languageError).
+type Code uint8
+
+// The codes, each named after the wire code the tools report it as.
 const (
-	CodeParseFailed        = "EDIT_PARSE_FAILED"
-	CodeRangeInvalid       = "EDIT_RANGE_INVALID"
-	CodeBlockUnresolved    = "EDIT_BLOCK_UNRESOLVED"
-	CodeRegisterEmpty      = "EDIT_REGISTER_EMPTY"
-	CodeRegisterAmbiguous  = "EDIT_REGISTER_AMBIGUOUS"
-	CodeRepairAmbiguous    = "EDIT_REPAIR_AMBIGUOUS"
-	CodeNoChange           = "EDIT_NO_CHANGE"
-	CodeAmplificationLimit = "EDIT_AMPLIFICATION_LIMIT"
-	CodeInvalidArgument    = "INVALID_ARGUMENT"
+	CodeParseFailed Code = iota + 1
+	CodeRangeInvalid
+	CodeBlockUnresolved
+	CodeRegisterEmpty
+	CodeRegisterAmbiguous
+	CodeRepairAmbiguous
+	CodeNoChange
+	CodeAmplificationLimit
+	CodeInvalidArgument
 )
+
+// String says what failed, in words; the wire's name for it is the tool
+// layer's.
+func (c Code) String() string {
+	if int(c) < len(codeWords) && codeWords[c] != "" {
+		return codeWords[c]
+	}
+	return "edit failed"
+}
+
+var codeWords = [...]string{
+	CodeParseFailed:        "malformed ops",
+	CodeRangeInvalid:       "invalid range",
+	CodeBlockUnresolved:    "unresolved block",
+	CodeRegisterEmpty:      "empty register",
+	CodeRegisterAmbiguous:  "ambiguous register",
+	CodeRepairAmbiguous:    "ambiguous repair",
+	CodeNoChange:           "no change",
+	CodeAmplificationLimit: "expansion limit",
+	CodeInvalidArgument:    "invalid argument",
+}
 
 // Sentinels, one per code. Every *Error unwraps to the sentinel of its
 // code, so errors.Is(err, ErrParseFailed) works through any wrapping the
 // tool layer adds.
 var (
-	ErrParseFailed        = errors.New(CodeParseFailed)
-	ErrRangeInvalid       = errors.New(CodeRangeInvalid)
-	ErrBlockUnresolved    = errors.New(CodeBlockUnresolved)
-	ErrRegisterEmpty      = errors.New(CodeRegisterEmpty)
-	ErrRegisterAmbiguous  = errors.New(CodeRegisterAmbiguous)
-	ErrRepairAmbiguous    = errors.New(CodeRepairAmbiguous)
-	ErrNoChange           = errors.New(CodeNoChange)
-	ErrAmplificationLimit = errors.New(CodeAmplificationLimit)
-	ErrInvalidArgument    = errors.New(CodeInvalidArgument)
+	ErrParseFailed        = errors.New(CodeParseFailed.String())
+	ErrRangeInvalid       = errors.New(CodeRangeInvalid.String())
+	ErrBlockUnresolved    = errors.New(CodeBlockUnresolved.String())
+	ErrRegisterEmpty      = errors.New(CodeRegisterEmpty.String())
+	ErrRegisterAmbiguous  = errors.New(CodeRegisterAmbiguous.String())
+	ErrRepairAmbiguous    = errors.New(CodeRepairAmbiguous.String())
+	ErrNoChange           = errors.New(CodeNoChange.String())
+	ErrAmplificationLimit = errors.New(CodeAmplificationLimit.String())
+	ErrInvalidArgument    = errors.New(CodeInvalidArgument.String())
 )
 
-var sentinels = map[string]error{
+var sentinels = map[Code]error{
 	CodeParseFailed:        ErrParseFailed,
 	CodeRangeInvalid:       ErrRangeInvalid,
 	CodeBlockUnresolved:    ErrBlockUnresolved,
@@ -48,8 +75,8 @@ var sentinels = map[string]error{
 
 // Error is every failure of the language.
 type Error struct {
-	// Code is one of the Code constants.
-	Code string
+	// Code is the kind of failure.
+	Code Code
 	// Message is what the model reads: what is wrong and one concrete next
 	// step. Parse errors quote the offending ops line and show the correct
 	// form. It starts with "ops line N: " when OpsLine is set.
@@ -67,7 +94,7 @@ type Error struct {
 	Question *Question
 }
 
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Error() string { return e.Code.String() + ": " + e.Message }
 
 // Unwrap returns the sentinel of e's code.
 func (e *Error) Unwrap() error { return sentinels[e.Code] }
@@ -88,7 +115,7 @@ func wholeCall(nOps int, err error) error {
 
 // fail builds an *Error. The "ops line N: " prefix is part of Message
 // because the message is shown to the model on its own.
-func fail(code string, opsLine, line int, format string, args ...any) *Error {
+func fail(code Code, opsLine, line int, format string, args ...any) *Error {
 	msg := fmt.Sprintf(format, args...)
 	if opsLine > 0 {
 		msg = fmt.Sprintf("ops line %d: %s", opsLine, msg)

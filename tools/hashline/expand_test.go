@@ -22,7 +22,7 @@ func (r *countingRegisters) Set(name string, lines []string) error {
 func TestAnonymousRegisterSequencing(t *testing.T) {
 	tests := []struct {
 		name, ops, want string
-		code            string
+		code            Code
 		frags           []string
 	}{
 		{name: "cut then paste", ops: "CUT 2.=3\nPUT >5", want: "a\nd\ne\nb\nc\n"},
@@ -38,7 +38,7 @@ func TestAnonymousRegisterSequencing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, _, err := runText(abcde, tt.ops, Env{})
-			if tt.code != "" {
+			if tt.code != 0 {
 				wantErr(t, err, tt.code, -1, tt.frags...)
 				return
 			}

@@ -63,8 +63,8 @@ func TestGolden(t *testing.T) {
 		if !errors.As(runErr, &e) {
 			t.Fatalf("want %s, got output %q (err %v)", code, got, runErr)
 		}
-		if e.Code != code || !strings.Contains(e.Message, frag) {
-			t.Errorf("error %s: %s\nwant %s containing %q", e.Code, e.Message, code, frag)
+		if wireCode[e.Code] != code || !strings.Contains(e.Message, frag) {
+			t.Errorf("error %s: %s\nwant %s containing %q", wireCode[e.Code], e.Message, code, frag)
 		}
 	})
 }
@@ -94,7 +94,7 @@ func rewriteGolden(t *testing.T, file string, ar *txtar.Archive, got string, run
 	case runErr == nil:
 		kept = append(kept, txtar.File{Name: "output", Data: []byte(got)})
 	case errors.As(runErr, &e):
-		kept = append(kept, txtar.File{Name: "error", Data: []byte(e.Code + "\n" + e.Message + "\n")})
+		kept = append(kept, txtar.File{Name: "error", Data: []byte(wireCode[e.Code] + "\n" + e.Message + "\n")})
 	default:
 		t.Fatalf("unexpected error type: %v", runErr)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // wantErr checks an error's code, ops line and message fragments.
-func wantErr(t *testing.T, err error, code string, opsLine int, fragments ...string) {
+func wantErr(t *testing.T, err error, code Code, opsLine int, fragments ...string) {
 	t.Helper()
 	var e *Error
 	if !errors.As(err, &e) {
@@ -132,7 +132,7 @@ func TestBlankLines(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, ops string
-		code      string
+		code      Code
 		line      int
 		frags     []string
 	}{
@@ -311,12 +311,12 @@ func TestPatchFinal(t *testing.T) {
 		had   bool
 		lines []string
 		want  bool
-		code  string
+		code  Code
 	}{
-		{EOFKeep, true, []string{"a"}, true, ""},
-		{EOFKeep, false, []string{"a"}, false, ""},
-		{EOFNewline, false, []string{"a"}, true, ""},
-		{EOFNoNewline, true, []string{"a"}, false, ""},
+		{EOFKeep, true, []string{"a"}, true, 0},
+		{EOFKeep, false, []string{"a"}, false, 0},
+		{EOFNewline, false, []string{"a"}, true, 0},
+		{EOFNoNewline, true, []string{"a"}, false, 0},
 		{EOFNoNewline, true, []string{"a", ""}, false, CodeRangeInvalid},
 		{EOFNewline, true, nil, false, CodeRangeInvalid},
 		{EOFNoNewline, true, nil, false, CodeRangeInvalid},
@@ -325,9 +325,9 @@ func TestPatchFinal(t *testing.T) {
 		got, err := p(tt.eof).Final(tt.had, tt.lines)
 		var he *Error
 		switch {
-		case tt.code == "" && (err != nil || got != tt.want):
+		case tt.code == 0 && (err != nil || got != tt.want):
 			t.Errorf("%v had %v %q: %v, %v; want %v", tt.eof, tt.had, tt.lines, got, err, tt.want)
-		case tt.code != "" && (!errors.As(err, &he) || he.Code != tt.code):
+		case tt.code != 0 && (!errors.As(err, &he) || he.Code != tt.code):
 			t.Errorf("%v had %v %q: %v, want %s", tt.eof, tt.had, tt.lines, err, tt.code)
 		}
 	}

@@ -43,7 +43,7 @@ func TestRepairGolden(t *testing.T) {
 				got["warnings"] = strings.Join(warns, "\n") + "\n"
 			}
 		case errors.As(runErr, &e):
-			got["error"] = e.Code + "\n" + e.Message + "\n"
+			got["error"] = wireCode[e.Code] + "\n" + e.Message + "\n"
 			if q := e.Question; q != nil {
 				got["forms"] = "as sent:\n" + q.AsSent
 				for _, r := range q.Repaired {

@@ -81,7 +81,7 @@ type repairCase struct {
 	want       string // the new text, when the edit applies; when repair asks, what its repaired form gives
 	asks       bool   // repair asks: the warnings are fragments of its message
 	sent       string // when repair asks and this is set: what the edit gives sent again
-	code       string // the error code, when it is refused otherwise
+	code       Code   // the error code, when it is refused otherwise
 	// warnings holds one fragment per expected warning, in order.
 	warnings    []string
 	regs        map[string][]string
@@ -139,7 +139,7 @@ func (tc repairCase) runWith(t *testing.T, syn Syntax) {
 		env.Resolver = r
 	}
 	o := runRepair(t, tc.input, tc.ops, env, syn)
-	if tc.code != "" {
+	if tc.code != 0 {
 		var e *Error
 		if !errors.As(o.err, &e) || e.Code != tc.code {
 			t.Fatalf("want %s, got %q, %v", tc.code, o.got, o.err)
