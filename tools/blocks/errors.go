@@ -88,8 +88,8 @@ func (e *UnresolvedError) PlainRange() (start, end int, ok bool) {
 // caller that phrases the alternative for its own op.
 func (e *UnresolvedError) DeclineReason() string { return e.Reason }
 
-// decline builds an UnresolvedError without an alternative.
-func decline(kind error, line int, format string, args ...any) *UnresolvedError {
+// Decline builds an UnresolvedError without an alternative.
+func Decline(kind error, line int, format string, args ...any) *UnresolvedError {
 	return &UnresolvedError{Line: line, Reason: fmt.Sprintf(format, args...), Kind: kind}
 }
 
@@ -100,6 +100,6 @@ func (e *UnresolvedError) withRange(start, end int) *UnresolvedError {
 	return e
 }
 
-// plainOps is the reminder every file-wide decline carries: only block
+// PlainOps is the reminder every file-wide decline carries: only block
 // locators are lost.
-const plainOps = "every range and gap op still works (PUT N.=M:, CUT N.=M, PUT <N:, PUT >N:)"
+const PlainOps = "every range and gap op still works (PUT N.=M:, CUT N.=M, PUT <N:, PUT >N:)"

@@ -1,4 +1,4 @@
-package blocks
+package parsepool
 
 import (
 	"bufio"
@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
 // TestOneOwnerCannotStarveAnother: an owner (a session) whose texts never
@@ -98,7 +100,7 @@ func servePoolHost() int {
 		return 1
 	}
 	r, _ := w.NewResolver(context.Background(), "ok.json", "{\"a\": 1}\n", defaultLimit)
-	if _, _, err := r.Resolve(1); err == nil || !errors.Is(err, ErrNoBlock) {
+	if _, _, err := r.Resolve(1); err == nil || !errors.Is(err, blocks.ErrNoBlock) {
 		fmt.Println("error", err)
 		return 1
 	}
