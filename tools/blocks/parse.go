@@ -126,5 +126,5 @@ func (f Failure) OutOfTime() bool { return f == spent || f == timeout }
 // SpentDecline declines every block op of a text of size bytes in lang
 // whose call had no parse time left.
 func SpentDecline(lang *Language, size int) *UnresolvedError {
-	return FailureDecline(lang, size, spent, "")
+	return failureDecline(lang, size, spent, "")
 }

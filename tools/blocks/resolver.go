@@ -171,9 +171,9 @@ func TooLargeDecline(max int64, size, line int) *UnresolvedError {
 		max, size, PlainOps)
 }
 
-// FailureDecline declines every block op of a text of size bytes that
+// failureDecline declines every block op of a text of size bytes that
 // was not parsed in lang: why and reason are parse's.
-func FailureDecline(lang *Language, size int, why Failure, reason string) *UnresolvedError {
+func failureDecline(lang *Language, size int, why Failure, reason string) *UnresolvedError {
 	switch why {
 	case refused:
 		return Decline(ErrUnsafe, 0, "block ops are declined for this file: %s; %s", reason, PlainOps)
@@ -196,7 +196,7 @@ func (r *Resolver) parseLocked() *UnresolvedError {
 	r.parses++
 	l, why, reason := r.trees.get(r.ctx, request{path: r.path, lang: r.lang, text: r.text, keep: true, backstop: r.timeout})
 	if why != parsed {
-		r.fileErr = FailureDecline(r.lang, len(r.text), why, reason)
+		r.fileErr = failureDecline(r.lang, len(r.text), why, reason)
 		return r.fileErr
 	}
 	root := l.tree.RootNode()

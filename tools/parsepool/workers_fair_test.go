@@ -91,7 +91,7 @@ func TestOneOwnerCannotStarveAnother(t *testing.T) {
 // poolHostEnv switches a test binary into a daemon stand-in for
 // TestWorkersDieWithTheirDaemon: it starts a pool, prints its worker's
 // pid, and (busy) keeps that worker in a parse that does not stop.
-const poolHostEnv = "HOSTD_BLOCKS_TEST_POOL_HOST"
+const poolHostEnv = "HOSTD_PARSEPOOL_TEST_POOL_HOST"
 
 func servePoolHost() int {
 	w, err := NewWorkers(WorkersConfig{Command: workerCommand("spin:SPIN-FOREVER"), Count: 1, MaxTreeBytes: 64 << 20})
