@@ -25,7 +25,7 @@ var (
 	// time (config.Limits.MaxParseMs), or that time was already spent.
 	ErrParseTime = errors.New("file could not be parsed in time for block ops")
 	// ErrParseBusy: every parse worker stayed busy with other requests
-	// for as long as a request waits for one (workers.go, workerWait), so
+	// for as long as a request waits for one (tools/parsepool, workerWait), so
 	// the file was not parsed. Unlike ErrParseTime it says nothing of the
 	// file: the same call again, a moment later, may well be served.
 	ErrParseBusy = errors.New("the parse workers were all busy")
@@ -37,7 +37,7 @@ var (
 	ErrNoBlock = errors.New("no block opens at this line")
 	// ErrParserFailed: the parse worker process ended while parsing the
 	// file (a grammar's abort, the worker's memory limit) or could not be
-	// started (workers.go). The daemon lives on; only this file's parse
+	// started (tools/parsepool). The daemon lives on; only this file's parse
 	// is lost.
 	ErrParserFailed = errors.New("the parser failed on this file")
 

@@ -83,7 +83,7 @@ func (r *reader) read(offset uint32, _ sitter.Point) []byte {
 // skips, text it was already handed, with no clock read in that loop
 // (256 KiB of quotes as Lua took over three minutes with a one-second
 // limit). The daemon therefore parses only in worker processes
-// (workers.go), and ends a parse that overruns by ending its worker.
+// (tools/parsepool), and ends a parse that overruns by ending its worker.
 func parse(ctx context.Context, lang *Language, text string, old *sitter.Tree, backstop time.Duration) (tree *sitter.Tree, why Failure, reason string) {
 	if r := lang.refuse(text); r != "" {
 		return nil, refused, r

@@ -55,7 +55,7 @@ func NewResolver(path string, text string, maxParseBytes int64) (*Resolver, erro
 // declines with ErrParseTime. An edit call passes one context to all its
 // resolvers and syntax checks, whose deadline is the call's parse time.
 // The text is parsed from scratch; a parse worker uses Trees.NewResolver,
-// which parses each version once, and the daemon Workers.NewResolver.
+// which parses each version once, and the daemon parsepool.Workers.NewResolver.
 func NewResolverContext(ctx context.Context, path string, text string, maxParseBytes int64) (*Resolver, error) {
 	return (*Trees)(nil).NewResolver(ctx, path, text, maxParseBytes)
 }

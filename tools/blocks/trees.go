@@ -403,7 +403,7 @@ func (t *Trees) Close() {
 
 // Keep parses text, the version of path a session was shown, and keeps
 // its tree (incrementally from the path's newest cached tree, when there
-// is one): a worker's half of Workers.Warm. The error is a decline's, as
+// is one): a worker's half of parsepool.Workers.Warm. The error is a decline's, as
 // for AddedErrors.
 func (t *Trees) Keep(ctx context.Context, path, text string, maxParseBytes int64) error {
 	lang := LanguageFor(path, text)
