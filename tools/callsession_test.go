@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hostd-dev/hostd/tools/hashline"
+	"github.com/hostd-dev/hostd/tools/syntax"
 )
 
 // The factories the daemon hands the executor learn whose call they
@@ -13,13 +13,15 @@ func TestCallSessionReachesTheParseFactories(t *testing.T) {
 	e := newEditEnv(t)
 	var blocksGot, syntaxGot string
 	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(),
-		Blocks: func(ctx context.Context, path, text string) (BlockResolver, error) {
-			blocksGot = CallSession(ctx)
-			return spanResolver{}, nil
-		},
-		Syntax: func(ctx context.Context, path, text string) hashline.Syntax {
-			syntaxGot = CallSession(ctx)
-			return nil
+		Parser: parserParts{
+			resolver: func(ctx context.Context, path, text string) (syntax.Resolver, error) {
+				blocksGot = CallSession(ctx)
+				return spanResolver{}, nil
+			},
+			checker: func(ctx context.Context, path, text string) syntax.Checker {
+				syntaxGot = CallSession(ctx)
+				return nil
+			},
 		},
 	})
 	e.write("a.go", "func f() {\n\treturn\n}\n")

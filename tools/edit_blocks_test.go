@@ -1,18 +1,13 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
 func withBlocks(e *editEnv) {
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Blocks: func(ctx context.Context, path, text string) (BlockResolver, error) {
-		return blocks.NewResolverContext(ctx, path, text, e.lim.MaxBlockParseBytes)
-	}})
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Parser: parserParts{resolver: e.inProcess().Resolver}})
 }
 
 const tsSource = `const a = 1;

@@ -1,29 +1,16 @@
 package tools
 
 import (
-	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hostd-dev/hostd/tools/blocks"
-	"github.com/hostd-dev/hostd/tools/hashline"
 )
 
 // withGrammars wires block ops and boundary repair as the daemon does.
 func withGrammars(e *editEnv) {
 	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(),
-		Blocks: func(ctx context.Context, path, text string) (BlockResolver, error) {
-			return blocks.NewResolverContext(ctx, path, text, e.lim.MaxBlockParseBytes)
-		},
-		Syntax: func(ctx context.Context, path, text string) hashline.Syntax {
-			s, err := blocks.NewSyntaxContext(ctx, path, text, e.lim.MaxBlockParseBytes)
-			if err != nil {
-				return nil
-			}
-			return s
-		},
+		Parser: parserParts{resolver: e.inProcess().Resolver, checker: e.inProcess().Checker},
 	})
 }
 

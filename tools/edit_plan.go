@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hostd-dev/hostd/tools/hashline"
+	"github.com/hostd-dev/hostd/tools/syntax"
 )
 
 // The edit tool's use of the edit language's one pipeline (hashline.Plan,
@@ -40,9 +41,9 @@ func (ed *editor) env(text string, gate func(hashline.IR) error) (env hashline.E
 		AsSent:    ed.asSent,
 	}
 	lazy := &lazyBlocks{}
-	if ed.c.Blocks != nil {
-		lazy.build = func() (BlockResolver, error) {
-			r, err := ed.c.Blocks(ed.parse, ed.path.Abs, text)
+	if ed.c.Parser != nil {
+		lazy.build = func() (syntax.Resolver, error) {
+			r, err := ed.c.Parser.Resolver(ed.parse, ed.path.Abs, text)
 			if err != nil {
 				return nil, fmt.Errorf("block ops are unavailable for %s: %v", ed.path.Display, err)
 			}
@@ -50,16 +51,16 @@ func (ed *editor) env(text string, gate func(hashline.IR) error) (env hashline.E
 		}
 		env.Resolver = lazy
 	}
-	if ed.c.Syntax != nil {
-		env.Syntax = ed.c.Syntax(ed.parse, ed.path.Abs, text)
+	if ed.c.Parser != nil {
+		env.Syntax = ed.c.Parser.Checker(ed.parse, ed.path.Abs, text)
 	}
 	return env, lazy.close
 }
 
 // lazyBlocks is a block resolver made on its first use.
 type lazyBlocks struct {
-	build func() (BlockResolver, error)
-	r     BlockResolver
+	build func() (syntax.Resolver, error)
+	r     syntax.Resolver
 	err   error
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hostd-dev/hostd/tools/hashline"
+	"github.com/hostd-dev/hostd/tools/syntax"
 )
 
 // Boundary repair asks instead of answering (edit-contract §8.4, issue 28):
@@ -135,9 +135,9 @@ func TestEditRepairWritesAsSentWhenTheCheckCannotRun(t *testing.T) {
 		reason string // "" when the check runs and no warning is due
 	}{
 		{"a checker that cannot judge", func(e *editEnv) {
-			e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Syntax: func(context.Context, string, string) hashline.Syntax {
+			e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Parser: parserParts{checker: func(context.Context, string, string) syntax.Checker {
 				return unavailableSyntax{}
-			}})
+			}}})
 		}, "the checker could not judge a text"},
 		{"no checker at all", func(*editEnv) {}, "no syntax checker is available"},
 		{"a checker that runs: the row the parse needs stays, no warning", withRepair, ""},

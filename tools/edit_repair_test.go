@@ -1,22 +1,12 @@
 package tools
 
 import (
-	"context"
 	"strings"
 	"testing"
-
-	"github.com/hostd-dev/hostd/tools/blocks"
-	"github.com/hostd-dev/hostd/tools/hashline"
 )
 
 func withRepair(e *editEnv) {
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Syntax: func(ctx context.Context, path, text string) hashline.Syntax {
-		s, err := blocks.NewSyntaxContext(ctx, path, text, e.lim.MaxBlockParseBytes)
-		if err != nil {
-			return nil
-		}
-		return s
-	}})
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Parser: parserParts{checker: e.inProcess().Checker}})
 }
 
 // repairedForm is the first repaired form a repair question offers.

@@ -1,30 +1,20 @@
 package tools
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/tools/blocks"
-	"github.com/hostd-dev/hostd/tools/hashline"
+	"github.com/hostd-dev/hostd/tools/parsepool"
 )
 
 // withTrees gives the executor block ops and boundary repair served by
 // one tree cache, as the daemon wires them (cmd/hostd).
 func withTrees(e *editEnv, trees *blocks.Trees) {
 	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(),
-		Blocks: func(ctx context.Context, path, text string) (BlockResolver, error) {
-			return trees.NewResolver(ctx, path, text, e.lim.MaxBlockParseBytes)
-		},
-		Syntax: func(ctx context.Context, path, text string) hashline.Syntax {
-			s, err := trees.NewSyntax(ctx, path, text, e.lim.MaxBlockParseBytes)
-			if err != nil {
-				return nil
-			}
-			return s
-		},
+		Parser: parserParts{resolver: parsepool.InProcess(trees, e.lim.MaxBlockParseBytes).Resolver, checker: parsepool.InProcess(trees, e.lim.MaxBlockParseBytes).Checker},
 	})
 }
 
@@ -91,14 +81,7 @@ func TestEditsThroughTheTreeCache(t *testing.T) {
 // withRepairToo adds the from-scratch repair checker to an executor that
 // withBlocks built.
 func withRepairToo(e *editEnv) {
-	blocksOpt := e.x.opt.Blocks
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Blocks: blocksOpt,
-		Syntax: func(ctx context.Context, path, text string) hashline.Syntax {
-			s, err := blocks.NewSyntaxContext(ctx, path, text, e.lim.MaxBlockParseBytes)
-			if err != nil {
-				return nil
-			}
-			return s
-		},
-	})
+	parts := e.x.opt.Parser.(parserParts)
+	parts.checker = e.inProcess().Checker
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Parser: parts})
 }

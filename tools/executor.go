@@ -48,21 +48,11 @@ type Call struct {
 	// Review records every mutation for review and rollback; nil when
 	// review is off.
 	Review *review.Store
-	// Blocks resolves syntactic block locators; nil when this build has
-	// no grammars.
-	Blocks BlockResolverFactory
-	// Syntax checks whole texts for boundary repair; nil: no grammars,
-	// so only exact restatements are repaired.
-	Syntax SyntaxFactory
-	// Outline lists a text's declarations for read's outline mode; nil:
-	// no grammars, so outlines are unavailable.
-	Outline OutlineFunc
-	// Feedback finds the syntax errors a write or an edit added
-	// (feedback.go); nil: no grammars, or the feedback is off.
-	Feedback FeedbackFunc
-	// Warm parses a version a read just recorded in the background
-	// (WarmFunc); nil: no grammars.
-	Warm WarmFunc
+	// Parser resolves block locators, checks texts for boundary repair,
+	// outlines, finds the syntax errors a write or an edit added
+	// (feedback.go) and warms what a read recorded; nil when this build
+	// has no grammars.
+	Parser Parser
 	// Diagnostics are the language servers (diagnostics.go); nil: off.
 	Diagnostics *langserver.Manager
 	// DiagnosticsWait bounds how long a write or an edit waits for its
@@ -135,11 +125,8 @@ type Options struct {
 	Limits   config.Limits
 	Log      *zap.Logger // nil: no logs
 	Review   *review.Store
-	Blocks   BlockResolverFactory
-	Syntax   SyntaxFactory
-	Outline  OutlineFunc
-	Feedback FeedbackFunc
-	Warm     WarmFunc
+	// Parser is how the tools parse; nil: no grammars.
+	Parser Parser
 	// Diagnostics are the language servers; nil: off. DiagnosticsWait:
 	// how long a write or an edit waits for them (0: the default).
 	Diagnostics     *langserver.Manager
@@ -213,11 +200,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 		Limits:          e.opt.Limits,
 		Log:             e.opt.Log,
 		Review:          e.opt.Review,
-		Blocks:          e.opt.Blocks,
-		Syntax:          e.opt.Syntax,
-		Outline:         e.opt.Outline,
-		Feedback:        e.opt.Feedback,
-		Warm:            e.opt.Warm,
+		Parser:          e.opt.Parser,
 		Diagnostics:     e.opt.Diagnostics,
 		DiagnosticsWait: e.opt.DiagnosticsWait,
 		ToolName:        req.Tool,
@@ -241,7 +224,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 type sessionKey struct{}
 
 // CallSession is the id of the session whose tool call ctx belongs to, ""
-// outside one. The factories of Options (Blocks, Syntax, Outline) get it
+// outside one. The Parser of Options gets it
 // this way: the daemon's parse workers run one parse of a session at a
 // time, so one session's slow texts never hold every worker.
 func CallSession(ctx context.Context) string {

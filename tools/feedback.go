@@ -12,6 +12,7 @@ import (
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/drift"
 	"github.com/hostd-dev/hostd/tools/linewindow"
+	"github.com/hostd-dev/hostd/tools/syntax"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -22,53 +23,18 @@ import (
 // call's parse time; the write never waits for it and never fails for
 // it, and an answer that does not come in time is left out.
 
-// FeedbackFunc finds the syntax errors a change added to the file at
-// path (FeedbackCheck). An error means the check could not be made (no
-// grammar, over the parse limit, out of time, the worker ended); nil
-// when this build has no grammars.
-type FeedbackFunc func(ctx context.Context, check FeedbackCheck) (FeedbackFound, error)
-
-// FeedbackCheck is one change to check: Before (HadBefore false: the
-// file is new, or was not text, so every error of After is added) became
-// After, with Copies the lines the change left as they were. Known are
-// error regions in Before's numbers that count as Before's own: those of
-// the version the session's chain of changes started from (ErrorChains).
-type FeedbackCheck struct {
-	Path, Before string
-	HadBefore    bool
-	After        string
-	Copies       []workspace.Copy
-	Known        []SyntaxError
-}
-
-// FeedbackFound is a check's answer: Added, the error regions of After
-// that Before's (and Known) do not explain, in After's numbers; Old,
-// Before's own regions, in its numbers. Why says why Added's Unsure
-// regions are unsure: the measurement of the file's grammar
-// ("22 of 32 valid files measured").
-type FeedbackFound struct {
-	Added, Old []SyntaxError
-	Why        string
-}
-
-// WarmFunc asks for text, the version of path a read just recorded, to
-// be parsed in the background and its tree kept, so the syntax feedback
-// and the block ops of the edit that usually follows parse only the new
-// version, from that tree. It returns at once and may do nothing (no
-// grammar, too large, no idle parse worker).
-type WarmFunc func(path, text string)
-
-// warm hands the version a read just recorded to Warm, when the read
+// warm hands the version a read just recorded to Parser.Warm, when the read
 // kept its text: a file over the retention bound is not held, and warming
 // it would mean holding it for the parse.
 func (c *Call) warm(path string, w *linewindow.Window) {
-	if c.Warm != nil && w.Retained {
-		c.Warm(path, w.Body)
+	if c.Parser != nil && w.Retained {
+		c.Parser.Warm(path, w.Body)
 	}
 }
 
 // SyntaxError is one error region a change added, in the new version's
-// line numbers (the "syntaxErrors" of an edit or write result).
+// line numbers: a syntax.ErrorRegion as the "syntaxErrors" of an edit or
+// write result show it (resultErrors).
 type SyntaxError struct {
 	StartLine int `json:"startLine"`
 	EndLine   int `json:"endLine"`
@@ -102,7 +68,7 @@ type checked struct {
 	// carried are the regions of the chain's first version carried to
 	// the new version (ErrorChains).
 	carried []session.LineSpan
-	why     string // FeedbackFound.Why
+	why     string // syntax.Found.Why
 }
 
 // startFeedback starts the check of a change from before (hadBefore
@@ -118,16 +84,16 @@ type checked struct {
 // continues that chain: the regions of the version the chain started
 // from, carried to before, count as before's own.
 func (c *Call) startFeedback(ctx context.Context, deadline time.Time, path, before string, beforeDigest *workspace.Digest, hadBefore bool, after string, copies func() []workspace.Copy) *pendingFeedback {
-	if c.Feedback == nil || hadBefore && before == after || after == "" {
+	if c.Parser == nil || hadBefore && before == after || after == "" {
 		return nil
 	}
 	f := &pendingFeedback{deadline: deadline, done: make(chan *checked, 1)}
-	check := c.Feedback
+	check := c.Parser.AddedErrors
 	chains := c.State.Chains
 	go func() {
 		ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 		defer cancel()
-		rq := FeedbackCheck{Path: path, Before: before, HadBefore: hadBefore, After: after}
+		rq := syntax.Change{Path: path, Before: before, HadBefore: hadBefore, After: after}
 		var known []session.LineSpan
 		inChain := false
 		if hadBefore {
@@ -141,7 +107,7 @@ func (c *Call) startFeedback(ctx context.Context, deadline time.Time, path, befo
 				known, inChain = chains.Of(path, *d)
 			}
 			for _, k := range known {
-				rq.Known = append(rq.Known, SyntaxError{StartLine: k.Start, EndLine: k.End})
+				rq.Known = append(rq.Known, syntax.ErrorRegion{Start: k.Start, End: k.End})
 			}
 		}
 		found, err := check(ctx, rq)
@@ -153,13 +119,10 @@ func (c *Call) startFeedback(ctx context.Context, deadline time.Time, path, befo
 		if !inChain {
 			origin = nil
 			for _, o := range found.Old {
-				origin = append(origin, session.LineSpan{Start: o.StartLine, End: o.EndLine})
+				origin = append(origin, session.LineSpan{Start: o.Start, End: o.End})
 			}
 		}
-		added := found.Added
-		if added == nil {
-			added = []SyntaxError{}
-		}
+		added := resultErrors(found.Added)
 		f.done <- &checked{added: added, carried: carryRegions(origin, rq.Copies), why: found.Why}
 	}()
 	// Let the check send its request now, before the write takes this
@@ -327,6 +290,16 @@ func unchangedCopies(old, cur []string, timeout time.Duration) []workspace.Copy 
 			continue
 		}
 		out = append(out, workspace.Copy{New: n, Old: o, N: 1})
+	}
+	return out
+}
+
+// resultErrors are the regions a check found as the result shows them;
+// never nil, so a check that found none is told from none made.
+func resultErrors(rs []syntax.ErrorRegion) []SyntaxError {
+	out := make([]SyntaxError, len(rs))
+	for i, r := range rs {
+		out[i] = SyntaxError{StartLine: r.Start, EndLine: r.End, Missing: r.Missing, Unsure: r.Unsure}
 	}
 	return out
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/blocks"
+	"github.com/hostd-dev/hostd/tools/parsepool"
+	"github.com/hostd-dev/hostd/tools/syntax"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -23,41 +25,12 @@ func withFeedback(e *editEnv) *blocks.Trees {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(trees.Close)
-	withFeedbackFunc(e, treesFeedback(trees, e.lim.MaxBlockParseBytes))
+	withFeedbackFunc(e, parsepool.InProcess(trees, e.lim.MaxBlockParseBytes).AddedErrors)
 	return trees
 }
 
-func withFeedbackFunc(e *editEnv, f FeedbackFunc) {
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Feedback: f})
-}
-
-// treesFeedback is cmd/hostd's syntaxFeedback over an in-process cache.
-func treesFeedback(trees *blocks.Trees, maxBytes int64) FeedbackFunc {
-	return func(ctx context.Context, rq FeedbackCheck) (FeedbackFound, error) {
-		return blocksFeedback(ctx, trees.AddedErrors, rq, maxBytes)
-	}
-}
-
-// blocksFeedback is cmd/hostd's checkSyntax: added's answer in tools'
-// terms.
-func blocksFeedback(ctx context.Context, added func(ctx context.Context, path, before string, hadBefore bool, after string, copies []blocks.LineCopy, known []blocks.ErrorRegion, maxParseBytes int64) ([]blocks.ErrorRegion, []blocks.ErrorRegion, error), rq FeedbackCheck, maxBytes int64) (FeedbackFound, error) {
-	lc := make([]blocks.LineCopy, len(rq.Copies))
-	for i, c := range rq.Copies {
-		lc[i] = blocks.LineCopy{New: c.New, Old: c.Old, N: c.N}
-	}
-	known := make([]blocks.ErrorRegion, len(rq.Known))
-	for i, k := range rq.Known {
-		known[i] = blocks.ErrorRegion{Start: k.StartLine, End: k.EndLine}
-	}
-	found, old, err := added(ctx, rq.Path, rq.Before, rq.HadBefore, rq.After, lc, known, maxBytes)
-	conv := func(rs []blocks.ErrorRegion) []SyntaxError {
-		out := make([]SyntaxError, len(rs))
-		for i, r := range rs {
-			out[i] = SyntaxError{StartLine: r.Start, EndLine: r.End, Missing: r.Missing, Unsure: r.Unsure}
-		}
-		return out
-	}
-	return FeedbackFound{Added: conv(found), Old: conv(old)}, err
+func withFeedbackFunc(e *editEnv, f func(context.Context, syntax.Change) (syntax.Found, error)) {
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Parser: parserParts{added: f}})
 }
 
 func (e *editEnv) writeTool(path, content string) *WriteResult {
@@ -276,14 +249,14 @@ func TestFeedbackThatCannotBeMadeSaysNothing(t *testing.T) {
 	t.Cleanup(func() { close(never) })
 	for _, tc := range []struct {
 		name string
-		f    FeedbackFunc
+		f    func(context.Context, syntax.Change) (syntax.Found, error)
 	}{
-		{"an error", func(context.Context, FeedbackCheck) (FeedbackFound, error) {
-			return FeedbackFound{}, errors.New("the worker ended")
+		{"an error", func(context.Context, syntax.Change) (syntax.Found, error) {
+			return syntax.Found{}, errors.New("the worker ended")
 		}},
-		{"slower than the parse time", func(context.Context, FeedbackCheck) (FeedbackFound, error) {
+		{"slower than the parse time", func(context.Context, syntax.Change) (syntax.Found, error) {
 			<-never
-			return FeedbackFound{Added: []SyntaxError{{StartLine: 1, EndLine: 1}}}, nil
+			return syntax.Found{Added: []syntax.ErrorRegion{{Start: 1, End: 1}}}, nil
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -312,9 +285,9 @@ func TestFeedbackIsGivenTheChange(t *testing.T) {
 		copies              []workspace.Copy
 	}
 	var got []call
-	withFeedbackFunc(e, func(_ context.Context, rq FeedbackCheck) (FeedbackFound, error) {
+	withFeedbackFunc(e, func(_ context.Context, rq syntax.Change) (syntax.Found, error) {
 		got = append(got, call{rq.Path, rq.Before, rq.After, rq.HadBefore, rq.Copies})
-		return FeedbackFound{}, nil
+		return syntax.Found{}, nil
 	})
 	e.write("a.go", goFile)
 	tag := e.showAll("a.go")
@@ -341,9 +314,9 @@ func TestReadsWarmWhatTheyRecorded(t *testing.T) {
 	e := newEditEnvLimits(t, lim)
 	type warmed struct{ path, text string }
 	var got []warmed
-	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Warm: func(path, text string) {
+	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Parser: parserParts{warm: func(path, text string) {
 		got = append(got, warmed{path, text})
-	}})
+	}}})
 	e.write("a.go", goFile)
 	e.write("big.go", "package a\n\n"+strings.Repeat("// padding past the retention bound\n", 64))
 	run := func(tool string, args map[string]any) any {

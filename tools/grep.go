@@ -235,10 +235,10 @@ func grepResult(c *Call, a grepArgs, p workspace.Path, opt grep.Options, gr *gre
 const grepWarmFiles = 4
 
 // warmMatched hands the first grepWarmFiles files whose text the grep kept
-// to Warm, last first: the pool warms the newest waiting first, so the
+// to Parser.Warm, last first: the pool warms the newest waiting first, so the
 // first file is parsed first.
 func warmMatched(c *Call, files []*grep.File) {
-	if c.Warm == nil {
+	if c.Parser == nil {
 		return
 	}
 	var kept []*grep.File
@@ -248,7 +248,7 @@ func warmMatched(c *Call, files []*grep.File) {
 		}
 	}
 	for i := len(kept) - 1; i >= 0; i-- {
-		c.Warm(kept[i].Abs, kept[i].Text)
+		c.Parser.Warm(kept[i].Abs, kept[i].Text)
 	}
 }
 

@@ -6,11 +6,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hostd-dev/hostd/tools/blocks"
+	"github.com/hostd-dev/hostd/tools/parsepool"
 )
 
 // parseWorkerEnv makes this test binary a parse worker, so a test can
-// run the daemon's parse workers (tools/blocks Workers) as separate
+// run the daemon's parse workers (tools/parsepool Workers) as separate
 // processes of itself, as cmd/hostd does with `hostd parse-worker`.
 const parseWorkerEnv = "HOSTD_TOOLS_TEST_PARSE_WORKER"
 
@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if os.Getenv(parseWorkerEnv) != "" {
-		if err := blocks.ServeWorker(os.Stdin, os.Stdout); err != nil {
+		if err := parsepool.ServeWorker(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "parse worker:", err)
 			os.Exit(2)
 		}

@@ -1,32 +1,12 @@
 package tools
 
 import (
-	"context"
 	"errors"
 	"strconv"
 
 	"github.com/hostd-dev/hostd/review"
-	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
 )
-
-// BlockResolverFactory builds the syntactic block resolver for one text of
-// one path (edit-contract §8.2). It lives here so the executor can carry
-// it without importing the grammars. ctx bounds its parse: the edit call
-// passes one context to every resolver and checker it builds, whose
-// deadline is the call's parse time (config.Limits.MaxParseMs).
-type BlockResolverFactory func(ctx context.Context, path, text string) (BlockResolver, error)
-
-// SyntaxFactory builds the syntax checker boundary repair uses for one
-// path (edit-contract §8.4); nil when this build has no grammars. ctx
-// bounds its parses, as for BlockResolverFactory.
-type SyntaxFactory func(ctx context.Context, path, text string) hashline.Syntax
-
-// BlockResolver resolves the block opening at a 1-based line.
-type BlockResolver interface {
-	Resolve(line int) (start, end int, err error)
-	Close()
-}
 
 // mutate makes a tool's change to files through review's one change API
 // (review.Store.Apply; with review off, the nil store makes the change

@@ -10,22 +10,9 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/linewindow"
+	"github.com/hostd-dev/hostd/tools/syntax"
 	"github.com/hostd-dev/hostd/workspace"
 )
-
-// OutlineRow is one declaration of an outline: the line that names it and
-// the inclusive lines it spans (from its first decorator or attribute).
-type OutlineRow struct {
-	Line, Start, End, Depth int
-}
-
-// OutlineFunc lists the outline rows of lines from..to (to 0: the last
-// line) of text, the normalized body of the file at path, in line order:
-// the declarations in those lines and, inside a construct that holds them,
-// what it holds (blocks.OutlineLines); ctx bounds the parse. Its error's message
-// is what the model reads. cmd/hostd builds it from tools/blocks, so this
-// package stays free of the cgo grammars.
-type OutlineFunc func(ctx context.Context, path, text string, from, to int) ([]OutlineRow, error)
 
 // modeOutline is read's outline mode.
 const modeOutline = "outline"
@@ -58,7 +45,7 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 	if e != nil {
 		return Failed(e)
 	}
-	if c.Outline == nil {
+	if c.Parser == nil {
 		return Failed(Errorf(CodeInvalidArgument, "this build of hostd has no grammars, so there are no outlines; read %s without mode (offset and limit pick the lines)", p.Display))
 	}
 	f, info, e := openRegular(p)
@@ -92,7 +79,7 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 	}
 	parse, stop := context.WithTimeout(ctx, budget)
 	defer stop()
-	decls, err := c.Outline(parse, p.Abs, w.Body, from, to)
+	decls, err := c.Parser.Outline(parse, p.Abs, w.Body, from, to)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Failed(Errorf(CodeToolFailed, "the read of %s was cancelled; nothing was recorded, call again", p.Display))
@@ -140,7 +127,7 @@ type outlineRows struct {
 // "  …E" when it runs on to line E, or "  …S-E" when it starts at an
 // earlier line S (its first decorator or attribute). It stops after maxRows
 // rows or once the rows pass maxBytes.
-func renderOutline(lines []string, decls []OutlineRow, maxRows int, maxBytes int64) outlineRows {
+func renderOutline(lines []string, decls []syntax.Decl, maxRows int, maxBytes int64) outlineRows {
 	var b strings.Builder
 	o := outlineRows{seen: session.Empty()}
 	for _, d := range decls {
@@ -178,7 +165,7 @@ func renderOutline(lines []string, decls []OutlineRow, maxRows int, maxBytes int
 
 // outlineNotice is the line under an outline: how much it shows and how
 // to go on.
-func outlineNotice(o outlineRows, decls []OutlineRow, window bool, from, to, totalLines int) string {
+func outlineNotice(o outlineRows, decls []syntax.Decl, window bool, from, to, totalLines int) string {
 	what := fmt.Sprintf("%d lines", totalLines)
 	if window {
 		if to <= 0 || to > totalLines {

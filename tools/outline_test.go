@@ -9,7 +9,6 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/session"
-	"github.com/hostd-dev/hostd/tools/blocks"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -17,17 +16,7 @@ import (
 // grammars wired as cmd/hostd wires them.
 func withOutline(e *editEnv) {
 	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(),
-		Blocks: func(ctx context.Context, path, text string) (BlockResolver, error) {
-			return blocks.NewResolverContext(ctx, path, text, e.lim.MaxBlockParseBytes)
-		},
-		Outline: func(ctx context.Context, path, text string, from, to int) ([]OutlineRow, error) {
-			ds, err := blocks.OutlineLines(ctx, path, text, e.lim.MaxBlockParseBytes, from, to)
-			rows := make([]OutlineRow, len(ds))
-			for i, d := range ds {
-				rows[i] = OutlineRow{Line: d.Line, Start: d.Start, End: d.End, Depth: d.Depth}
-			}
-			return rows, err
-		}})
+		Parser: parserParts{resolver: e.inProcess().Resolver, outline: e.inProcess().Outline}})
 }
 
 // read runs the read tool; a failure comes back as a ReadResult holding

@@ -17,6 +17,7 @@ import (
 	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/blocks"
+	"github.com/hostd-dev/hostd/tools/syntax"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -334,7 +335,7 @@ var corpusExample = map[string]string{
 	"toml": "a.toml", "tsx": "a.tsx", "typescript": "a.ts", "yaml": "a.yaml", "markdown": "a.md",
 }
 
-func lineSpansOf(rs []blocks.ErrorRegion) []session.LineSpan {
+func lineSpansOf(rs []syntax.ErrorRegion) []session.LineSpan {
 	out := make([]session.LineSpan, len(rs))
 	for i, r := range rs {
 		out[i] = session.LineSpan{Start: r.Start, End: r.End}
@@ -394,7 +395,7 @@ func oldErrorFlags(flags []SyntaxError, old []session.LineSpan, copies []workspa
 // carried to that call, counts as an old error reported as new; a flag of
 // the last call, which leaves the valid post-image, counts as a chain
 // flagged.
-func (r *replayEnv) replayChain(t *testing.T, s *session.Session, p corpusPair, preErrs []blocks.ErrorRegion, tl *corpusTally) {
+func (r *replayEnv) replayChain(t *testing.T, s *session.Session, p corpusPair, preErrs []syntax.ErrorRegion, tl *corpusTally) {
 	old, new := workspace.Lines(p.Pre), workspace.Lines(p.Post)
 	hs, err := lineHunks(old, new)
 	if err != nil {

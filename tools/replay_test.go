@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/session"
-	"github.com/hostd-dev/hostd/tools/blocks"
+	"github.com/hostd-dev/hostd/tools/parsepool"
+	"github.com/hostd-dev/hostd/tools/syntax"
 )
 
 // replayEnv drives one workspace through two executors that share its
@@ -26,9 +27,9 @@ import (
 type replayEnv struct {
 	*editEnv
 	on, off *Executor
-	check   *blocks.Workers
-	pool    *blocks.Workers // on's workers
-	fresh   int             // the judge's parses so far, each under a path of its own
+	check   *parsepool.Workers
+	pool    *parsepool.Workers // on's workers
+	fresh   int                // the judge's parses so far, each under a path of its own
 
 	// mu guards the counts the feedback and the pool report from their
 	// goroutines.
@@ -42,8 +43,9 @@ func newReplayEnv(t *testing.T) *replayEnv {
 	r := &replayEnv{editEnv: e}
 	workers := r.workers(e.lim.MaxParseWorkers)
 	check := r.workers(1)
-	feedback := func(ctx context.Context, rq FeedbackCheck) (FeedbackFound, error) {
-		found, err := blocksFeedback(ctx, workers.AddedErrors, rq, e.lim.MaxBlockParseBytes)
+	parser := parsepool.For(workers, e.lim.MaxBlockParseBytes, time.Duration(e.lim.MaxParseMs)*time.Millisecond)
+	feedback := func(ctx context.Context, rq syntax.Change) (syntax.Found, error) {
+		found, err := parser.AddedErrors(ctx, rq)
 		if err != nil {
 			r.mu.Lock()
 			r.uncheckable++
@@ -51,9 +53,7 @@ func newReplayEnv(t *testing.T) *replayEnv {
 		}
 		return found, err
 	}
-	limit := time.Duration(e.lim.MaxParseMs) * time.Millisecond
-	warm := func(path, text string) { workers.Warm(path, text, e.lim.MaxBlockParseBytes, limit) }
-	r.on = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Feedback: feedback, Warm: warm})
+	r.on = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Parser: parserParts{added: feedback, warm: parser.Warm}})
 	r.off = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin()})
 	r.check, r.pool = check, workers
 	return r
@@ -61,10 +61,10 @@ func newReplayEnv(t *testing.T) *replayEnv {
 
 // workers starts a pool of count parse workers, processes of this test
 // binary, with the daemon's limits; every worker that ends is noted.
-func (r *replayEnv) workers(count int) *blocks.Workers {
-	w, err := blocks.NewWorkers(blocks.WorkersConfig{
+func (r *replayEnv) workers(count int) *parsepool.Workers {
+	w, err := parsepool.NewWorkers(parsepool.WorkersConfig{
 		Command: func() (*exec.Cmd, error) {
-			cmd, err := blocks.SelfCommand("-test.run=^$")
+			cmd, err := parsepool.SelfCommand("-test.run=^$")
 			if err != nil {
 				return nil, err
 			}
@@ -74,7 +74,7 @@ func (r *replayEnv) workers(count int) *blocks.Workers {
 		Count:          count,
 		MaxTreeBytes:   r.lim.MaxParseTreeBytes,
 		MaxMemoryBytes: r.lim.MaxParseWorkerBytes,
-		OnEvent: func(ev blocks.WorkerEvent) {
+		OnEvent: func(ev parsepool.WorkerEvent) {
 			if !ev.Started {
 				r.mu.Lock()
 				r.workerEnds = append(r.workerEnds, ev.Path+": "+ev.Why)
@@ -133,7 +133,7 @@ func (r *replayEnv) read(x *Executor, s *session.Session, path string) string {
 
 // errorsOf are text's syntax error regions by a fresh parse; ok false
 // when the parse could not be made (its worker ended, out of time).
-func (r *replayEnv) errorsOf(path, text string) (found []blocks.ErrorRegion, ok bool) {
+func (r *replayEnv) errorsOf(path, text string) (found []syntax.ErrorRegion, ok bool) {
 	r.t.Helper()
 	r.fresh++
 	fresh := fmt.Sprintf("judge%d/%s", r.fresh, path)
@@ -142,11 +142,11 @@ func (r *replayEnv) errorsOf(path, text string) (found []blocks.ErrorRegion, ok 
 }
 
 // covers says some region holds line l, within slack lines.
-func covers[R blocks.ErrorRegion | SyntaxError](rs []R, l, slack int) bool {
+func covers[R syntax.ErrorRegion | SyntaxError](rs []R, l, slack int) bool {
 	for _, x := range rs {
 		var from, to int
 		switch v := any(x).(type) {
-		case blocks.ErrorRegion:
+		case syntax.ErrorRegion:
 			from, to = v.Start, v.End
 		case SyntaxError:
 			from, to = v.StartLine, v.EndLine

@@ -62,9 +62,14 @@ func (b *baseBuild) describe(ctx context.Context) string {
 // parsesInWorkers reports whether the base already has the parse
 // workers, which makes the parse section compare workers with workers.
 func (b *baseBuild) parsesInWorkers(ctx context.Context) bool {
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "-e", b.ref+":tools/blocks/workers.go")
-	cmd.Dir = b.repo
-	return cmd.Run() == nil
+	for _, file := range []string{"tools/parsepool/workers.go", "tools/blocks/workers.go"} { // the pool's place, then its first
+		cmd := exec.CommandContext(ctx, "git", "cat-file", "-e", b.ref+":"+file)
+		cmd.Dir = b.repo
+		if cmd.Run() == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // src unpacks the base's tree on first use and returns its module root.

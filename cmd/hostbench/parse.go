@@ -13,14 +13,14 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/rpc/wire"
-	"github.com/hostd-dev/hostd/tools/blocks"
+	"github.com/hostd-dev/hostd/tools/parsepool"
 )
 
 // parseSection is tree-sitter in the daemon's parse workers beside the
 // daemon before them. Three measures: the parse cases end to end through
 // this checkout's hostd and the base build's (by default 260266a, whose
 // daemon parsed in its own process), in alternating rounds; the workers'
-// own benchmark (tools/blocks BenchmarkWorkers), for the cached block op
+// own benchmark (tools/parsepool BenchmarkWorkers), for the cached block op
 // against a full parse; and how long the real hostd takes to start a
 // worker.
 func parseSection(ctx context.Context, o options) *Section {
@@ -83,7 +83,7 @@ func parseSection(ctx context.Context, o options) *Section {
 		atMost(goalOutline, e2e["outline"].ratio, 1.3, "x").vs(before))
 
 	bench, cmd := runParseBench(ctx, o, benchN)
-	bt := Table{Title: "The workers' benchmark (tools/blocks BenchmarkWorkers, the test binary as the workers), and the real hostd's worker start", Header: []string{"case", "workers", "reference", "ratio"}}
+	bt := Table{Title: "The workers' benchmark (tools/parsepool BenchmarkWorkers, the test binary as the workers), and the real hostd's worker start", Header: []string{"case", "workers", "reference", "ratio"}}
 	for _, row := range []struct{ key, label, ref string }{
 		{"cached", "block op on a cached version", "one full parse, in process"},
 		{"cold", "block op, version not parsed", "the same, in process"},
@@ -286,7 +286,7 @@ func medianDur(ds []time.Duration) time.Duration {
 // runParseBench runs BenchmarkWorkers and returns its results and the
 // command.
 func runParseBench(ctx context.Context, o options, n int) (map[string]benchResult, string) {
-	args := []string{"test", "-run", "^$", "-bench", "^BenchmarkWorkers$", "-benchtime", strconv.Itoa(n) + "x", "-count", "1", "-timeout", "20m", "./tools/blocks"}
+	args := []string{"test", "-run", "^$", "-bench", "^BenchmarkWorkers$", "-benchtime", strconv.Itoa(n) + "x", "-count", "1", "-timeout", "20m", "./tools/parsepool"}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = o.repo
 	out, err := cmd.CombinedOutput()
@@ -304,7 +304,7 @@ func workerStarts(bin string, n int) (time.Duration, error) {
 	lim := config.DefaultLimits()
 	var took []time.Duration
 	for range n {
-		w, err := blocks.NewWorkers(blocks.WorkersConfig{
+		w, err := parsepool.NewWorkers(parsepool.WorkersConfig{
 			Command:        func() (*exec.Cmd, error) { return exec.Command(bin, "parse-worker"), nil },
 			Count:          1,
 			MaxTreeBytes:   lim.MaxParseTreeBytes,

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,7 +13,8 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
-	"github.com/hostd-dev/hostd/tools/blocks"
+	"github.com/hostd-dev/hostd/tools/parsepool"
+	"github.com/hostd-dev/hostd/tools/syntax"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -240,7 +242,7 @@ func newToolRigAt(rel, text string) (*toolRig, error) {
 		os.RemoveAll(root)
 		return nil, err
 	}
-	x := tools.NewExecutor(tools.Options{Sessions: m, Limits: lim, Tools: []tools.Tool{tools.Read{}, tools.Grep{}, tools.Edit{}}, Outline: outlineRows(lim.MaxBlockParseBytes)})
+	x := tools.NewExecutor(tools.Options{Sessions: m, Limits: lim, Tools: []tools.Tool{tools.Read{}, tools.Grep{}, tools.Edit{}}, Parser: outlineRows(lim.MaxBlockParseBytes)})
 	return &toolRig{root: root, m: m, s: s, x: x}, nil
 }
 
@@ -268,18 +270,31 @@ func (r *toolRig) fileAt(rel string) string {
 	return string(data)
 }
 
-// outlineRows serves read's outline mode from tools/blocks, as cmd/hostd
-// wires it.
-func outlineRows(maxParseBytes int64) tools.OutlineFunc {
-	return func(ctx context.Context, path, text string, from, to int) ([]tools.OutlineRow, error) {
-		ds, err := blocks.OutlineLines(ctx, path, text, maxParseBytes, from, to)
-		rows := make([]tools.OutlineRow, len(ds))
-		for i, d := range ds {
-			rows[i] = tools.OutlineRow{Line: d.Line, Start: d.Start, End: d.End, Depth: d.Depth}
-		}
-		return rows, err
-	}
+// outlineOnly serves read's outline mode from the grammars in this
+// process, as the daemon's parser does, and nothing else of it: the token
+// arms measure results without block ops, repair checks, syntax feedback
+// or warms.
+type outlineOnly struct{ p *parsepool.Parser }
+
+func outlineRows(maxParseBytes int64) outlineOnly {
+	return outlineOnly{parsepool.InProcess(nil, maxParseBytes)}
 }
+
+func (o outlineOnly) Outline(ctx context.Context, path, text string, from, to int) ([]syntax.Decl, error) {
+	return o.p.Outline(ctx, path, text, from, to)
+}
+
+func (outlineOnly) Resolver(context.Context, string, string) (syntax.Resolver, error) {
+	return nil, errors.New("the token arms have no block ops")
+}
+
+func (outlineOnly) Checker(context.Context, string, string) syntax.Checker { return nil }
+
+func (outlineOnly) AddedErrors(context.Context, syntax.Change) (syntax.Found, error) {
+	return syntax.Found{}, errors.New("the token arms have no syntax feedback")
+}
+
+func (outlineOnly) Warm(string, string) {}
 
 // editCount is one replacement's tokens in the round-trip arms.
 type editCount struct {

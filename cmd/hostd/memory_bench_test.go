@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"runtime/metrics"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -18,6 +20,8 @@ import (
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
+	"github.com/hostd-dev/hostd/tools/parsepool"
+	"github.com/hostd-dev/hostd/tools/syntax"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -128,7 +132,7 @@ func newEditRig(b testing.TB, stateDir string, lim config.Limits) *editRig {
 	b.Cleanup(workers.Close)
 	r := &editRig{
 		exec: tools.NewExecutor(tools.Options{Sessions: sessions, Limits: lim, Review: store,
-			Blocks: blockResolvers(workers, lim.MaxBlockParseBytes), Syntax: syntaxCheckers(workers, lim.MaxBlockParseBytes), Tools: builtinTools()}),
+			Parser: blockOpsOnly{parsepool.For(workers, lim.MaxBlockParseBytes, time.Duration(lim.MaxParseMs)*time.Millisecond)}, Tools: builtinTools()}),
 		store: store, sessions: sessions, ws: ws, root: root, session: s.ID, path: "edit.go",
 	}
 	r.tag = r.call(b, r.session, "read", map[string]any{"path": r.path})
@@ -224,3 +228,14 @@ func (r *editRig) call(b testing.TB, id, tool string, args map[string]any) strin
 	}
 	return res.Tag
 }
+
+// blockOpsOnly is the daemon's parser with block ops and boundary repair
+// only, as this benchmark has measured edits: no syntax feedback, no
+// warms.
+type blockOpsOnly struct{ *parsepool.Parser }
+
+func (blockOpsOnly) AddedErrors(context.Context, syntax.Change) (syntax.Found, error) {
+	return syntax.Found{}, errors.New("no syntax feedback in this benchmark")
+}
+
+func (blockOpsOnly) Warm(string, string) {}

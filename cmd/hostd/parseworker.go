@@ -11,12 +11,12 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/spawn"
 	"github.com/hostd-dev/hostd/tools"
-	"github.com/hostd-dev/hostd/tools/blocks"
+	"github.com/hostd-dev/hostd/tools/parsepool"
 )
 
 // parseWorkerCommand is the first argument that makes hostd a parse
 // worker: the daemon starts itself again with it for each of its parse
-// workers (blocks.Workers), which speak to it over stdin and stdout. It
+// workers (parsepool.Workers), which speak to it over stdin and stdout. It
 // is not for people, and not in --help.
 const parseWorkerCommand = "parse-worker"
 
@@ -28,7 +28,7 @@ func runParseWorker(ctx context.Context, std stdio) error {
 		<-ctx.Done()
 		os.Exit(1)
 	}()
-	if err := blocks.ServeWorker(std.in, std.out); err != nil {
+	if err := parsepool.ServeWorker(std.in, std.out); err != nil {
 		return fmt.Errorf("parse worker: %w", err)
 	}
 	return nil
@@ -38,7 +38,7 @@ func runParseWorker(ctx context.Context, std stdio) error {
 // (spawn.Command), which starts the parse workers; nil where the
 // platform has none (the daemon then starts them itself).
 func startSpawner() (*spawn.Spawner, error) {
-	cmd, err := blocks.SelfCommand(spawn.Command)
+	cmd, err := parsepool.SelfCommand(spawn.Command)
 	if err != nil {
 		return nil, err
 	}
@@ -54,15 +54,15 @@ func startSpawner() (*spawn.Spawner, error) {
 // its share of limits.maxParseTreeBytes and at most
 // limits.maxParseWorkerBytes of memory, one parse of a session at a time.
 // One worker starts now, so the first parse does not wait for it.
-func newParseWorkers(lim config.Limits, log *zap.Logger, spawner *spawn.Spawner) (*blocks.Workers, error) {
-	w, err := blocks.NewWorkers(blocks.WorkersConfig{
-		Command:        func() (*exec.Cmd, error) { return blocks.SelfCommand(parseWorkerCommand) },
+func newParseWorkers(lim config.Limits, log *zap.Logger, spawner *spawn.Spawner) (*parsepool.Workers, error) {
+	w, err := parsepool.NewWorkers(parsepool.WorkersConfig{
+		Command:        func() (*exec.Cmd, error) { return parsepool.SelfCommand(parseWorkerCommand) },
 		Spawner:        spawner,
 		Count:          lim.MaxParseWorkers,
 		MaxTreeBytes:   lim.MaxParseTreeBytes,
 		MaxMemoryBytes: lim.MaxParseWorkerBytes,
 		Owner:          tools.CallSession,
-		OnEvent: func(ev blocks.WorkerEvent) {
+		OnEvent: func(ev parsepool.WorkerEvent) {
 			switch {
 			case ev.Started:
 				log.Debug("parse worker started", zap.Int("workerPid", ev.PID), zap.Duration("took", ev.Took), zap.String("memoryLimit", ev.Limit))

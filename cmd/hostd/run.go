@@ -23,8 +23,8 @@ import (
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/tools/blocks"
-	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/tools/langserver"
+	"github.com/hostd-dev/hostd/tools/parsepool"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -231,7 +231,7 @@ func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) e
 }
 
 // newServer wires the daemon's domain objects into the RPC server.
-func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, encodings *workspace.Encodings, store *review.Store, workers *blocks.Workers, servers *langserver.Manager, onShutdown func()) *rpc.Server {
+func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, encodings *workspace.Encodings, store *review.Store, workers *parsepool.Workers, servers *langserver.Manager, onShutdown func()) *rpc.Server {
 	// One budget for the whole daemon: frames in flight (rpc) and the
 	// payloads write and edit apply (tools) take from the same bytes.
 	mem := budget.New(cfg.Limits.MaxMemoryBytes, cfg.Limits.BudgetWait())
@@ -240,11 +240,7 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, en
 		Limits:   cfg.Limits,
 		Log:      log,
 		Review:   store,
-		Blocks:   blockResolvers(workers, cfg.Limits.MaxBlockParseBytes),
-		Syntax:   syntaxCheckers(workers, cfg.Limits.MaxBlockParseBytes),
-		Outline:  outlines(workers, cfg.Limits.MaxBlockParseBytes),
-		Feedback: syntaxFeedback(workers, cfg.Limits.MaxBlockParseBytes),
-		Warm:     warm(workers, cfg.Limits),
+		Parser:   parsepool.For(workers, cfg.Limits.MaxBlockParseBytes, time.Duration(cfg.Limits.MaxParseMs)*time.Millisecond),
 		Tools:    builtinTools(),
 		Budget:   mem,
 
@@ -273,108 +269,6 @@ func newServer(cfg config.Config, log *zap.Logger, sessions *session.Manager, en
 // in tools.Builtin.
 func builtinTools() []tools.Tool {
 	return tools.Builtin()
-}
-
-// syntaxCheckers give boundary repair a whole-text parse check in the
-// file's grammar (edit-contract §8.4), within the call's parse time,
-// each candidate parsed by a worker from the file's cached tree. A check
-// whose worker ended (an overrun, an abort) answers that it could not be
-// made (supported=false, and the checker's Unavailable says why), never
-// that the text does not parse.
-func syntaxCheckers(workers *blocks.Workers, maxParseBytes int64) tools.SyntaxFactory {
-	return func(ctx context.Context, path, text string) hashline.Syntax {
-		s, err := workers.NewSyntax(ctx, path, text, maxParseBytes)
-		if err != nil {
-			return nil
-		}
-		return s
-	}
-}
-
-// blockResolvers resolves N* locators with the tree-sitter grammars in
-// the parse workers, declining files over maxParseBytes, parses past the
-// call's parse time and parses that end their worker, with each
-// version's tree kept by the worker that parsed it.
-func blockResolvers(workers *blocks.Workers, maxParseBytes int64) tools.BlockResolverFactory {
-	return func(ctx context.Context, path, text string) (tools.BlockResolver, error) {
-		return workers.NewResolver(ctx, path, text, maxParseBytes)
-	}
-}
-
-// outlines lists declarations for read's outline mode with the same
-// grammars, parse limit and workers as block ops.
-func outlines(workers *blocks.Workers, maxParseBytes int64) tools.OutlineFunc {
-	return func(ctx context.Context, path, text string, from, to int) ([]tools.OutlineRow, error) {
-		decls, err := workers.OutlineLines(ctx, path, text, maxParseBytes, from, to)
-		if err != nil {
-			return nil, err
-		}
-		rows := make([]tools.OutlineRow, len(decls))
-		for i, d := range decls {
-			rows[i] = tools.OutlineRow{Line: d.Line, Start: d.Start, End: d.End, Depth: d.Depth}
-		}
-		return rows, nil
-	}
-}
-
-// syntaxFeedback finds the syntax errors a write or an edit added
-// (edit-contract §5.6) in the parse workers, with the same grammars and
-// parse limit as block ops: the worker that holds the old version's tree
-// parses the new one from it.
-func syntaxFeedback(workers *blocks.Workers, maxParseBytes int64) tools.FeedbackFunc {
-	return func(ctx context.Context, rq tools.FeedbackCheck) (tools.FeedbackFound, error) {
-		return checkSyntax(ctx, workers.AddedErrors, rq, maxParseBytes)
-	}
-}
-
-// addedErrorsFunc is blocks.Workers.AddedErrors (or Trees').
-type addedErrorsFunc func(ctx context.Context, path, before string, hadBefore bool, after string, copies []blocks.LineCopy, known []blocks.ErrorRegion, maxParseBytes int64) (added, old []blocks.ErrorRegion, err error)
-
-// checkSyntax asks added for the errors of the change rq, in tools' terms:
-// the regions added and before's own, and the measurement that makes the
-// grammar's regions unsure, when it does.
-func checkSyntax(ctx context.Context, added addedErrorsFunc, rq tools.FeedbackCheck, maxParseBytes int64) (tools.FeedbackFound, error) {
-	lc := make([]blocks.LineCopy, len(rq.Copies))
-	for i, c := range rq.Copies {
-		lc[i] = blocks.LineCopy{New: c.New, Old: c.Old, N: c.N}
-	}
-	known := make([]blocks.ErrorRegion, len(rq.Known))
-	for i, k := range rq.Known {
-		known[i] = blocks.ErrorRegion{Start: k.StartLine, End: k.EndLine}
-	}
-	found, old, err := added(ctx, rq.Path, rq.Before, rq.HadBefore, rq.After, lc, known, maxParseBytes)
-	if err != nil {
-		return tools.FeedbackFound{}, err
-	}
-	out := tools.FeedbackFound{Added: toSyntaxErrors(found), Old: toSyntaxErrors(old)}
-	for _, f := range found {
-		if f.Unsure {
-			name, files, withErrors, _ := blocks.GrammarTrust(rq.Path, rq.After)
-			out.Why = fmt.Sprintf("the %s grammar finds errors in valid code (in %d of %d files of released code measured)", name, withErrors, files)
-			break
-		}
-	}
-	return out, nil
-}
-
-func toSyntaxErrors(rs []blocks.ErrorRegion) []tools.SyntaxError {
-	if rs == nil {
-		return nil
-	}
-	out := make([]tools.SyntaxError, len(rs))
-	for i, r := range rs {
-		out[i] = tools.SyntaxError{StartLine: r.Start, EndLine: r.End, Missing: r.Missing, Unsure: r.Unsure}
-	}
-	return out
-}
-
-// warm has the parse workers parse each version a read records, in the
-// background and only when one is idle, so the edit that follows finds its
-// tree (blocks.Workers.Warm): the same grammars and parse limit as block
-// ops, within a call's parse time.
-func warm(workers *blocks.Workers, lim config.Limits) tools.WarmFunc {
-	limit := time.Duration(lim.MaxParseMs) * time.Millisecond
-	return func(path, text string) { workers.Warm(path, text, lim.MaxBlockParseBytes, limit) }
 }
 
 // version is the module version this binary was built from, or "dev" for

@@ -284,14 +284,14 @@ func BenchmarkTreeMemory(b *testing.B) {
 		{"markdown-dense", "x.md", strings.Repeat("*a*\n", 50000)},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			lang := languageFor(tc.path, tc.text)
+			lang := LanguageFor(tc.path, tc.text)
 			var perByte float64
 			for b.Loop() {
 				runtime.GC()
 				before := residentBytes(b)
 				trees := make([]*sitter.Tree, 10)
 				for i := range trees {
-					tree, why, reason := parse(context.Background(), lang, tc.text, nil, parseTimeout)
+					tree, why, reason := parse(context.Background(), lang, tc.text, nil, ParseTimeout)
 					if tree == nil {
 						b.Fatalf("parse: %v %s", why, reason)
 					}

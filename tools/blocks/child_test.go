@@ -54,22 +54,7 @@ const childHang = 2 * time.Minute
 // slow inputs (the API bounds those): a short bound tries more inputs.
 const rawTimeout = 2 * time.Second
 
-// workerEnv switches a test binary into a parse worker (ServeWorker), the
-// mode hostd serves for its pool; the test's parse hook (hook.go) is on.
-const workerEnv = "HOSTD_BLOCKS_TEST_WORKER"
-
 func TestMain(m *testing.M) {
-	if os.Getenv(workerEnv) != "" {
-		parseHook = hookFromEnv()
-		if err := ServeWorker(os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "parse worker:", err)
-			os.Exit(2)
-		}
-		os.Exit(0)
-	}
-	if os.Getenv(poolHostEnv) != "" {
-		os.Exit(servePoolHost())
-	}
 	if os.Getenv(childEnv) != "" {
 		if err := serveParses(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "parse child:", err)
@@ -161,7 +146,7 @@ func childParse(mode byte, name, text string) byte {
 	}
 	defer r.Close()
 	// Resolve a few lines: the first parses, the others walk the tree.
-	n := countLines(text)
+	n := CountLines(text)
 	for _, line := range []int{1, n / 2, n} {
 		if line >= 1 {
 			_, _, _ = r.Resolve(line)

@@ -19,7 +19,7 @@ const maxAlternativeTries = 16
 // describes would make "the block at this line" mean two things, and the
 // comment alone is exactly its own lines, which a plain range names.
 func (r *Resolver) commentDecline(line int, c *sitter.Node, withAlt bool) *UnresolvedError {
-	ue := decline(ErrNoBlock, line,
+	ue := Decline(ErrNoBlock, line,
 		"line %d is a comment, and comments are never blocks: anchor the first line of the declaration it describes, or name the comment's lines",
 		line)
 	if withAlt {
@@ -33,13 +33,13 @@ func (r *Resolver) commentDecline(line int, c *sitter.Node, withAlt bool) *Unres
 // is the outermost node the climb reached.
 func (r *Resolver) noNamedDecline(line, row int, p path, cur int, withAlt bool) *UnresolvedError {
 	if cur-1 == 0 {
-		return decline(ErrNoBlock, line, "line %d opens no multi-line construct", line)
+		return Decline(ErrNoBlock, line, "line %d opens no multi-line construct", line)
 	}
 	parent := p[cur-1]
 	if r.closes(parent, p[cur], row) {
 		return r.closerDecline(line, row, p, cur-1, withAlt)
 	}
-	ue := decline(ErrNoBlock, line, "line %d continues the %s that opens at line %d; it opens no block of its own",
+	ue := Decline(ErrNoBlock, line, "line %d continues the %s that opens at line %d; it opens no block of its own",
 		line, parent.Type(), r.startRow(parent)+1)
 	return r.enclosing(ue, p, cur-1, row, withAlt)
 }
@@ -58,11 +58,11 @@ func (r *Resolver) singleLineDecline(line, row int, p path, cur, named int, with
 		up--
 	}
 	if up > 0 && !r.isSection(p[up]) && r.startRow(p[up]) < row && r.endRow(p[up]) == row {
-		ue := decline(ErrNoBlock, line, "line %d is the last line of the %s that opens at line %d, not the opening line of a block",
+		ue := Decline(ErrNoBlock, line, "line %d is the last line of the %s that opens at line %d, not the opening line of a block",
 			line, p[up].Type(), r.startRow(p[up])+1)
 		return r.enclosing(ue, p, up, row, withAlt)
 	}
-	ue := decline(ErrNoBlock, line, "line %d holds a single-line %s; a block op needs a construct that opens here and spans several lines",
+	ue := Decline(ErrNoBlock, line, "line %d holds a single-line %s; a block op needs a construct that opens here and spans several lines",
 		line, p[named].Type())
 	if withAlt {
 		ue.withRange(line, line)
@@ -72,7 +72,7 @@ func (r *Resolver) singleLineDecline(line, row int, p path, cur, named int, with
 
 // closerDecline: p[closed] is the construct the line closes.
 func (r *Resolver) closerDecline(line, row int, p path, closed int, withAlt bool) *UnresolvedError {
-	ue := decline(ErrNoBlock, line, "line %d is the closing line of the %s that opens at line %d; a block op anchors on a construct's first line",
+	ue := Decline(ErrNoBlock, line, "line %d is the closing line of the %s that opens at line %d; a block op anchors on a construct's first line",
 		line, p[closed].Type(), r.startRow(p[closed])+1)
 	return r.enclosing(ue, p, closed, row, withAlt)
 }

@@ -3,20 +3,22 @@
 // opens at, it returns the block's inclusive line span, or declines with a
 // reason and, where the host can name it, the plain range to use instead.
 //
-// It owns the tree-sitter grammars (Languages lists them for host.info),
-// the resolution rules below, and the processes they run in: the daemon
-// never parses; its parse workers do (Workers, workers.go: this program
-// started again, serving ServeWorker), so a parse that cannot be stopped
-// or a grammar that aborts ends a worker, not the daemon. It touches no
-// workspace file and knows nothing of sessions, tags or the ops text (a
-// call's owner is an opaque name the daemon hands it): the edit tool
-// hands it the text the tag names and asks for spans through NewResolver
-// and Resolve. With the same grammars it answers one more question,
-// whether a whole text parses cleanly (Syntax, Check), which boundary
-// repair (edit-contract §8.4) asks of its candidates. The in-process API (Trees, Resolver,
-// Syntax, OutlineLines) is what a worker runs; Workers offers the same
-// questions to the daemon (WorkerResolver, WorkerSyntax,
-// Workers.OutlineLines).
+// It owns the tree-sitter grammars (Languages lists them for host.info)
+// and the resolution rules below. The processes they run in are
+// tools/parsepool's: the daemon never parses; its parse workers do (this
+// program started again, serving parsepool.ServeWorker with this
+// package's in-process API), so a parse that cannot be stopped or a
+// grammar that aborts ends a worker, not the daemon. It touches no
+// workspace file and knows nothing of sessions, tags, the ops text or
+// processes: the edit tool hands it the text the tag names and asks for
+// spans through NewResolver and Resolve. With the same grammars it
+// answers one more question, whether a whole text parses cleanly
+// (Syntax, Check), which boundary repair (edit-contract §8.4) asks of
+// its candidates. The in-process API (Trees, Resolver, Syntax,
+// OutlineLines, AddedErrors) is what a worker runs; what needs no parse
+// (the grammar a path gets, LanguageFor; the wording of every decline)
+// is answered here for the daemon's side too. Its answers are in
+// tools/syntax's terms (Decl, ErrorRegion), which the tools share.
 //
 // # Resolution
 //
@@ -102,10 +104,11 @@
 // syntax checker was made with (NewResolverContext, NewSyntaxContext),
 // whose deadline is the edit call's parse time (config.Limits.MaxParseMs,
 // 500 ms) shared by its block resolution and every repair check, and by
-// a 10 s backstop without one. In the daemon a request's wait for a
-// worker is not parse time: the time waited is added to the call's, the
-// wait has its own bound (5 s), and a request that waited that long is
-// declined as busy (ErrParseBusy), which says nothing of the file. Past
+// a 10 s backstop without one. In the daemon (tools/parsepool) a
+// request's wait for a worker is not parse time: the time waited is
+// added to the call's, the wait has its own bound (5 s), and a request
+// that waited that long is declined as busy (ErrParseBusy), which says
+// nothing of the file. Past
 // the parse time the parse stops: block ops decline
 // (ErrParseTime) naming the plain range, and Check answers that it cannot
 // tell, which boundary repair treats as the end of its search. Error

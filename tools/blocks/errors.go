@@ -25,7 +25,7 @@ var (
 	// time (config.Limits.MaxParseMs), or that time was already spent.
 	ErrParseTime = errors.New("file could not be parsed in time for block ops")
 	// ErrParseBusy: every parse worker stayed busy with other requests
-	// for as long as a request waits for one (workers.go, workerWait), so
+	// for as long as a request waits for one (tools/parsepool, workerWait), so
 	// the file was not parsed. Unlike ErrParseTime it says nothing of the
 	// file: the same call again, a moment later, may well be served.
 	ErrParseBusy = errors.New("the parse workers were all busy")
@@ -37,7 +37,7 @@ var (
 	ErrNoBlock = errors.New("no block opens at this line")
 	// ErrParserFailed: the parse worker process ended while parsing the
 	// file (a grammar's abort, the worker's memory limit) or could not be
-	// started (workers.go). The daemon lives on; only this file's parse
+	// started (tools/parsepool). The daemon lives on; only this file's parse
 	// is lost.
 	ErrParserFailed = errors.New("the parser failed on this file")
 
@@ -88,8 +88,8 @@ func (e *UnresolvedError) PlainRange() (start, end int, ok bool) {
 // caller that phrases the alternative for its own op.
 func (e *UnresolvedError) DeclineReason() string { return e.Reason }
 
-// decline builds an UnresolvedError without an alternative.
-func decline(kind error, line int, format string, args ...any) *UnresolvedError {
+// Decline builds an UnresolvedError without an alternative.
+func Decline(kind error, line int, format string, args ...any) *UnresolvedError {
 	return &UnresolvedError{Line: line, Reason: fmt.Sprintf(format, args...), Kind: kind}
 }
 
@@ -100,6 +100,6 @@ func (e *UnresolvedError) withRange(start, end int) *UnresolvedError {
 	return e
 }
 
-// plainOps is the reminder every file-wide decline carries: only block
+// PlainOps is the reminder every file-wide decline carries: only block
 // locators are lost.
-const plainOps = "every range and gap op still works (PUT N.=M:, CUT N.=M, PUT <N:, PUT >N:)"
+const PlainOps = "every range and gap op still works (PUT N.=M:, CUT N.=M, PUT <N:, PUT >N:)"

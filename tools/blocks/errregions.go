@@ -6,6 +6,9 @@ import (
 	"slices"
 
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/hostd-dev/hostd/tools/syntax"
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 // Syntax feedback after a write or an edit (edit-contract §5.6): the
@@ -17,25 +20,6 @@ import (
 // one explains it through the change's map of unchanged lines
 // (addedRegions).
 
-// ErrorRegion is one place where a parse found a syntax error: the lines
-// (1-based, inclusive) an ERROR node covers, or the line where a MISSING
-// node stands (a token the parser had to assume, such as a closing brace
-// or a semicolon), which Missing then names.
-type ErrorRegion struct {
-	Start, End int
-	// Missing is the token the parser assumed ("}", ";"), when every node
-	// of the region is a MISSING one; "" for text the grammar could not
-	// place.
-	Missing string
-	// Unsure: the grammar finds errors in valid code too often to call
-	// this one the text's (trust.go); set on AddedErrors' regions only.
-	Unsure bool
-}
-
-// LineCopy is a run of N lines that a change left as they were: the old
-// version's lines Old..Old+N-1 are the new version's New..New+N-1.
-type LineCopy struct{ New, Old, N int }
-
 // maxErrorRegions bounds the regions one parse reports: past it the walk
 // stops, and the last region reaches to the end of the text, so nothing
 // after it goes unflagged.
@@ -43,14 +27,14 @@ const maxErrorRegions = 64
 
 // errorRegions lists the error regions of a parse tree in line order,
 // overlapping ones merged.
-func errorRegions(root *sitter.Node, lines int) []ErrorRegion {
-	var out []ErrorRegion
+func errorRegions(root *sitter.Node, lines int) []syntax.ErrorRegion {
+	var out []syntax.ErrorRegion
 	walkErrors(root, func(n *sitter.Node, _ []int) bool {
 		row := clampLine(int(n.StartPoint().Row)+1, lines)
 		if n.IsMissing() {
-			out = append(out, ErrorRegion{Start: row, End: row, Missing: n.Type()})
+			out = append(out, syntax.ErrorRegion{Start: row, End: row, Missing: n.Type()})
 		} else {
-			out = append(out, ErrorRegion{Start: row, End: clampLine(endLine(n), lines)})
+			out = append(out, syntax.ErrorRegion{Start: row, End: clampLine(endLine(n), lines)})
 		}
 		if len(out) < maxErrorRegions {
 			return true
@@ -118,8 +102,8 @@ func clampLine(n, lines int) int { return max(min(n, lines), 1) }
 // mergeRegions sorts regions by line and merges those that overlap. A
 // merged region names a missing token only when all it merged did and
 // they agree.
-func mergeRegions(rs []ErrorRegion) []ErrorRegion {
-	slices.SortStableFunc(rs, func(a, b ErrorRegion) int { return a.Start - b.Start })
+func mergeRegions(rs []syntax.ErrorRegion) []syntax.ErrorRegion {
+	slices.SortStableFunc(rs, func(a, b syntax.ErrorRegion) int { return a.Start - b.Start })
 	out := rs[:0]
 	for _, r := range rs {
 		if k := len(out) - 1; k >= 0 && r.Start <= out[k].End {
@@ -149,7 +133,7 @@ func mergeRegions(rs []ErrorRegion) []ErrorRegion {
 // that starts or ends on a line the change wrote. An old region's place
 // is its first and last line carried through the copies; an end the
 // change rewrote reaches to the nearest line it did not.
-func addedRegions(before, after []ErrorRegion, copies []LineCopy, oldLines, newLines int) []ErrorRegion {
+func addedRegions(before, after []syntax.ErrorRegion, copies []workspace.Copy, oldLines, newLines int) []syntax.ErrorRegion {
 	if len(after) == 0 {
 		return nil
 	}
@@ -180,7 +164,7 @@ func addedRegions(before, after []ErrorRegion, copies []LineCopy, oldLines, newL
 		}
 		return changedUpTo[b] - changedUpTo[a-1]
 	}
-	place := func(o ErrorRegion) (lo, hi int) {
+	place := func(o syntax.ErrorRegion) (lo, hi int) {
 		lo, hi = 1, newLines
 		for k := min(o.Start, oldLines); k >= 1; k-- {
 			if newOf[k] != 0 {
@@ -202,7 +186,7 @@ func addedRegions(before, after []ErrorRegion, copies []LineCopy, oldLines, newL
 		}
 		return lo, hi
 	}
-	var out []ErrorRegion
+	var out []syntax.ErrorRegion
 	for _, r := range after {
 		// The change's own lines neither start nor close r: an old error
 		// that r overlaps grew, shrank or moved, and is still the old one.
@@ -234,7 +218,7 @@ func addedRegions(before, after []ErrorRegion, copies []LineCopy, oldLines, newL
 // line of the nearest run of lines the change wrote above it. Regions
 // that come to overlap are merged. copies map the lines the change left
 // as they were, as for addedRegions.
-func reachBack(root *sitter.Node, added []ErrorRegion, copies []LineCopy, lines int) []ErrorRegion {
+func reachBack(root *sitter.Node, added []syntax.ErrorRegion, copies []workspace.Copy, lines int) []syntax.ErrorRegion {
 	copied := make([]bool, lines+2)
 	for _, c := range copies {
 		for n := max(c.New, 1); n < c.New+c.N && n <= lines; n++ {
@@ -264,7 +248,7 @@ func reachBack(root *sitter.Node, added []ErrorRegion, copies []LineCopy, lines 
 		if row > last {
 			return false
 		}
-		i, found := slices.BinarySearchFunc(added, row, func(r ErrorRegion, row int) int {
+		i, found := slices.BinarySearchFunc(added, row, func(r syntax.ErrorRegion, row int) int {
 			switch {
 			case r.End < row:
 				return -1
@@ -329,13 +313,13 @@ func reachBack(root *sitter.Node, added []ErrorRegion, copies []LineCopy, lines 
 // (no grammar for the file type), ErrTooLarge (a text over
 // maxParseBytes), ErrUnsafe (a text its grammar's guard refuses) or
 // ErrParseTime (a parse past ctx's deadline): nothing is known then.
-func (t *Trees) AddedErrors(ctx context.Context, path, before string, hadBefore bool, after string, copies []LineCopy, known []ErrorRegion, maxParseBytes int64) (added, old []ErrorRegion, err error) {
+func (t *Trees) AddedErrors(ctx context.Context, path, before string, hadBefore bool, after string, copies []workspace.Copy, known []syntax.ErrorRegion, maxParseBytes int64) (added, old []syntax.ErrorRegion, err error) {
 	if maxParseBytes <= 0 {
 		return nil, nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
 	}
-	lang := languageFor(path, after)
+	lang := LanguageFor(path, after)
 	if hadBefore {
-		lang = languageFor(path, before)
+		lang = LanguageFor(path, before)
 	}
 	switch {
 	case lang == nil:
@@ -345,13 +329,13 @@ func (t *Trees) AddedErrors(ctx context.Context, path, before string, hadBefore 
 	case lang.everyTextParses:
 		return nil, nil, nil
 	}
-	rq := request{path: path, lang: lang, text: after, keep: true, backstop: parseTimeout}
+	rq := request{path: path, lang: lang, text: after, keep: true, backstop: ParseTimeout}
 	if hadBefore {
-		l, why, reason := t.get(ctx, request{path: path, lang: lang, text: before, keep: true, backstop: parseTimeout})
+		l, why, reason := t.get(ctx, request{path: path, lang: lang, text: before, keep: true, backstop: ParseTimeout})
 		if l == nil {
 			return nil, nil, feedbackFailure(why, reason)
 		}
-		old = errorRegions(l.tree.RootNode(), countLines(before))
+		old = errorRegions(l.tree.RootNode(), CountLines(before))
 		l.release()
 		rq.base, rq.hasBase = before, true
 	}
@@ -360,13 +344,13 @@ func (t *Trees) AddedErrors(ctx context.Context, path, before string, hadBefore 
 		return nil, nil, feedbackFailure(why, reason)
 	}
 	defer l.release()
-	lines := countLines(after)
+	lines := CountLines(after)
 	root := l.tree.RootNode()
 	explain := old
 	if len(known) > 0 {
 		explain = mergeRegions(append(slices.Clone(old), known...))
 	}
-	added = addedRegions(explain, errorRegions(root, lines), copies, countLines(before), lines)
+	added = addedRegions(explain, errorRegions(root, lines), copies, CountLines(before), lines)
 	if len(added) == 0 {
 		return nil, old, nil
 	}
@@ -378,7 +362,7 @@ func (t *Trees) AddedErrors(ctx context.Context, path, before string, hadBefore 
 }
 
 // feedbackFailure is the error of a text AddedErrors could not parse.
-func feedbackFailure(why failure, reason string) error {
+func feedbackFailure(why Failure, reason string) error {
 	if why == refused {
 		return fmt.Errorf("%w: %s", ErrUnsafe, reason)
 	}

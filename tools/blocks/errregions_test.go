@@ -10,19 +10,20 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/tools/syntax"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
 // regionsOf parses text from scratch and lists its error regions.
-func regionsOf(t *testing.T, path, text string) []ErrorRegion {
+func regionsOf(t *testing.T, path, text string) []syntax.ErrorRegion {
 	t.Helper()
-	lang := languageFor(path, text)
-	tree, why, _ := parse(context.Background(), lang, text, nil, parseTimeout)
+	lang := LanguageFor(path, text)
+	tree, why, _ := parse(context.Background(), lang, text, nil, ParseTimeout)
 	if tree == nil {
 		t.Fatalf("%s did not parse: %d", path, why)
 	}
 	defer tree.Close()
-	return errorRegions(tree.RootNode(), countLines(text))
+	return errorRegions(tree.RootNode(), CountLines(text))
 }
 
 // TestErrorRegionsName the lines of ERROR and MISSING nodes, and nothing
@@ -30,14 +31,14 @@ func regionsOf(t *testing.T, path, text string) []ErrorRegion {
 func TestErrorRegions(t *testing.T) {
 	for _, tc := range []struct {
 		name, path, text string
-		want             []ErrorRegion
+		want             []syntax.ErrorRegion
 	}{
 		{"clean go", "a.go", "package a\n\nfunc f() {\n\treturn\n}\n", nil},
 		{"clean json", "a.json", "{\"a\": [1, 2]}\n", nil},
-		{"go: a stray token", "a.go", "package a\n\nfunc f() {\n\tx := 1 +\n}\n", []ErrorRegion{{Start: 4, End: 4}}},
-		{"ts: a missing close paren", "a.ts", "const a = f(1, 2;\nconst b = 3;\n", []ErrorRegion{{Start: 1, End: 1, Missing: ")"}}},
-		{"json: a missing comma", "a.json", "{\n  \"a\": 1\n  \"b\": 2\n}\n", []ErrorRegion{{Start: 2, End: 2}}},
-		{"python: a broken line among clean ones", "a.py", "def f():\n    return 1\n\nx = (1 +\ny = 2\n", []ErrorRegion{{Start: 4, End: 5}}},
+		{"go: a stray token", "a.go", "package a\n\nfunc f() {\n\tx := 1 +\n}\n", []syntax.ErrorRegion{{Start: 4, End: 4}}},
+		{"ts: a missing close paren", "a.ts", "const a = f(1, 2;\nconst b = 3;\n", []syntax.ErrorRegion{{Start: 1, End: 1, Missing: ")"}}},
+		{"json: a missing comma", "a.json", "{\n  \"a\": 1\n  \"b\": 2\n}\n", []syntax.ErrorRegion{{Start: 2, End: 2}}},
+		{"python: a broken line among clean ones", "a.py", "def f():\n    return 1\n\nx = (1 +\ny = 2\n", []syntax.ErrorRegion{{Start: 4, End: 5}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := regionsOf(t, tc.path, tc.text)
@@ -71,28 +72,28 @@ func TestErrorRegionsAreBounded(t *testing.T) {
 func TestAddedRegions(t *testing.T) {
 	// Ten old lines; the change replaces old line 5 with two new lines
 	// (new 5-6), so old 6-10 are new 7-11.
-	copies := []LineCopy{{New: 1, Old: 1, N: 4}, {New: 7, Old: 6, N: 5}}
+	copies := []workspace.Copy{{New: 1, Old: 1, N: 4}, {New: 7, Old: 6, N: 5}}
 	for _, tc := range []struct {
 		name          string
-		before, after []ErrorRegion
-		want          []ErrorRegion
+		before, after []syntax.ErrorRegion
+		want          []syntax.ErrorRegion
 	}{
-		{"clean before: every region is added", nil, []ErrorRegion{{Start: 9, End: 9}}, []ErrorRegion{{Start: 9, End: 9}}},
-		{"nothing after", []ErrorRegion{{Start: 2, End: 2}}, nil, nil},
-		{"an old error moved down by the change", []ErrorRegion{{Start: 8, End: 9}}, []ErrorRegion{{Start: 9, End: 10}}, nil},
-		{"an old error above the change, in place", []ErrorRegion{{Start: 2, End: 3}}, []ErrorRegion{{Start: 2, End: 3}}, nil},
-		{"an old error the change rewrote, still broken", []ErrorRegion{{Start: 5, End: 5}}, []ErrorRegion{{Start: 5, End: 6}}, nil},
-		{"a new error in the changed lines beside an old one", []ErrorRegion{{Start: 2, End: 2}}, []ErrorRegion{{Start: 2, End: 2}, {Start: 5, End: 6}}, []ErrorRegion{{Start: 5, End: 6}}},
-		{"an old error that grew into the changed lines", []ErrorRegion{{Start: 2, End: 3}}, []ErrorRegion{{Start: 2, End: 6}}, []ErrorRegion{{Start: 2, End: 6}}},
-		{"an error the change caused in unchanged lines", []ErrorRegion{{Start: 2, End: 2}}, []ErrorRegion{{Start: 2, End: 2}, {Start: 10, End: 11}}, []ErrorRegion{{Start: 10, End: 11}}},
+		{"clean before: every region is added", nil, []syntax.ErrorRegion{{Start: 9, End: 9}}, []syntax.ErrorRegion{{Start: 9, End: 9}}},
+		{"nothing after", []syntax.ErrorRegion{{Start: 2, End: 2}}, nil, nil},
+		{"an old error moved down by the change", []syntax.ErrorRegion{{Start: 8, End: 9}}, []syntax.ErrorRegion{{Start: 9, End: 10}}, nil},
+		{"an old error above the change, in place", []syntax.ErrorRegion{{Start: 2, End: 3}}, []syntax.ErrorRegion{{Start: 2, End: 3}}, nil},
+		{"an old error the change rewrote, still broken", []syntax.ErrorRegion{{Start: 5, End: 5}}, []syntax.ErrorRegion{{Start: 5, End: 6}}, nil},
+		{"a new error in the changed lines beside an old one", []syntax.ErrorRegion{{Start: 2, End: 2}}, []syntax.ErrorRegion{{Start: 2, End: 2}, {Start: 5, End: 6}}, []syntax.ErrorRegion{{Start: 5, End: 6}}},
+		{"an old error that grew into the changed lines", []syntax.ErrorRegion{{Start: 2, End: 3}}, []syntax.ErrorRegion{{Start: 2, End: 6}}, []syntax.ErrorRegion{{Start: 2, End: 6}}},
+		{"an error the change caused in unchanged lines", []syntax.ErrorRegion{{Start: 2, End: 2}}, []syntax.ErrorRegion{{Start: 2, End: 2}, {Start: 10, End: 11}}, []syntax.ErrorRegion{{Start: 10, End: 11}}},
 		// The change's own lines neither start nor close the region: the
 		// old error grew by the lines the change wrote into it.
-		{"an old error grown over the changed lines", []ErrorRegion{{Start: 2, End: 3}}, []ErrorRegion{{Start: 2, End: 9}}, nil},
-		{"an old error below, grown up over the changed lines", []ErrorRegion{{Start: 8, End: 8}}, []ErrorRegion{{Start: 3, End: 9}}, nil},
-		{"an old error shrunk and moved", []ErrorRegion{{Start: 6, End: 10}}, []ErrorRegion{{Start: 8, End: 9}}, nil},
-		{"a region the change's lines start, over an old one", []ErrorRegion{{Start: 8, End: 9}}, []ErrorRegion{{Start: 5, End: 10}}, []ErrorRegion{{Start: 5, End: 10}}},
-		{"a region the change's lines close, over an old one", []ErrorRegion{{Start: 2, End: 3}}, []ErrorRegion{{Start: 3, End: 5}}, []ErrorRegion{{Start: 3, End: 5}}},
-		{"a region of unchanged lines over no old one", []ErrorRegion{{Start: 2, End: 2}}, []ErrorRegion{{Start: 3, End: 9}}, []ErrorRegion{{Start: 3, End: 9}}},
+		{"an old error grown over the changed lines", []syntax.ErrorRegion{{Start: 2, End: 3}}, []syntax.ErrorRegion{{Start: 2, End: 9}}, nil},
+		{"an old error below, grown up over the changed lines", []syntax.ErrorRegion{{Start: 8, End: 8}}, []syntax.ErrorRegion{{Start: 3, End: 9}}, nil},
+		{"an old error shrunk and moved", []syntax.ErrorRegion{{Start: 6, End: 10}}, []syntax.ErrorRegion{{Start: 8, End: 9}}, nil},
+		{"a region the change's lines start, over an old one", []syntax.ErrorRegion{{Start: 8, End: 9}}, []syntax.ErrorRegion{{Start: 5, End: 10}}, []syntax.ErrorRegion{{Start: 5, End: 10}}},
+		{"a region the change's lines close, over an old one", []syntax.ErrorRegion{{Start: 2, End: 3}}, []syntax.ErrorRegion{{Start: 3, End: 5}}, []syntax.ErrorRegion{{Start: 3, End: 5}}},
+		{"a region of unchanged lines over no old one", []syntax.ErrorRegion{{Start: 2, End: 2}}, []syntax.ErrorRegion{{Start: 3, End: 9}}, []syntax.ErrorRegion{{Start: 3, End: 9}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := addedRegions(tc.before, tc.after, copies, 10, 11)
@@ -117,7 +118,7 @@ func TestAddedErrors(t *testing.T) {
 	lim := config.DefaultLimits().MaxBlockParseBytes
 	clean := "package a\n\nfunc f() int {\n\tx := 1\n\treturn x\n}\n\nfunc g() {}\n"
 	broken := strings.Replace(clean, "\tx := 1\n", "\tx := (1\n", 1)
-	got, _, err := trees.AddedErrors(ctx, "a.go", clean, true, broken, []LineCopy{{1, 1, 3}, {5, 5, 4}}, nil, lim)
+	got, _, err := trees.AddedErrors(ctx, "a.go", clean, true, broken, []workspace.Copy{{New: 1, Old: 1, N: 3}, {New: 5, Old: 5, N: 4}}, nil, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestAddedErrors(t *testing.T) {
 	}
 	// A second change below the error leaves it where it was.
 	again := broken + "\nfunc h() {}\n"
-	got, _, err = trees.AddedErrors(ctx, "a.go", broken, true, again, []LineCopy{{1, 1, 8}}, nil, lim)
+	got, _, err = trees.AddedErrors(ctx, "a.go", broken, true, again, []workspace.Copy{{New: 1, Old: 1, N: 8}}, nil, lim)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("a change that leaves the old error: added %+v, %v", got, err)
 	}
@@ -162,53 +163,6 @@ func TestAddedErrorsCannotAlwaysCheck(t *testing.T) {
 	}
 }
 
-// TestWorkersAddedErrors: the workers answer as in-process, for a text
-// sent whole and one sent as a delta, and a worker that ends during the
-// check is an error, never "no errors".
-func TestWorkersAddedErrors(t *testing.T) {
-	w := newTestWorkers(t, 1, "spin:SPINME")
-	lim := config.DefaultLimits().MaxBlockParseBytes
-	clean := "const a = 1;\nfunction f(x: number) {\n  return x;\n}\n"
-	broken := strings.Replace(clean, "return x;", "return (x;", 1)
-	big := strings.Repeat("// padding the text past the delta size\n", 200)
-	for _, tc := range []struct{ name, before, after string }{
-		{"small", clean, broken},
-		{"delta", big + clean, big + broken},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			n := countLines(tc.before)
-			copies := []LineCopy{{1, 1, n - 2}, {n, n, 1}}
-			got, _, err := w.AddedErrors(withBudget(t, 5*time.Second), "a.ts", tc.before, true, tc.after, copies, nil, lim)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in, _ := NewTrees(1 << 30)
-			want, _, err := in.AddedErrors(context.Background(), "a.ts", tc.before, true, tc.after, copies, nil, lim)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) == 0 || !reflect.DeepEqual(got, want) {
-				t.Errorf("workers %+v, in-process %+v", got, want)
-			}
-		})
-	}
-	// Known regions reach the worker and old ones come back: an error
-	// the before had is returned as old, and the same error known to the
-	// chain explains it after the before lost it.
-	gotAdded, gotOld, err := w.AddedErrors(withBudget(t, 5*time.Second), "k.ts", broken, true, broken+"const b = 2;\n", []LineCopy{{1, 1, 5}}, nil, lim)
-	if err != nil || len(gotAdded) != 0 || len(gotOld) != 1 || gotOld[0].Start != 3 {
-		t.Errorf("an old error: added %+v, old %+v, %v", gotAdded, gotOld, err)
-	}
-	gotAdded, gotOld, err = w.AddedErrors(withBudget(t, 5*time.Second), "k.ts", clean, true, broken, []LineCopy{{1, 1, 2}, {4, 4, 2}}, []ErrorRegion{{Start: 3, End: 3}}, lim)
-	if err != nil || len(gotAdded) != 0 || len(gotOld) != 0 {
-		t.Errorf("an error the chain knew: added %+v, old %+v, %v", gotAdded, gotOld, err)
-	}
-	_, _, err = w.AddedErrors(withBudget(t, 300*time.Millisecond), "a.ts", clean, true, clean+"// SPINME\n", []LineCopy{{1, 1, 4}}, nil, lim)
-	if !errors.Is(err, ErrParseTime) {
-		t.Errorf("a worker that spins past the parse time: %v, want ErrParseTime", err)
-	}
-}
-
 // TestAddedErrorsReachBackToTheChange: an error the parser noticed in
 // lines the change did not write starts where the change opened the
 // construct it lies in, or, when no node links them (a closer left out),
@@ -238,10 +192,10 @@ func TestAddedErrorsReachBackToTheChange(t *testing.T) {
 		"  }\n" + //                          15
 		"}\n" //                              16
 	lines := workspace.Lines(before)
-	change := func(from, to int, rows ...string) (string, []LineCopy) {
+	change := func(from, to int, rows ...string) (string, []workspace.Copy) {
 		out := append(append(slices.Clone(lines[:from-1]), rows...), lines[to:]...)
 		n := len(rows) - (to - from + 1)
-		return strings.Join(out, "\n") + "\n", []LineCopy{{1, 1, from - 1}, {to + 1 + n, to + 1, len(lines) - to}}
+		return strings.Join(out, "\n") + "\n", []workspace.Copy{{New: 1, Old: 1, N: from - 1}, {New: to + 1 + n, Old: to + 1, N: len(lines) - to}}
 	}
 	for _, tc := range []struct {
 		name      string
@@ -283,18 +237,11 @@ func TestMarkdownHasNoSyntaxErrors(t *testing.T) {
 	}
 	defer trees.Close()
 	lim := config.DefaultLimits().MaxBlockParseBytes
-	got, _, err := trees.AddedErrors(context.Background(), "a.md", "# A\n\ntext\n", true, "# A\n\n```go\nfunc (\n[link](\n", []LineCopy{{1, 1, 2}}, nil, lim)
+	got, _, err := trees.AddedErrors(context.Background(), "a.md", "# A\n\ntext\n", true, "# A\n\n```go\nfunc (\n[link](\n", []workspace.Copy{{New: 1, Old: 1, N: 2}}, nil, lim)
 	if err != nil || got != nil {
 		t.Errorf("added %+v, %v; want none", got, err)
 	}
 	if st := trees.Stats(); st.Full+st.Incremental != 0 {
 		t.Errorf("trees %+v: a markdown change was parsed", st)
-	}
-	w := newTestWorkers(t, 2, "")
-	if got, _, err := w.AddedErrors(withBudget(t, 5*time.Second), "a.md", "a\n", false, "[(\n", nil, nil, lim); err != nil || got != nil {
-		t.Errorf("through the workers: added %+v, %v; want none", got, err)
-	}
-	if st := w.Stats(); st.Starts != 0 {
-		t.Errorf("a markdown check started %d workers", st.Starts)
 	}
 }

@@ -26,7 +26,7 @@ func seedTestdata(f *testing.F, add func(text string, lang uint8)) {
 		}
 		for _, file := range ar.Files {
 			for i, p := range fuzzPaths {
-				if languageFor(p, "") == languageFor(file.Name, string(file.Data)) {
+				if LanguageFor(p, "") == LanguageFor(file.Name, string(file.Data)) {
 					add(string(file.Data), uint8(i))
 				}
 			}

@@ -47,7 +47,7 @@ func hookFromEnv() func(text string) {
 		do = abortProcess
 	case "spin":
 		do = func() {
-			for {
+			for { // a memory limit above what it took: it spins instead
 				hookSpins.Add(1)
 			}
 		}
@@ -62,7 +62,7 @@ func hookFromEnv() func(text string) {
 				held = append(held, b)
 			}
 			runtime.KeepAlive(held)
-			for { // a memory limit above what it took: it spins instead
+			for {
 				hookSpins.Add(1)
 			}
 		}
@@ -84,3 +84,8 @@ const maxHookAllocs = 64
 // hookSpins counts the spin hook's turns, as a grammar's loop counts
 // characters.
 var hookSpins atomic.Uint64
+
+// UseTestHook turns on the hook TestHookEnv asks for in this process: for
+// the tests of the parse worker pool (tools/parsepool), whose test binary
+// serves as its own workers. The daemon never calls it.
+func UseTestHook() { parseHook = hookFromEnv() }

@@ -53,9 +53,9 @@ func firstDiff(a, b string) string {
 	return fmt.Sprintf("incremental has %d nodes, full %d", len(al), len(bl))
 }
 
-func fullParse(t *testing.T, lang *language, text string) *sitter.Tree {
+func fullParse(t *testing.T, lang *Language, text string) *sitter.Tree {
 	t.Helper()
-	tree, why, reason := parse(context.Background(), lang, text, nil, parseTimeout)
+	tree, why, reason := parse(context.Background(), lang, text, nil, ParseTimeout)
 	if tree == nil {
 		t.Fatalf("full parse failed: %v %s", why, reason)
 	}
@@ -118,7 +118,7 @@ func seedTexts(t *testing.T) map[string]string {
 		}
 		for _, f := range ar.Files {
 			text := string(f.Data)
-			if languageFor(f.Name, text) == nil || len(text) == 0 {
+			if LanguageFor(f.Name, text) == nil || len(text) == 0 {
 				continue
 			}
 			base := filepath.Base(path) + "/" + f.Name
@@ -150,7 +150,7 @@ func TestIncrementalParseEqualsFullParse(t *testing.T) {
 	seeds := seedTexts(t)
 	for name, seed := range seeds {
 		path, _, _ := strings.Cut(name[strings.Index(name, "/")+1:], "+")
-		lang := languageFor(path, seed)
+		lang := LanguageFor(path, seed)
 		if lang == nil || lang.refuse(seed) != "" {
 			continue
 		}
@@ -175,7 +175,7 @@ func TestIncrementalParseEqualsFullParse(t *testing.T) {
 				for _, e := range edit {
 					editTree(old, e)
 				}
-				inc, why, reason := parse(context.Background(), lang, next, old, parseTimeout)
+				inc, why, reason := parse(context.Background(), lang, next, old, ParseTimeout)
 				old.Close()
 				if inc == nil {
 					t.Fatalf("step %d: incremental parse failed: %v %s", step, why, reason)
@@ -287,7 +287,7 @@ func TestIncrementalParseOfRealVersions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lang := languageFor(name, string(old))
+			lang := LanguageFor(name, string(old))
 			if lang == nil {
 				t.Fatalf("no grammar for %s", name)
 			}
@@ -296,7 +296,7 @@ func TestIncrementalParseOfRealVersions(t *testing.T) {
 			for _, e := range editsBetween(string(old), string(next)) {
 				editTree(tree, e)
 			}
-			inc, why, reason := parse(context.Background(), lang, string(next), tree, parseTimeout)
+			inc, why, reason := parse(context.Background(), lang, string(next), tree, ParseTimeout)
 			if inc == nil {
 				t.Fatalf("incremental parse failed: %v %s", why, reason)
 			}
@@ -317,7 +317,7 @@ func TestBaseTreeLayout(t *testing.T) {
 	if got, want := unsafe.Sizeof(baseTree{}), unsafe.Sizeof(sitter.BaseTree{}); got != want {
 		t.Fatalf("baseTree is %d bytes, the binding's BaseTree %d: tsedit.go no longer mirrors it", got, want)
 	}
-	lang := languageFor("a.go", "package a\n")
+	lang := LanguageFor("a.go", "package a\n")
 	tree := fullParse(t, lang, "package a\n")
 	defer tree.Close()
 	if (*baseTree)(unsafe.Pointer(tree.BaseTree)).c == nil {

@@ -36,9 +36,9 @@ import (
 	tsjson "github.com/tree-sitter/tree-sitter-json/bindings/go"
 )
 
-// language is one supported grammar and the few facts about its node types
+// Language is one supported grammar and the few facts about its node types
 // that the resolution rules need.
-type language struct {
+type Language struct {
 	name    string
 	grammar func() *sitter.Language
 	// lists are node types that hold a sequence of items and start where
@@ -80,7 +80,7 @@ type language struct {
 
 // refuse is the guard's reason for not parsing text, "" when it may be
 // parsed.
-func (l *language) refuse(text string) string {
+func (l *Language) refuse(text string) string {
 	if l.guard == nil {
 		return ""
 	}
@@ -94,7 +94,7 @@ var ecmaAttached = []string{"decorator"}
 
 // languages is every grammar, by the name host.info reports. jsx is
 // JavaScript's grammar (which parses JSX) under the contract's name.
-var languages = map[string]*language{
+var languages = map[string]*Language{
 	"bash":       {name: "bash", grammar: bash.GetLanguage, fromScratch: true},
 	"css":        {name: "css", grammar: css.GetLanguage},
 	"html":       {name: "html", grammar: html.GetLanguage},
@@ -213,10 +213,10 @@ func Languages() []string {
 	return names
 }
 
-// languageFor picks the grammar for a file: by well-known name first, then
+// LanguageFor picks the grammar for a file: by well-known name first, then
 // by extension, then by a #! line for extensionless scripts. nil means
 // block ops are unavailable for this file type.
-func languageFor(path, text string) *language {
+func LanguageFor(path, text string) *Language {
 	base := filepath.Base(filepath.ToSlash(path))
 	if name, ok := fileTypes[base]; ok {
 		return languages[name]
@@ -267,3 +267,10 @@ func byShebang(text string) string {
 	}
 	return ""
 }
+
+// Name is the grammar's name, as Languages lists it.
+func (l *Language) Name() string { return l.name }
+
+// EveryTextParses says the grammar finds no syntax errors in any text
+// (markdown), so there is none for a change to add.
+func (l *Language) EveryTextParses() bool { return l.everyTextParses }

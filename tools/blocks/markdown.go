@@ -79,7 +79,7 @@ func (r *Resolver) section(row int) (s span, ue *UnresolvedError, ok bool) {
 		}
 	}
 	if end <= row {
-		ue := decline(ErrNoBlock, row+1, "line %d is a heading whose section holds nothing else; a block op needs several lines", row+1)
+		ue := Decline(ErrNoBlock, row+1, "line %d is a heading whose section holds nothing else; a block op needs several lines", row+1)
 		return span{}, ue.withRange(row+1, row+1), true
 	}
 	return span{row, end, nil}, nil, true

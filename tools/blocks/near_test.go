@@ -102,7 +102,7 @@ func TestSyntaxChainedChecksEqualFullParses(t *testing.T) {
 	}
 	for name, seed := range seedTexts(t) {
 		path, _, _ := strings.Cut(name[strings.Index(name, "/")+1:], "+")
-		lang := languageFor(path, seed)
+		lang := LanguageFor(path, seed)
 		if lang == nil || lang.refuse(seed) != "" {
 			continue
 		}

@@ -8,24 +8,9 @@ import (
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
-)
 
-// Decl is one row of a file's outline: a declaration, the line that names
-// it, and the lines it spans.
-type Decl struct {
-	// Line is the declaration's own first line (1-based): the line of its
-	// keyword or name, after any decorators or attributes attached to it.
-	Line int
-	// Start and End are the inclusive lines of the whole declaration. Start
-	// is the first attached decorator or attribute when there are any
-	// (the span a block op anchored there covers, edit-contract §8.2),
-	// otherwise Line. End is the last line of its last significant token,
-	// as block resolution ends a block (trailing comments are not in it).
-	Start, End int
-	// Depth is 0 for a top-level declaration, 1 for a member of one, and
-	// so on; for Markdown, the heading level minus one.
-	Depth int
-}
+	"github.com/hostd-dev/hostd/tools/syntax"
+)
 
 // MaxOutlineDepth bounds how deep members are listed: a top-level
 // declaration (depth 0), its members, and theirs. Deeper declarations are
@@ -59,7 +44,7 @@ const maxContainerNesting = 32
 // return an error that unwraps to ErrTooLarge, ErrUnsafe, ErrNotClean,
 // ErrParseTime or ErrUnsupported, whose message names plain read as the
 // way on.
-func Outline(ctx context.Context, path, text string, maxParseBytes int64) ([]Decl, error) {
+func Outline(ctx context.Context, path, text string, maxParseBytes int64) ([]syntax.Decl, error) {
 	return OutlineLines(ctx, path, text, maxParseBytes, 1, 0)
 }
 
@@ -71,14 +56,14 @@ func Outline(ctx context.Context, path, text string, maxParseBytes int64) ([]Dec
 // span several lines (an if, a loop, a switch case, a call with a
 // callback) and its nested declarations. The outline of the lines after
 // a row continues a listing that stopped at that row.
-func OutlineLines(ctx context.Context, path, text string, maxParseBytes int64, from, to int) ([]Decl, error) {
+func OutlineLines(ctx context.Context, path, text string, maxParseBytes int64, from, to int) ([]syntax.Decl, error) {
 	return (*Trees)(nil).OutlineLines(ctx, path, text, maxParseBytes, from, to)
 }
 
 // OutlineLines is the package's OutlineLines with the version's tree taken
 // from the cache (parsed once per version, as for block ops); a nil *Trees
 // parses from scratch.
-func (t *Trees) OutlineLines(ctx context.Context, path, text string, maxParseBytes int64, from, to int) ([]Decl, error) {
+func (t *Trees) OutlineLines(ctx context.Context, path, text string, maxParseBytes int64, from, to int) ([]syntax.Decl, error) {
 	r, err := t.NewResolver(ctx, path, text, maxParseBytes)
 	if err != nil {
 		return nil, err
@@ -107,7 +92,7 @@ func (e *OutlineError) Unwrap() error { return e.Kind }
 // plainRead is the way on every outline error names.
 const plainRead = "read the file without mode (offset and limit pick the lines)"
 
-func (r *Resolver) outline(w window) ([]Decl, error) {
+func (r *Resolver) outline(w window) ([]syntax.Decl, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -122,9 +107,9 @@ func (r *Resolver) outline(w window) ([]Decl, error) {
 			"there is no outline for files over %d bytes (this one has %d), because parsing it would cost too much; %s", r.maxBytes, len(r.text), plainRead)}
 	}
 	if ue := r.parseLocked(); ue != nil {
-		return nil, &OutlineError{Kind: ue.Kind, Reason: outlineReason(ue)}
+		return nil, &OutlineError{Kind: ue.Kind, Reason: OutlineReason(ue)}
 	}
-	var out []Decl
+	var out []syntax.Decl
 	if r.lang.markdown {
 		for _, h := range r.headings {
 			end := h.row
@@ -132,7 +117,7 @@ func (r *Resolver) outline(w window) ([]Decl, error) {
 				end = s.end
 			}
 			if h.row >= w.from && h.row <= w.to && w.holds(h.row, min(end, w.to)) {
-				out = append(out, Decl{Line: h.row + 1, Start: h.row + 1, End: end + 1, Depth: h.level - 1})
+				out = append(out, syntax.Decl{Line: h.row + 1, Start: h.row + 1, End: end + 1, Depth: h.level - 1})
 			}
 		}
 		return out, nil
@@ -141,10 +126,10 @@ func (r *Resolver) outline(w window) ([]Decl, error) {
 	return out, nil
 }
 
-// outlineReason rephrases a file-wide block decline for an outline: the
+// OutlineReason rephrases a file-wide block decline for an outline: the
 // same cause, with plain read as the way on instead of range ops.
-func outlineReason(ue *UnresolvedError) string {
-	why, _, _ := strings.Cut(ue.Reason, "; "+plainOps)
+func OutlineReason(ue *UnresolvedError) string {
+	why, _, _ := strings.Cut(ue.Reason, "; "+PlainOps)
 	why = strings.Replace(why, "block ops are declined", "there is no outline", 1)
 	why = strings.Replace(why, "so no block span can be trusted", "so no outline span can be trusted", 1)
 	return why + "; " + plainRead
@@ -186,7 +171,7 @@ func (w window) holds(start, end int) bool {
 // function-like declaration or a local scope (outlineTable.localScopes)
 // was walked through: inside one, a declaration on one line is a local
 // variable or a setting, read with what holds it, not a row.
-func (r *Resolver) outlineIn(n *sitter.Node, w window, body, inFunc bool, depth, nest int, out *[]Decl) {
+func (r *Resolver) outlineIn(n *sitter.Node, w window, body, inFunc bool, depth, nest int, out *[]syntax.Decl) {
 	attachedFrom := -1 // first row of a run of attached nodes waiting for their declaration
 	eachChild(n, func(c *sitter.Node) bool {
 		if !c.IsNamed() || isComment(c) {
@@ -218,7 +203,7 @@ func (r *Resolver) outlineIn(n *sitter.Node, w window, body, inFunc bool, depth,
 		case decl != nil && inFunc && end == start:
 			// A local variable on one line: read with its function.
 		case decl != nil:
-			*out = append(*out, Decl{Line: r.ownRow(decl) + 1, Start: start + 1, End: end + 1, Depth: depth})
+			*out = append(*out, syntax.Decl{Line: r.ownRow(decl) + 1, Start: start + 1, End: end + 1, Depth: depth})
 			if depth+1 < MaxOutlineDepth && !r.functionLike(decl) && nest < maxContainerNesting {
 				r.members(decl, w, inFunc || r.table().localScopes[decl.Type()], depth+1, nest+1, out)
 			}
@@ -228,7 +213,7 @@ func (r *Resolver) outlineIn(n *sitter.Node, w window, body, inFunc bool, depth,
 				r.outlineIn(c, w, true, inFunc, depth, nest+1, out)
 			}
 		case body && end > start:
-			*out = append(*out, Decl{Line: r.startRow(c) + 1, Start: start + 1, End: end + 1, Depth: depth})
+			*out = append(*out, syntax.Decl{Line: r.startRow(c) + 1, Start: start + 1, End: end + 1, Depth: depth})
 		case end > start && nest < maxContainerNesting:
 			// A multi-line construct that is no row (an else clause, a
 			// multi-line parameter list): rows may be inside it. A
@@ -244,7 +229,7 @@ func (r *Resolver) outlineIn(n *sitter.Node, w window, body, inFunc bool, depth,
 // that stand between a declaration and its body (Go's struct type, a C
 // typedef's struct), or in decl's own children when it holds its members
 // itself (a protobuf service's rpcs, a Go group's specs).
-func (r *Resolver) members(decl *sitter.Node, w window, inFunc bool, depth, nest int, out *[]Decl) {
+func (r *Resolver) members(decl *sitter.Node, w window, inFunc bool, depth, nest int, out *[]syntax.Decl) {
 	tab := r.table()
 	if tab.holders[decl.Type()] {
 		r.outlineIn(decl, w, true, inFunc, depth, nest, out)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/tools/syntax"
 )
 
 // rowsOf renders an outline as "depth line start-end" rows, one a line.
@@ -195,7 +197,7 @@ export class A {
 }
 `
 		r := mustResolver(t, "a.ts", text)
-		var all []Decl
+		var all []syntax.Decl
 		for _, w := range [][2]int{{1, 0}, {6, 13}} {
 			ds, err := OutlineLines(context.Background(), "a.ts", text, defaultLimit, w[0], w[1])
 			if err != nil {

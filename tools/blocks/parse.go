@@ -7,18 +7,18 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// parseTimeout bounds one parse. Tree-sitter is linear on ordinary input
+// ParseTimeout bounds one parse. Tree-sitter is linear on ordinary input
 // and the text is already capped at the parse limit; this is the backstop
 // for a pathological input that drives error recovery into a long search,
 // for a caller that gives no deadline. An edit call gives one: its parse
 // time (config.Limits.MaxParseMs) across every parse it makes.
-const parseTimeout = 10 * time.Second
+const ParseTimeout = 10 * time.Second
 
-// failure is why a text was not parsed.
-type failure uint8
+// Failure is why a text was not parsed.
+type Failure uint8
 
 const (
-	parsed  failure = iota
+	parsed  Failure = iota
 	refused         // the language's guard refused the text (guard.go)
 	spent           // the caller's deadline had passed, or ctx was cancelled, before the parse
 	timeout         // the parse ran out of time: the deadline or the backstop
@@ -83,8 +83,8 @@ func (r *reader) read(offset uint32, _ sitter.Point) []byte {
 // skips, text it was already handed, with no clock read in that loop
 // (256 KiB of quotes as Lua took over three minutes with a one-second
 // limit). The daemon therefore parses only in worker processes
-// (workers.go), and ends a parse that overruns by ending its worker.
-func parse(ctx context.Context, lang *language, text string, old *sitter.Tree, backstop time.Duration) (tree *sitter.Tree, why failure, reason string) {
+// (tools/parsepool), and ends a parse that overruns by ending its worker.
+func parse(ctx context.Context, lang *Language, text string, old *sitter.Tree, backstop time.Duration) (tree *sitter.Tree, why Failure, reason string) {
 	if r := lang.refuse(text); r != "" {
 		return nil, refused, r
 	}
@@ -117,4 +117,14 @@ func parse(ctx context.Context, lang *language, text string, old *sitter.Tree, b
 		return nil, timeout, limit.String()
 	}
 	return t, parsed, ""
+}
+
+// OutOfTime says the text was not judged for want of parse time: the
+// call's had passed before the parse, or the parse ran out of it.
+func (f Failure) OutOfTime() bool { return f == spent || f == timeout }
+
+// SpentDecline declines every block op of a text of size bytes in lang
+// whose call had no parse time left.
+func SpentDecline(lang *Language, size int) *UnresolvedError {
+	return failureDecline(lang, size, spent, "")
 }

@@ -22,7 +22,7 @@ type Resolver struct {
 	text     string
 	maxBytes int64
 	timeout  time.Duration // parseTimeout; tests shorten it
-	lang     *language     // nil: unsupported file type
+	lang     *Language     // nil: unsupported file type
 	numLines int
 
 	// mu guards everything below. The tree is C memory: a Resolve racing
@@ -55,7 +55,7 @@ func NewResolver(path string, text string, maxParseBytes int64) (*Resolver, erro
 // declines with ErrParseTime. An edit call passes one context to all its
 // resolvers and syntax checks, whose deadline is the call's parse time.
 // The text is parsed from scratch; a parse worker uses Trees.NewResolver,
-// which parses each version once, and the daemon Workers.NewResolver.
+// which parses each version once, and the daemon parsepool.Workers.NewResolver.
 func NewResolverContext(ctx context.Context, path string, text string, maxParseBytes int64) (*Resolver, error) {
 	return (*Trees)(nil).NewResolver(ctx, path, text, maxParseBytes)
 }
@@ -74,9 +74,9 @@ func (t *Trees) NewResolver(ctx context.Context, path string, text string, maxPa
 		path:     path,
 		text:     text,
 		maxBytes: maxParseBytes,
-		timeout:  parseTimeout,
-		lang:     languageFor(path, text),
-		numLines: countLines(text),
+		timeout:  ParseTimeout,
+		lang:     LanguageFor(path, text),
+		numLines: CountLines(text),
 	}, nil
 }
 
@@ -97,10 +97,10 @@ func (r *Resolver) Resolve(line int) (start, end int, err error) {
 	return r.resolveLocked(line)
 }
 
-// resolveIn is Resolve with the parse, if this call makes it, bounded by
+// ResolveIn is Resolve with the parse, if this call makes it, bounded by
 // ctx instead of the context the resolver was made with: a parse worker
 // keeps one resolver across requests, each with its own parse time.
-func (r *Resolver) resolveIn(ctx context.Context, line int) (start, end int, fileWide bool, err error) {
+func (r *Resolver) ResolveIn(ctx context.Context, line int) (start, end int, fileWide bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.ctx = ctx
@@ -113,7 +113,7 @@ func (r *Resolver) resolveLocked(line int) (start, end int, err error) {
 		return 0, 0, ErrClosed
 	}
 	if r.lang != nil && (line < 1 || line > r.numLines) {
-		return 0, 0, decline(ErrLineRange, line, "line %d is outside the file, which has %d lines", line, r.numLines)
+		return 0, 0, Decline(ErrLineRange, line, "line %d is outside the file, which has %d lines", line, r.numLines)
 	}
 	if ue := r.loadLocked(line); ue != nil {
 		return 0, 0, ue
@@ -129,10 +129,10 @@ func (r *Resolver) resolveLocked(line int) (start, end int, err error) {
 // that applies to the whole file, for line.
 func (r *Resolver) loadLocked(line int) *UnresolvedError {
 	if r.lang == nil {
-		return unsupportedDecline(r.path, line)
+		return UnsupportedDecline(r.path, line)
 	}
 	if int64(len(r.text)) > r.maxBytes {
-		return tooLargeDecline(r.maxBytes, len(r.text), line)
+		return TooLargeDecline(r.maxBytes, len(r.text), line)
 	}
 	if err := r.parseLocked(); err != nil {
 		e := *err
@@ -151,39 +151,39 @@ func (r *Resolver) Close() {
 	r.lease, r.tree, r.root, r.headings = nil, nil, nil, nil
 }
 
-// unsupportedDecline declines every block op of a file type without a
+// UnsupportedDecline declines every block op of a file type without a
 // grammar.
-func unsupportedDecline(path string, line int) *UnresolvedError {
+func UnsupportedDecline(path string, line int) *UnresolvedError {
 	kind := filepath.Ext(path)
 	if kind == "" {
 		kind = filepath.Base(path)
 	}
-	return decline(ErrUnsupported, line,
+	return Decline(ErrUnsupported, line,
 		"block ops (N*, >N*) are unavailable for %q files: there is no grammar for that file type (block ops cover %s); %s",
-		kind, strings.Join(Languages(), ", "), plainOps)
+		kind, strings.Join(Languages(), ", "), PlainOps)
 }
 
-// tooLargeDecline declines every block op of a text of size bytes, over
+// TooLargeDecline declines every block op of a text of size bytes, over
 // the parse limit max.
-func tooLargeDecline(max int64, size, line int) *UnresolvedError {
-	return decline(ErrTooLarge, line,
+func TooLargeDecline(max int64, size, line int) *UnresolvedError {
+	return Decline(ErrTooLarge, line,
 		"block ops are declined for files over %d bytes (this one has %d), because parsing it would cost too much; %s",
-		max, size, plainOps)
+		max, size, PlainOps)
 }
 
 // failureDecline declines every block op of a text of size bytes that
 // was not parsed in lang: why and reason are parse's.
-func failureDecline(lang *language, size int, why failure, reason string) *UnresolvedError {
+func failureDecline(lang *Language, size int, why Failure, reason string) *UnresolvedError {
 	switch why {
 	case refused:
-		return decline(ErrUnsafe, 0, "block ops are declined for this file: %s; %s", reason, plainOps)
+		return Decline(ErrUnsafe, 0, "block ops are declined for this file: %s; %s", reason, PlainOps)
 	case spent:
-		return decline(ErrParseTime, 0,
+		return Decline(ErrParseTime, 0,
 			"this edit call has already spent its parse time, so the file was not parsed as %s and block ops are declined; %s",
-			lang.name, plainOps)
+			lang.name, PlainOps)
 	}
-	return decline(ErrParseTime, 0, "the file (%d bytes) could not be parsed as %s within %s, so block ops are declined; %s",
-		size, lang.name, reason, plainOps)
+	return Decline(ErrParseTime, 0, "the file (%d bytes) could not be parsed as %s within %s, so block ops are declined; %s",
+		size, lang.name, reason, PlainOps)
 }
 
 // parseLocked parses the text once. A failure is remembered and returned
@@ -203,9 +203,9 @@ func (r *Resolver) parseLocked() *UnresolvedError {
 	if root.HasError() {
 		at := firstError(root)
 		l.release()
-		r.fileErr = decline(ErrNotClean, 0,
+		r.fileErr = Decline(ErrNotClean, 0,
 			"the file does not parse cleanly as %s (first syntax error at line %d), so no block span can be trusted; %s",
-			r.lang.name, at+1, plainOps)
+			r.lang.name, at+1, PlainOps)
 		return r.fileErr
 	}
 	r.lease, r.tree, r.root = l, l.tree, root
@@ -234,9 +234,9 @@ func firstError(n *sitter.Node) int {
 	return int(n.StartPoint().Row)
 }
 
-// countLines counts addressable lines the way workspace.Lines does: a
+// CountLines counts addressable lines the way workspace.Lines does: a
 // terminal newline ends the last line and is not a line itself.
-func countLines(text string) int {
+func CountLines(text string) int {
 	if text == "" {
 		return 0
 	}

@@ -91,7 +91,7 @@ func TestLanguageFor(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := ""
-		if l := languageFor(c.path, c.text); l != nil {
+		if l := LanguageFor(c.path, c.text); l != nil {
 			got = l.name
 		}
 		if got != c.want {

@@ -27,7 +27,7 @@ func (r *Resolver) resolveRow(row int, withAlt bool) (span, *UnresolvedError) {
 	lineStart, lineEnd := r.lineBounds(row)
 	col := firstNonBlank(r.text[lineStart:lineEnd])
 	if col < 0 {
-		return span{}, decline(ErrNoBlock, line, "line %d is blank; a block op anchors on the first line of a construct", line)
+		return span{}, Decline(ErrNoBlock, line, "line %d is blank; a block op anchors on the first line of a construct", line)
 	}
 	at := uint32(lineStart + col)
 	if r.lang.markdown {
@@ -44,13 +44,13 @@ func (r *Resolver) resolveRow(row int, withAlt bool) (span, *UnresolvedError) {
 		cont := p[len(p)-1]
 		rest := firstNonBlank(r.text[cont.EndByte():lineEnd])
 		if rest < 0 {
-			return span{}, decline(ErrNoBlock, line, "line %d holds only a continuation marker; a block op anchors on the first line of a construct", line)
+			return span{}, Decline(ErrNoBlock, line, "line %d holds only a continuation marker; a block op anchors on the first line of a construct", line)
 		}
 		at = cont.EndByte() + uint32(rest)
 		p = r.descend(at)
 	}
 	if len(p) < 2 {
-		return span{}, decline(ErrNoBlock, line, "line %d holds no syntax node of its own", line)
+		return span{}, Decline(ErrNoBlock, line, "line %d holds no syntax node of its own", line)
 	}
 	leaf := p[len(p)-1]
 	if r.startByte(leaf) < at {
@@ -59,7 +59,7 @@ func (r *Resolver) resolveRow(row int, withAlt bool) (span, *UnresolvedError) {
 		if isComment(leaf) {
 			return span{}, r.commentDecline(line, leaf, withAlt)
 		}
-		ue := decline(ErrNoBlock, line, "line %d is inside the %s that opens at line %d; it opens no block of its own",
+		ue := Decline(ErrNoBlock, line, "line %d is inside the %s that opens at line %d; it opens no block of its own",
 			line, leaf.Type(), r.startRow(leaf)+1)
 		return span{}, r.enclosing(ue, p, len(p)-1, row, withAlt)
 	}
@@ -82,7 +82,7 @@ func (r *Resolver) resolveRow(row int, withAlt bool) (span, *UnresolvedError) {
 			decl, ok := r.declarationAfter(p[attached], lineEnd)
 			if !ok {
 				first := r.startRow(prev) + 1
-				return span{}, decline(ErrNoBlock, line,
+				return span{}, Decline(ErrNoBlock, line,
 					"line %d: this %s is not the first of the run that starts at line %d; anchor line %d for the declaration with everything attached to it, or the declaration's own line for the declaration alone",
 					line, p[attached].Type(), first, first)
 			}
@@ -99,7 +99,7 @@ func (r *Resolver) resolveRow(row int, withAlt bool) (span, *UnresolvedError) {
 		// members in TypeScript): the first of them carries the item.
 		_, decl := r.attachedRun(p[named-1], last)
 		if decl == nil {
-			return span{}, decline(ErrNoBlock, line, "line %d is a %s with no declaration after it", line, last.Type())
+			return span{}, Decline(ErrNoBlock, line, "line %d is a %s with no declaration after it", line, last.Type())
 		}
 		last = decl
 	}
@@ -237,6 +237,6 @@ func (r *Resolver) attachedRun(parent, n *sitter.Node) (prev, decl *sitter.Node)
 	return prev, decl
 }
 
-func (l *language) isAttached(n *sitter.Node) bool {
+func (l *Language) isAttached(n *sitter.Node) bool {
 	return len(l.attached) > 0 && n.IsNamed() && slices.Contains(l.attached, n.Type())
 }

@@ -16,7 +16,7 @@ import (
 func TestFromScratchGrammars(t *testing.T) {
 	base := strings.Repeat("if [ -f x ]; then\n  a\nelse\n  b\nfi\n\n", 3)
 	text := base[:61] + "<" + base[74:]
-	lang := languageFor("run.bash", base)
+	lang := LanguageFor("run.bash", base)
 	if !lang.fromScratch {
 		t.Fatal("bash is parsed incrementally")
 	}

@@ -78,7 +78,7 @@ func stressSeeds(t testing.TB) map[string][]string {
 			t.Fatal(err)
 		}
 		for _, f := range ar.Files {
-			if l := languageFor(f.Name, string(f.Data)); l != nil {
+			if l := LanguageFor(f.Name, string(f.Data)); l != nil {
 				out[l.name] = append(out[l.name], string(f.Data))
 			}
 		}

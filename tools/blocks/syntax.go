@@ -32,7 +32,7 @@ type Syntax struct {
 	trees    *Trees          // nil: every check parses from scratch
 	path     string
 	base     string    // the file's current text, which candidates are parsed from
-	lang     *language // nil: no grammar for this file type
+	lang     *Language // nil: no grammar for this file type
 	maxBytes int64
 	spent    atomic.Bool // a check was cut short by ctx
 
@@ -68,7 +68,7 @@ func (t *Trees) NewSyntax(ctx context.Context, path, text string, maxParseBytes 
 	if maxParseBytes <= 0 {
 		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
 	}
-	return &Syntax{ctx: ctx, trees: t, path: path, base: text, lang: languageFor(path, text), maxBytes: maxParseBytes}, nil
+	return &Syntax{ctx: ctx, trees: t, path: path, base: text, lang: LanguageFor(path, text), maxBytes: maxParseBytes}, nil
 }
 
 // Language is the grammar name, "" when the file type has none.
@@ -89,19 +89,19 @@ func (s *Syntax) Check(text string) (supported, clean bool) {
 	if s == nil {
 		return false, false
 	}
-	supported, clean, _ = s.check(s.ctx, text)
+	supported, clean, _ = s.CheckIn(s.ctx, text)
 	return supported, clean
 }
 
-// check is Check with the parse bounded by ctx, and why a text was not
+// CheckIn is Check with the parse bounded by ctx, and why a text was not
 // judged: a parse worker keeps one Syntax across requests, each with its
 // own parse time. why is parsed when the text was judged or was not
 // parsed at all (no grammar, over the limit).
-func (s *Syntax) check(ctx context.Context, text string) (supported, clean bool, why failure) {
+func (s *Syntax) CheckIn(ctx context.Context, text string) (supported, clean bool, why Failure) {
 	if s.lang == nil || int64(len(text)) > s.maxBytes {
 		return false, false, parsed
 	}
-	rq := request{path: s.path, lang: s.lang, text: text, keep: text == s.base, backstop: parseTimeout}
+	rq := request{path: s.path, lang: s.lang, text: text, keep: text == s.base, backstop: ParseTimeout}
 	if int64(len(s.base)) <= s.maxBytes {
 		rq.base, rq.hasBase = s.base, true
 	}
@@ -170,3 +170,6 @@ func Check(path, text string, maxParseBytes int64) (supported, clean bool) {
 	}
 	return s.Check(text)
 }
+
+// Base is the file's current text, which candidates are parsed from.
+func (s *Syntax) Base() string { return s.base }

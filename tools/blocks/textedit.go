@@ -178,3 +178,19 @@ func distance(old, new string) (lines, bytes int) {
 	}
 	return lines, bytes
 }
+
+// Delta is text as what differs from base: text is base's first prefix
+// bytes, middle, and base's last suffix bytes. The cut never splits a
+// UTF-8 sequence of either text, so middle stays valid text.
+func Delta(base, text string) (prefix, suffix int, middle string) {
+	limit := min(len(base), len(text))
+	prefix = commonPrefix(base, text, limit)
+	for prefix > 0 && (!runeStart(base, prefix) || !runeStart(text, prefix)) {
+		prefix--
+	}
+	suffix = commonSuffix(base[prefix:], text[prefix:], limit-prefix)
+	for suffix > 0 && (!runeStart(base, len(base)-suffix) || !runeStart(text, len(text)-suffix)) {
+		suffix--
+	}
+	return prefix, suffix, text[prefix : len(text)-suffix]
+}

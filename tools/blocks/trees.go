@@ -112,7 +112,7 @@ type TreeStats struct {
 // entry is one version's tree.
 type entry struct {
 	path   string
-	lang   *language
+	lang   *Language
 	text   string
 	tree   *sitter.Tree // the cache's copy: only ever copied, never walked
 	cost   int64
@@ -172,7 +172,7 @@ func (l *lease) release() {
 // request says which tree is wanted and how to get it.
 type request struct {
 	path string
-	lang *language
+	lang *Language
 	text string
 	// base is the text to parse from: its tree is taken from the cache,
 	// or parsed and cached first, and text is parsed incrementally from
@@ -192,7 +192,7 @@ type request struct {
 // get returns a lease on the tree of rq.text, from the cache, an
 // incremental parse or a full one; on a failure the lease is nil and why
 // and reason are parse's.
-func (t *Trees) get(ctx context.Context, rq request) (*lease, failure, string) {
+func (t *Trees) get(ctx context.Context, rq request) (*lease, Failure, string) {
 	if t == nil {
 		tree, why, reason := parse(ctx, rq.lang, rq.text, nil, rq.backstop)
 		if tree == nil {
@@ -277,7 +277,7 @@ func (t *Trees) lend(rq request) *lease {
 
 // lendNewest returns a lease on the newest cached tree of path in lang,
 // nil when there is none.
-func (t *Trees) lendNewest(path string, lang *language) *lease {
+func (t *Trees) lendNewest(path string, lang *Language) *lease {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, e := range t.byPath[path] {
@@ -399,4 +399,24 @@ func (t *Trees) Close() {
 	}
 	t.mu.Unlock()
 	t.free(evicted)
+}
+
+// Keep parses text, the version of path a session was shown, and keeps
+// its tree (incrementally from the path's newest cached tree, when there
+// is one): a worker's half of parsepool.Workers.Warm. The error is a decline's, as
+// for AddedErrors.
+func (t *Trees) Keep(ctx context.Context, path, text string, maxParseBytes int64) error {
+	lang := LanguageFor(path, text)
+	switch {
+	case lang == nil:
+		return fmt.Errorf("%w: %s", ErrUnsupported, path)
+	case int64(len(text)) > maxParseBytes:
+		return fmt.Errorf("%w: over %d bytes", ErrTooLarge, maxParseBytes)
+	}
+	l, why, reason := t.get(ctx, request{path: path, lang: lang, text: text, keep: true, backstop: ParseTimeout})
+	if l == nil {
+		return feedbackFailure(why, reason)
+	}
+	l.release()
+	return nil
 }

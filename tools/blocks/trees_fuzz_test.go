@@ -122,7 +122,7 @@ func FuzzTrees(f *testing.F) {
 			switch op {
 			case 0: // a request: path arg>>3&3, version arg&7
 				path, text := fmt.Sprintf("p%d.ts", arg>>3&3), texts[arg&7]
-				l, why, reason := trees.get(context.Background(), request{path: path, lang: lang, text: text, keep: true, backstop: parseTimeout})
+				l, why, reason := trees.get(context.Background(), request{path: path, lang: lang, text: text, keep: true, backstop: ParseTimeout})
 				if l == nil {
 					t.Fatalf("parse failed: %v %s", why, reason)
 				}

@@ -1,5 +1,7 @@
 package blocks
 
+import "github.com/hostd-dev/hostd/tools/syntax"
+
 // Trust in a grammar's errors (edit-contract §5.6). A tree-sitter grammar
 // is no compiler: on valid code it may still find errors, where the code
 // uses what the grammar does not know (Swift macros, C and C++ macros,
@@ -44,10 +46,10 @@ func trustedShare(m trustMeasure, n int) bool {
 // not, a region that is a closing bracket the parser had to assume,
 // when the grammar assumed one in no more of its valid files (a bracket
 // left open is what the grammar sees whatever else it misreads).
-func trustedRegion(lang string, r ErrorRegion) bool { return trustedIn(grammarTrust, lang, r) }
+func trustedRegion(lang string, r syntax.ErrorRegion) bool { return trustedIn(grammarTrust, lang, r) }
 
 // trustedIn is trustedRegion by the measurements of table.
-func trustedIn(table map[string]trustMeasure, lang string, r ErrorRegion) bool {
+func trustedIn(table map[string]trustMeasure, lang string, r syntax.ErrorRegion) bool {
 	m, ok := table[lang]
 	switch {
 	case !ok || trustedShare(m, m.WithErrors):
@@ -66,7 +68,7 @@ func isCloser(token string) bool { return token == ")" || token == "]" || token 
 // files of the corpus, the grammar found an error in withErrors; ok false
 // when the file has no grammar or the grammar was not measured.
 func GrammarTrust(path, text string) (name string, files, withErrors int, ok bool) {
-	lang := languageFor(path, text)
+	lang := LanguageFor(path, text)
 	if lang == nil {
 		return "", 0, 0, false
 	}

@@ -13,6 +13,7 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 
 	"github.com/hostd-dev/hostd/internal/testenv"
+	"github.com/hostd-dev/hostd/tools/syntax"
 )
 
 // measureTrust parses every file of the valid-code corpus with its
@@ -30,11 +31,11 @@ func measureTrust(t *testing.T) map[string]trustMeasure {
 		// The text as the daemon parses it: decoded, without a byte
 		// order mark, LF line endings.
 		text := loadText(t, p)
-		lang := languageFor(p, text)
+		lang := LanguageFor(p, text)
 		if lang == nil || lang.everyTextParses {
 			return nil
 		}
-		tree, why, reason := parse(context.Background(), lang, text, nil, parseTimeout)
+		tree, why, reason := parse(context.Background(), lang, text, nil, ParseTimeout)
 		if tree == nil {
 			if why == refused {
 				t.Logf("%s: refused by its grammar's guard: %s", p, reason)
@@ -85,7 +86,7 @@ func TestGrammarTrust(t *testing.T) {
 	})
 	for _, name := range names {
 		m := got[name]
-		t.Logf("%-10s %3d valid files, %3d with an error, %3d with a missing closing bracket: errors trusted %v, missing closers trusted %v", name, m.Files, m.WithErrors, m.WithMissingCloser, trustedRegion(name, ErrorRegion{}), trustedRegion(name, ErrorRegion{Missing: "}"}))
+		t.Logf("%-10s %3d valid files, %3d with an error, %3d with a missing closing bracket: errors trusted %v, missing closers trusted %v", name, m.Files, m.WithErrors, m.WithMissingCloser, trustedRegion(name, syntax.ErrorRegion{}), trustedRegion(name, syntax.ErrorRegion{Missing: "}"}))
 	}
 	if !maps2Equal(got, grammarTrust) {
 		t.Errorf("trust_table.go is not what the corpus measures (the grammars or the corpus changed): run HOSTD_TRUST=write go test ./tools/blocks -run '^TestGrammarTrust$' and commit the table\nmeasured %v\ntable    %v", got, grammarTrust)
@@ -155,7 +156,7 @@ func TestTrustedRegion(t *testing.T) {
 		{"brackets", "}", false},
 		{"unmeasured", "", true},
 	} {
-		if got := trustedIn(table, tc.lang, ErrorRegion{Start: 1, End: 1, Missing: tc.missing}); got != tc.want {
+		if got := trustedIn(table, tc.lang, syntax.ErrorRegion{Start: 1, End: 1, Missing: tc.missing}); got != tc.want {
 			t.Errorf("%s, missing %q: trusted %v, want %v", tc.lang, tc.missing, got, tc.want)
 		}
 	}

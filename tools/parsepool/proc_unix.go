@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package blocks
+package parsepool
 
 import (
 	"os"

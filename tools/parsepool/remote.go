@@ -1,4 +1,4 @@
-package blocks
+package parsepool
 
 import (
 	"context"
@@ -8,6 +8,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hostd-dev/hostd/tools/blocks"
+	"github.com/hostd-dev/hostd/tools/syntax"
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 // The daemon's resolvers, syntax checkers and outlines, answered by the
@@ -27,14 +31,14 @@ type WorkerResolver struct {
 	path     string
 	text     string
 	maxBytes int64
-	lang     *language
+	lang     *blocks.Language
 	numLines int
 	hd       *handle
 
 	// mu guards the fields below.
 	mu      sync.Mutex
 	closed  bool
-	fileErr *UnresolvedError // a decline that applies to every line
+	fileErr *blocks.UnresolvedError // a decline that applies to every line
 }
 
 // NewResolver prepares block resolution of text, the normalized body of
@@ -43,10 +47,10 @@ type WorkerResolver struct {
 // asked until the first Resolve.
 func (w *Workers) NewResolver(ctx context.Context, path, text string, maxParseBytes int64) (*WorkerResolver, error) {
 	if maxParseBytes <= 0 {
-		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
+		return nil, fmt.Errorf("%w: got %d", blocks.ErrInvalidLimit, maxParseBytes)
 	}
 	return &WorkerResolver{w: w, ctx: ctx, path: path, text: text, maxBytes: maxParseBytes,
-		lang: languageFor(path, text), numLines: countLines(text), hd: w.newHandle()}, nil
+		lang: blocks.LanguageFor(path, text), numLines: blocks.CountLines(text), hd: w.newHandle()}, nil
 }
 
 // Language is the grammar name block ops use for this file, "" when the
@@ -55,7 +59,7 @@ func (r *WorkerResolver) Language() string {
 	if r.lang == nil {
 		return ""
 	}
-	return r.lang.name
+	return r.lang.Name()
 }
 
 // Resolve returns the inclusive 1-based span of the block opening at
@@ -65,13 +69,13 @@ func (r *WorkerResolver) Resolve(line int) (start, end int, err error) {
 	defer r.mu.Unlock()
 	switch {
 	case r.closed:
-		return 0, 0, ErrClosed
+		return 0, 0, blocks.ErrClosed
 	case r.lang == nil:
-		return 0, 0, unsupportedDecline(r.path, line)
+		return 0, 0, blocks.UnsupportedDecline(r.path, line)
 	case line < 1 || line > r.numLines:
-		return 0, 0, decline(ErrLineRange, line, "line %d is outside the file, which has %d lines", line, r.numLines)
+		return 0, 0, blocks.Decline(blocks.ErrLineRange, line, "line %d is outside the file, which has %d lines", line, r.numLines)
 	case int64(len(r.text)) > r.maxBytes:
-		return 0, 0, tooLargeDecline(r.maxBytes, len(r.text), line)
+		return 0, 0, blocks.TooLargeDecline(r.maxBytes, len(r.text), line)
 	case r.fileErr != nil:
 		e := *r.fileErr
 		e.Line = line
@@ -108,25 +112,25 @@ func (r *WorkerResolver) Close() {
 
 // workerDecline is the file-wide decline of a request that a worker did
 // not answer (workers.do's errors).
-func workerDecline(err error, path string, lang *language, size int) *UnresolvedError {
+func workerDecline(err error, path string, lang *blocks.Language, size int) *blocks.UnresolvedError {
 	var pe *procError
 	switch {
 	case errors.Is(err, errSpent):
-		return failureDecline(lang, size, spent, "")
+		return blocks.SpentDecline(lang, size)
 	case errors.Is(err, errBusy):
-		return decline(ErrParseBusy, 0, "every parse worker stayed busy with other sessions' parses for %v, so %s was not parsed as %s and block ops are declined; nothing is wrong with the file, and the same call a moment later may well be served; %s",
-			workerWait, filepath.Base(path), lang.name, plainOps)
+		return blocks.Decline(blocks.ErrParseBusy, 0, "every parse worker stayed busy with other sessions' parses for %v, so %s was not parsed as %s and block ops are declined; nothing is wrong with the file, and the same call a moment later may well be served; %s",
+			workerWait, filepath.Base(path), lang.Name(), blocks.PlainOps)
 	case errors.As(err, &pe) && pe.ended == endedTime:
-		return decline(ErrParseTime, 0, "the file (%d bytes) could not be parsed as %s within its parse time, so the parse was ended and block ops are declined; %s",
-			size, lang.name, plainOps)
+		return blocks.Decline(blocks.ErrParseTime, 0, "the file (%d bytes) could not be parsed as %s within its parse time, so the parse was ended and block ops are declined; %s",
+			size, lang.Name(), blocks.PlainOps)
 	case errors.As(err, &pe) && pe.ended == endedCancel:
-		return failureDecline(lang, size, spent, "")
+		return blocks.SpentDecline(lang, size)
 	case errors.As(err, &pe) && pe.ended == endedNot:
-		return decline(ErrParserFailed, 0, "the parser process ended while parsing %s as %s (%s: a failure in the grammar, or the parser's memory limit), so block ops are declined for this file; %s",
-			filepath.Base(path), lang.name, pe.exit, plainOps)
+		return blocks.Decline(blocks.ErrParserFailed, 0, "the parser process ended while parsing %s as %s (%s: a failure in the grammar, or the parser's memory limit), so block ops are declined for this file; %s",
+			filepath.Base(path), lang.Name(), pe.exit, blocks.PlainOps)
 	}
-	return decline(ErrParserFailed, 0, "the file %s could not be parsed as %s: %v, so block ops are declined; %s",
-		filepath.Base(path), lang.name, err, plainOps)
+	return blocks.Decline(blocks.ErrParserFailed, 0, "the file %s could not be parsed as %s: %v, so block ops are declined; %s",
+		filepath.Base(path), lang.Name(), err, blocks.PlainOps)
 }
 
 // WorkerSyntax is Syntax with every check done by a worker, which parses
@@ -137,7 +141,7 @@ type WorkerSyntax struct {
 	ctx      context.Context
 	path     string
 	base     string
-	lang     *language
+	lang     *blocks.Language
 	maxBytes int64
 	hd       *handle
 
@@ -149,9 +153,9 @@ type WorkerSyntax struct {
 // whose current text is text, as Trees.NewSyntax does in-process.
 func (w *Workers) NewSyntax(ctx context.Context, path, text string, maxParseBytes int64) (*WorkerSyntax, error) {
 	if maxParseBytes <= 0 {
-		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
+		return nil, fmt.Errorf("%w: got %d", blocks.ErrInvalidLimit, maxParseBytes)
 	}
-	return &WorkerSyntax{w: w, ctx: ctx, path: path, base: text, lang: languageFor(path, text), maxBytes: maxParseBytes, hd: w.newHandle()}, nil
+	return &WorkerSyntax{w: w, ctx: ctx, path: path, base: text, lang: blocks.LanguageFor(path, text), maxBytes: maxParseBytes, hd: w.newHandle()}, nil
 }
 
 // Language is the grammar name, "" when the file type has none.
@@ -159,7 +163,7 @@ func (s *WorkerSyntax) Language() string {
 	if s == nil || s.lang == nil {
 		return ""
 	}
-	return s.lang.name
+	return s.lang.Name()
 }
 
 // Check reports whether text parses without ERROR or MISSING nodes, as
@@ -174,16 +178,16 @@ func (s *WorkerSyntax) Check(text string) (supported, clean bool) {
 	rs, err := s.w.do(s.ctx, s.path, &workerRequest{Op: opCheck, Handle: s.hd.id, Path: s.path, MaxBytes: s.maxBytes}, s.hd, text, s.base)
 	if err != nil {
 		ue := workerDecline(err, s.path, s.lang, len(text))
-		if errors.Is(ue, ErrParseTime) {
+		if errors.Is(ue, blocks.ErrParseTime) {
 			s.spent.Store(true)
 		}
 		why := strings.Replace(ue.Reason, "block ops are declined for this file", "the syntax check could not be made", 1)
 		why = strings.Replace(why, "block ops are declined", "the syntax check could not be made", 1)
-		why, _, _ = strings.Cut(why, "; "+plainOps)
+		why, _, _ = strings.Cut(why, "; "+blocks.PlainOps)
 		s.unavailable.Store(&why)
 		return false, false
 	}
-	if rs.Why == spent || rs.Why == timeout {
+	if rs.Why.OutOfTime() {
 		s.spent.Store(true)
 	}
 	return rs.Supported, rs.Clean
@@ -216,19 +220,19 @@ func (s *WorkerSyntax) Release() {
 }
 
 // OutlineLines is Trees.OutlineLines answered by a worker.
-func (w *Workers) OutlineLines(ctx context.Context, path, text string, maxParseBytes int64, from, to int) ([]Decl, error) {
+func (w *Workers) OutlineLines(ctx context.Context, path, text string, maxParseBytes int64, from, to int) ([]syntax.Decl, error) {
 	if maxParseBytes <= 0 {
-		return nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
+		return nil, fmt.Errorf("%w: got %d", blocks.ErrInvalidLimit, maxParseBytes)
 	}
-	lang := languageFor(path, text)
+	lang := blocks.LanguageFor(path, text)
 	if lang == nil || int64(len(text)) > maxParseBytes {
 		// No parse: the in-process answer is the same and costs nothing.
-		return (*Trees)(nil).OutlineLines(ctx, path, text, maxParseBytes, from, to)
+		return (*blocks.Trees)(nil).OutlineLines(ctx, path, text, maxParseBytes, from, to)
 	}
 	rs, err := w.do(ctx, path, &workerRequest{Op: opOutline, Path: path, MaxBytes: maxParseBytes, From: from, To: to}, nil, text, "")
 	if err != nil {
 		ue := workerDecline(err, path, lang, len(text))
-		return nil, &OutlineError{Kind: ue.Kind, Reason: outlineReason(ue)}
+		return nil, &blocks.OutlineError{Kind: ue.Kind, Reason: blocks.OutlineReason(ue)}
 	}
 	if rs.Decline != nil {
 		return nil, rs.Decline.outline()
@@ -244,24 +248,24 @@ func (w *Workers) OutlineLines(ctx context.Context, path, text string, maxParseB
 // during the request (it overran, died, or could not start) is an error
 // that unwraps to ErrParseTime or ErrParserFailed: the check was not
 // made.
-func (w *Workers) AddedErrors(ctx context.Context, path, before string, hadBefore bool, after string, copies []LineCopy, known []ErrorRegion, maxParseBytes int64) (added, old []ErrorRegion, err error) {
+func (w *Workers) AddedErrors(ctx context.Context, path, before string, hadBefore bool, after string, copies []workspace.Copy, known []syntax.ErrorRegion, maxParseBytes int64) (added, old []syntax.ErrorRegion, err error) {
 	if maxParseBytes <= 0 {
-		return nil, nil, fmt.Errorf("%w: got %d", ErrInvalidLimit, maxParseBytes)
+		return nil, nil, fmt.Errorf("%w: got %d", blocks.ErrInvalidLimit, maxParseBytes)
 	}
-	lang := languageFor(path, after)
+	lang := blocks.LanguageFor(path, after)
 	if hadBefore {
-		lang = languageFor(path, before)
+		lang = blocks.LanguageFor(path, before)
 	}
-	if lang == nil || lang.everyTextParses || int64(len(after)) > maxParseBytes || hadBefore && int64(len(before)) > maxParseBytes {
+	if lang == nil || lang.EveryTextParses() || int64(len(after)) > maxParseBytes || hadBefore && int64(len(before)) > maxParseBytes {
 		// No parse: the in-process answer is the same and costs nothing.
-		return (*Trees)(nil).AddedErrors(ctx, path, before, hadBefore, after, copies, known, maxParseBytes)
+		return (*blocks.Trees)(nil).AddedErrors(ctx, path, before, hadBefore, after, copies, known, maxParseBytes)
 	}
 	rq := &workerRequest{Op: opErrors, Path: path, MaxBytes: maxParseBytes, Copies: copies, Known: known, Text: after, HasText: true}
 	if hadBefore {
 		rq.Base, rq.HasBase = before, true
 		if len(after) >= minDeltaBytes {
 			rq.Delta = true
-			rq.Prefix, rq.Suffix, rq.Text = delta(before, after)
+			rq.Prefix, rq.Suffix, rq.Text = blocks.Delta(before, after)
 		}
 	}
 	rs, err := w.do(ctx, path, rq, nil, after, before)
@@ -269,7 +273,7 @@ func (w *Workers) AddedErrors(ctx context.Context, path, before string, hadBefor
 		ue := workerDecline(err, path, lang, len(after))
 		why := strings.Replace(ue.Reason, "block ops are declined for this file", "the syntax check could not be made", 1)
 		why = strings.Replace(why, "block ops are declined", "the syntax check could not be made", 1)
-		why, _, _ = strings.Cut(why, "; "+plainOps)
+		why, _, _ = strings.Cut(why, "; "+blocks.PlainOps)
 		return nil, nil, &declineError{reason: why, kind: ue.Kind}
 	}
 	if rs.Decline != nil {

@@ -1,4 +1,4 @@
-package blocks
+package parsepool
 
 import (
 	"bufio"
@@ -10,10 +10,12 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
 // This file is the worker's side: ServeWorker runs in a process the
-// daemon started (workers.go) and answers its requests with the package's
+// daemon started (workers.go) and answers its requests with tools/blocks'
 // in-process API (Trees, Resolver, Syntax, OutlineLines) over one tree
 // cache of its own. Nothing here runs in the daemon.
 
@@ -57,7 +59,7 @@ func ServeWorker(in io.Reader, out io.Writer) error {
 		return fmt.Errorf("reading the configuration: %w", err)
 	}
 	hello := workerHello{Protocol: workerProtocol, PID: os.Getpid()}
-	trees, err := NewTrees(cfg.MaxTreeBytes)
+	trees, err := blocks.NewTrees(cfg.MaxTreeBytes)
 	if err == nil && cfg.MaxMemoryBytes > 0 {
 		hello.Limit, err = limitMemory(cfg.MaxMemoryBytes)
 	}
@@ -94,7 +96,7 @@ func ServeWorker(in io.Reader, out io.Writer) error {
 // worker is one worker process's state. Requests come one at a time, so
 // it needs no lock.
 type worker struct {
-	trees   *Trees
+	trees   *blocks.Trees
 	handles map[uint64]*list.Element // of lru; Value is *workerHandle
 	lru     list.List                // most recently used at the front
 }
@@ -102,8 +104,8 @@ type worker struct {
 // workerHandle is what the worker keeps for one daemon-side object.
 type workerHandle struct {
 	id  uint64
-	res *Resolver
-	syn *Syntax
+	res *blocks.Resolver
+	syn *blocks.Syntax
 }
 
 func (h *workerHandle) close() {
@@ -182,7 +184,7 @@ func (w *worker) resolve(ctx context.Context, rq *workerRequest) *workerResponse
 		h = &workerHandle{id: rq.Handle, res: r}
 		w.keep(h)
 	}
-	start, end, fileWide, err := h.res.resolveIn(ctx, rq.Line)
+	start, end, fileWide, err := h.res.ResolveIn(ctx, rq.Line)
 	return &workerResponse{Start: start, End: end, Decline: toWire(err), FileWide: fileWide}
 }
 
@@ -202,13 +204,13 @@ func (w *worker) check(ctx context.Context, rq *workerRequest) *workerResponse {
 	}
 	text := rq.Text
 	if rq.Delta {
-		base := h.syn.base
+		base := h.syn.Base()
 		if rq.Prefix < 0 || rq.Suffix < 0 || rq.Prefix+rq.Suffix > len(base) {
 			return &workerResponse{Decline: toWire(fmt.Errorf("parse worker: a delta of %d+%d bytes on a %d-byte base", rq.Prefix, rq.Suffix, len(base)))}
 		}
 		text = base[:rq.Prefix] + rq.Text + base[len(base)-rq.Suffix:]
 	}
-	sup, clean, why := h.syn.check(ctx, text)
+	sup, clean, why := h.syn.CheckIn(ctx, text)
 	return &workerResponse{Supported: sup, Clean: clean, Why: why}
 }
 

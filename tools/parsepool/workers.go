@@ -1,4 +1,4 @@
-package blocks
+package parsepool
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/internal/spawn"
+	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
 // Workers is the daemon's side of parsing: a pool of worker processes,
@@ -158,11 +159,11 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 	case cfg.Command == nil:
 		return nil, errors.New("blocks: NewWorkers needs a Command")
 	case cfg.Count <= 0:
-		return nil, fmt.Errorf("%w: %d workers", ErrInvalidLimit, cfg.Count)
+		return nil, fmt.Errorf("%w: %d workers", blocks.ErrInvalidLimit, cfg.Count)
 	case cfg.MaxTreeBytes/int64(cfg.Count) <= 0:
-		return nil, fmt.Errorf("%w: %d tree bytes for %d workers", ErrInvalidLimit, cfg.MaxTreeBytes, cfg.Count)
+		return nil, fmt.Errorf("%w: %d tree bytes for %d workers", blocks.ErrInvalidLimit, cfg.MaxTreeBytes, cfg.Count)
 	case cfg.MaxMemoryBytes < 0:
-		return nil, fmt.Errorf("%w: %d bytes of worker memory", ErrInvalidLimit, cfg.MaxMemoryBytes)
+		return nil, fmt.Errorf("%w: %d bytes of worker memory", blocks.ErrInvalidLimit, cfg.MaxMemoryBytes)
 	}
 	j, err := newJob(cfg.MaxMemoryBytes)
 	if err != nil {
@@ -276,7 +277,7 @@ var workerWait = 5 * time.Second
 func (w *Workers) do(ctx context.Context, path string, rq *workerRequest, hd *handle, text, base string) (*workerResponse, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
-		deadline = time.Now().Add(parseTimeout)
+		deadline = time.Now().Add(blocks.ParseTimeout)
 	}
 	deadline = deadline.Add(w.credit(ctx))
 	if errors.Is(ctx.Err(), context.Canceled) || !time.Now().Before(deadline) {
@@ -371,7 +372,7 @@ func (w *Workers) serveOn(ctx context.Context, s *slot, owner string, deadline t
 			}
 			rq.Delta, rq.Prefix, rq.Suffix, rq.Text = true, 0, 0, text
 			if len(text) >= minDeltaBytes {
-				rq.Prefix, rq.Suffix, rq.Text = delta(base, text)
+				rq.Prefix, rq.Suffix, rq.Text = blocks.Delta(base, text)
 			}
 		}
 		if !rq.HasText {

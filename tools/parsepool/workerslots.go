@@ -1,4 +1,4 @@
-package blocks
+package parsepool
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
 // The pool's bookkeeping beside its requests: starting, replacing and
@@ -191,7 +193,7 @@ func (h *handle) release() {
 // TreeStats adds up the tree caches of the workers running now, as
 // Trees.Stats counts them (for tests and benchmarks). A worker that is
 // busy is waited for, within ctx.
-func (w *Workers) TreeStats(ctx context.Context) (TreeStats, error) {
+func (w *Workers) TreeStats(ctx context.Context) (blocks.TreeStats, error) {
 	w.mu.Lock()
 	var slots []*slot
 	for _, s := range w.slots {
@@ -200,7 +202,7 @@ func (w *Workers) TreeStats(ctx context.Context) (TreeStats, error) {
 		}
 	}
 	w.mu.Unlock()
-	var sum TreeStats
+	var sum blocks.TreeStats
 	for _, s := range slots {
 		rs, err := w.ask(ctx, s, &workerRequest{Op: opStats})
 		if err != nil {
@@ -239,7 +241,7 @@ func (w *Workers) ask(ctx context.Context, s *slot, rq *workerRequest) (*workerR
 	s.busy = true
 	p := s.p
 	w.mu.Unlock()
-	rq.Limit = parseTimeout
+	rq.Limit = blocks.ParseTimeout
 	rs, err := p.exchange(ctx, rq, rq.Limit)
 	if err != nil {
 		w.ended(s, p, "", err)

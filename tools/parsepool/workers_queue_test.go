@@ -1,4 +1,4 @@
-package blocks
+package parsepool
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
 // The tests below decide on events: a worker is held by a parse that
@@ -134,7 +136,7 @@ func TestABusyPoolDeclinesAsBusy(t *testing.T) {
 	defer release()
 	errc, _ := resolveAsync(w, "bystander", "small.js", time.Minute)
 	err := <-errc
-	if !errors.Is(err, ErrParseBusy) || errors.Is(err, ErrParseTime) || !strings.Contains(err.Error(), "a moment later") {
+	if !errors.Is(err, blocks.ErrParseBusy) || errors.Is(err, blocks.ErrParseTime) || !strings.Contains(err.Error(), "a moment later") {
 		t.Fatalf("a request the busy pool could not take: %v; want ErrParseBusy saying to call again", err)
 	}
 	if q := w.queued(); len(q) != 0 {

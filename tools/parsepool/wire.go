@@ -1,9 +1,13 @@
-package blocks
+package parsepool
 
 import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/hostd-dev/hostd/tools/blocks"
+	"github.com/hostd-dev/hostd/tools/syntax"
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 // The messages between the daemon and a parse worker (workers.go,
@@ -76,12 +80,12 @@ type workerRequest struct {
 	// a check moves a few bytes, not the file.
 	Delta          bool
 	Prefix, Suffix int
-	Line           int        // opResolve
-	From, To       int        // opOutline
-	Copies         []LineCopy // opErrors: the lines the change left as they were
+	Line           int              // opResolve
+	From, To       int              // opOutline
+	Copies         []workspace.Copy // opErrors: the lines the change left as they were
 	// Known are opErrors' regions of Base's that count as Base's own: the
 	// errors of the version a chain of changes started from.
-	Known    []ErrorRegion
+	Known    []syntax.ErrorRegion
 	MaxBytes int64
 	// Limit is the parse time the request may spend; the daemon ends
 	// the worker if no answer comes within it and killGrace.
@@ -100,15 +104,15 @@ type workerResponse struct {
 	FileWide   bool
 	// opCheck.
 	Supported, Clean bool
-	Why              failure // why the text was not judged: spent, timeout
+	Why              blocks.Failure // why the text was not judged: spent, timeout
 	// opOutline: the rows, or the error (in Decline).
-	Decls []Decl
+	Decls []syntax.Decl
 	// opErrors: the regions added, or why none could be found (Decline);
 	// Old, Base's own regions.
-	Errors []ErrorRegion
-	Old    []ErrorRegion
+	Errors []syntax.ErrorRegion
+	Old    []syntax.ErrorRegion
 	// opStats.
-	Trees TreeStats
+	Trees blocks.TreeStats
 }
 
 // wireDecline carries an *UnresolvedError or an *OutlineError.
@@ -123,7 +127,7 @@ type wireDecline struct {
 
 // wireKinds are the sentinels a decline unwraps to, by their index
 // on the wire.
-var wireKinds = []error{nil, ErrUnsupported, ErrTooLarge, ErrNotClean, ErrUnsafe, ErrParseTime, ErrLineRange, ErrNoBlock, ErrParserFailed}
+var wireKinds = []error{nil, blocks.ErrUnsupported, blocks.ErrTooLarge, blocks.ErrNotClean, blocks.ErrUnsafe, blocks.ErrParseTime, blocks.ErrLineRange, blocks.ErrNoBlock, blocks.ErrParserFailed}
 
 func kindIndex(err error) uint8 {
 	for i, k := range wireKinds {
@@ -144,8 +148,8 @@ func kindAt(i uint8) error {
 // toWire encodes a decline of Resolve or Outline; nil for any other
 // error (which a worker never returns for either).
 func toWire(err error) *wireDecline {
-	var ue *UnresolvedError
-	var oe *OutlineError
+	var ue *blocks.UnresolvedError
+	var oe *blocks.OutlineError
 	switch {
 	case errors.As(err, &ue):
 		return &wireDecline{Line: ue.Line, Reason: ue.Reason, Alternative: ue.Alternative, Start: ue.Start, End: ue.End, Kind: kindIndex(ue.Kind)}
@@ -154,7 +158,7 @@ func toWire(err error) *wireDecline {
 	case err != nil:
 		k := kindIndex(err)
 		if k == 0 {
-			k = kindIndex(ErrParserFailed)
+			k = kindIndex(blocks.ErrParserFailed)
 		}
 		return &wireDecline{Reason: err.Error(), Kind: k}
 	}
@@ -162,8 +166,8 @@ func toWire(err error) *wireDecline {
 }
 
 // unresolved rebuilds the decline a worker sent.
-func (d *wireDecline) unresolved() *UnresolvedError {
-	return &UnresolvedError{Line: d.Line, Reason: d.Reason, Alternative: d.Alternative, Start: d.Start, End: d.End, Kind: kindAt(d.Kind)}
+func (d *wireDecline) unresolved() *blocks.UnresolvedError {
+	return &blocks.UnresolvedError{Line: d.Line, Reason: d.Reason, Alternative: d.Alternative, Start: d.Start, End: d.End, Kind: kindAt(d.Kind)}
 }
 
 // plain rebuilds any other error a worker sent, unwrapping to its kind.
@@ -184,26 +188,10 @@ func (e *declineError) Error() string { return e.reason }
 func (e *declineError) Unwrap() error { return e.kind }
 
 // outline rebuilds the outline error a worker sent.
-func (d *wireDecline) outline() *OutlineError {
-	return &OutlineError{Reason: d.Reason, Kind: kindAt(d.Kind)}
+func (d *wireDecline) outline() *blocks.OutlineError {
+	return &blocks.OutlineError{Reason: d.Reason, Kind: kindAt(d.Kind)}
 }
 
 // minDeltaBytes is the smallest candidate a check sends as what differs
 // from the file rather than whole.
 const minDeltaBytes = 4 << 10
-
-// delta is text as what differs from base: text is base's first prefix
-// bytes, middle, and base's last suffix bytes. The cut never splits a
-// UTF-8 sequence of either text, so middle stays valid text.
-func delta(base, text string) (prefix, suffix int, middle string) {
-	limit := min(len(base), len(text))
-	prefix = commonPrefix(base, text, limit)
-	for prefix > 0 && (!runeStart(base, prefix) || !runeStart(text, prefix)) {
-		prefix--
-	}
-	suffix = commonSuffix(base[prefix:], text[prefix:], limit-prefix)
-	for suffix > 0 && (!runeStart(base, len(base)-suffix) || !runeStart(text, len(text)-suffix)) {
-		suffix--
-	}
-	return prefix, suffix, text[prefix : len(text)-suffix]
-}

@@ -1,4 +1,4 @@
-package blocks
+package parsepool
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
 // startedWorkers is a pool of count workers with one already running, as
@@ -33,7 +34,7 @@ func settle(t *testing.T, w *Workers) {
 	}
 }
 
-func treeStats(t *testing.T, w *Workers) TreeStats {
+func treeStats(t *testing.T, w *Workers) blocks.TreeStats {
 	t.Helper()
 	st, err := w.TreeStats(withBudget(t, 10*time.Second))
 	if err != nil {

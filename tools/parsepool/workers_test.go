@@ -1,4 +1,4 @@
-package blocks
+package parsepool
 
 import (
 	"context"
@@ -17,11 +17,12 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
 // The tests of the worker pool start this test binary as its workers
 // (TestMain serves the worker mode under workerEnv), with the parse hook
-// of hook.go standing for grammars that abort, spin or eat memory.
+// of tools/blocks (hook.go) standing for grammars that abort, spin or eat memory.
 
 // ownerKey carries a test call's owner in its context.
 type ownerKey struct{}
@@ -37,7 +38,7 @@ func workerCommand(hook string) func() (*exec.Cmd, error) {
 		if err != nil {
 			return nil, err
 		}
-		cmd.Env = append(os.Environ(), workerEnv+"=1", TestHookEnv+"="+hook)
+		cmd.Env = append(os.Environ(), workerEnv+"=1", blocks.TestHookEnv+"="+hook)
 		return cmd, nil
 	}
 }
@@ -79,7 +80,10 @@ func withBudget(t testing.TB, d time.Duration) context.Context {
 // outline and the syntax check agree.
 func TestWorkersAnswerAsInProcess(t *testing.T) {
 	w := newTestWorkers(t, 2, "")
-	archives, _ := filepath.Glob("testdata/*.txtar")
+	archives, _ := filepath.Glob("../blocks/testdata/*.txtar") // the grammars' test data
+	if len(archives) == 0 {
+		t.Fatal("no test data in ../blocks/testdata")
+	}
 	if raceEnabled {
 		archives = archives[:len(archives)/4]
 	}
@@ -93,7 +97,7 @@ func TestWorkersAnswerAsInProcess(t *testing.T) {
 			files++
 			text := string(f.Data)
 			ctx := context.Background()
-			local, err := NewResolver(f.Name, text, defaultLimit)
+			local, err := blocks.NewResolver(f.Name, text, defaultLimit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +105,7 @@ func TestWorkersAnswerAsInProcess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for line := 0; line <= countLines(text)+1; line++ {
+			for line := 0; line <= blocks.CountLines(text)+1; line++ {
 				s1, e1, err1 := local.Resolve(line)
 				s2, e2, err2 := remote.Resolve(line)
 				if s1 != s2 || e1 != e2 || fmt.Sprint(err1) != fmt.Sprint(err2) || !sameKind(err1, err2) {
@@ -110,7 +114,7 @@ func TestWorkersAnswerAsInProcess(t *testing.T) {
 			}
 			local.Close()
 			remote.Close()
-			d1, err1 := OutlineLines(ctx, f.Name, text, defaultLimit, 1, 0)
+			d1, err1 := blocks.OutlineLines(ctx, f.Name, text, defaultLimit, 1, 0)
 			d2, err2 := w.OutlineLines(ctx, f.Name, text, defaultLimit, 1, 0)
 			if !reflect.DeepEqual(d1, d2) || fmt.Sprint(err1) != fmt.Sprint(err2) || !sameKind(err1, err2) {
 				t.Fatalf("%s: outline in-process %v %v, worker %v %v", f.Name, d1, err1, d2, err2)
@@ -118,7 +122,7 @@ func TestWorkersAnswerAsInProcess(t *testing.T) {
 			syn, _ := w.NewSyntax(ctx, f.Name, text, defaultLimit)
 			broken := text + "\n)]}\"'\n"
 			for _, tx := range []string{text, broken} {
-				sup1, clean1 := Check(f.Name, tx, defaultLimit)
+				sup1, clean1 := blocks.Check(f.Name, tx, defaultLimit)
 				sup2, clean2 := syn.Check(tx)
 				if sup1 != sup2 || clean1 != clean2 {
 					t.Fatalf("%s: check in-process %v/%v, worker %v/%v", f.Name, sup1, clean1, sup2, clean2)
@@ -196,13 +200,13 @@ func TestAnOverrunEndsItsWorker(t *testing.T) {
 	// The parse never stops by itself: the answer (an event) comes only
 	// once the pool has ended the worker for its overrun.
 	_, _, err := r.Resolve(1)
-	if !errors.Is(err, ErrParseTime) || !strings.Contains(err.Error(), "parse was ended") {
+	if !errors.Is(err, blocks.ErrParseTime) || !strings.Contains(err.Error(), "parse was ended") {
 		t.Fatalf("the overrunning parse answered %v", err)
 	}
 	if len(victim) != 1 || pidAlive(victim[0]) {
 		t.Fatalf("the overrunning worker %v still runs after its call was answered", victim)
 	}
-	if _, _, err := r.Resolve(2); !errors.Is(err, ErrParseTime) {
+	if _, _, err := r.Resolve(2); !errors.Is(err, blocks.ErrParseTime) {
 		t.Errorf("the same resolver's next line: %v; the file-wide decline holds", err)
 	}
 	r.Close()
@@ -229,7 +233,7 @@ func TestAnAbortEndsOneRequest(t *testing.T) {
 	r, _ := w.NewResolver(ctx, "crash.py", text, defaultLimit)
 	_, _, err := r.Resolve(1)
 	r.Close()
-	if !errors.Is(err, ErrParserFailed) || !strings.Contains(err.Error(), "crash.py") || !strings.Contains(err.Error(), "parser process ended") {
+	if !errors.Is(err, blocks.ErrParserFailed) || !strings.Contains(err.Error(), "crash.py") || !strings.Contains(err.Error(), "parser process ended") {
 		t.Fatalf("the aborting parse answered %v; want a decline naming the file", err)
 	}
 	syn, _ := w.NewSyntax(ctx, "crash.py", "def g():\n    pass\n", defaultLimit)
@@ -257,7 +261,7 @@ func TestAWorkerPastItsMemoryLimitEnds(t *testing.T) {
 	defer r.Close()
 	start := time.Now()
 	_, _, err := r.Resolve(1)
-	if !errors.Is(err, ErrParserFailed) {
+	if !errors.Is(err, blocks.ErrParserFailed) {
 		t.Fatalf("the allocating parse answered %v after %v; want the worker ended by its memory limit", err, time.Since(start))
 	}
 	t.Logf("ended after %v: %v", time.Since(start), err)
@@ -283,7 +287,7 @@ func TestACancelledCallEndsItsWorker(t *testing.T) {
 		}
 		cancel()
 	}()
-	if _, _, err := r.Resolve(1); !errors.Is(err, ErrParseTime) {
+	if _, _, err := r.Resolve(1); !errors.Is(err, blocks.ErrParseTime) {
 		t.Fatalf("the cancelled parse answered %v", err)
 	}
 	if ctx.Err() != context.Canceled {
@@ -375,7 +379,7 @@ func TestDeltaRebuildsTheText(t *testing.T) {
 		strings.Repeat("本", 10),
 	}
 	for i, text := range cases {
-		p, s, mid := delta(base, text)
+		p, s, mid := blocks.Delta(base, text)
 		if got := base[:p] + mid + base[len(base)-s:]; got != text {
 			t.Errorf("case %d: rebuilt %d bytes, want %d", i, len(got), len(text))
 		}
@@ -400,7 +404,7 @@ func TestWorkerChecksOfLargeTextsMatch(t *testing.T) {
 	syn, _ := w.NewSyntax(context.Background(), "big.ts", text, defaultLimit)
 	defer syn.Release()
 	for i, tx := range keptCloserChecks(t, text, 1001) {
-		sup1, clean1 := Check("big.ts", tx, defaultLimit)
+		sup1, clean1 := blocks.Check("big.ts", tx, defaultLimit)
 		sup2, clean2 := syn.Check(tx)
 		if !sup1 || sup1 != sup2 || clean1 != clean2 {
 			t.Errorf("check %d: in-process %v/%v, worker %v/%v", i, sup1, clean1, sup2, clean2)

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package blocks
+package parsepool
 
 // limitMemory does nothing where a worker cannot bound itself: on
 // Windows the daemon puts every worker in a job object whose process

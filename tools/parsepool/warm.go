@@ -1,10 +1,11 @@
-package blocks
+package parsepool
 
 import (
 	"context"
-	"fmt"
 	"hash/maphash"
 	"time"
+
+	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
 // Warming: a version of a file a session was just shown is parsed in the
@@ -43,7 +44,7 @@ var warmSeed = maphash.MakeSeed()
 // the version the pool warmed last for path on a worker still running,
 // or in a closed pool.
 func (w *Workers) Warm(path, text string, maxParseBytes int64, limit time.Duration) {
-	if len(w.slots) < 2 || text == "" || int64(len(text)) > maxParseBytes || limit <= 0 || languageFor(path, text) == nil {
+	if len(w.slots) < 2 || text == "" || int64(len(text)) > maxParseBytes || limit <= 0 || blocks.LanguageFor(path, text) == nil {
 		return // a pool of one has no worker to spare
 	}
 	sum := maphash.String(warmSeed, text)
@@ -174,24 +175,4 @@ func (w *Workers) anyBusyLocked() bool {
 		}
 	}
 	return false
-}
-
-// Keep parses text, the version of path a session was shown, and keeps
-// its tree (incrementally from the path's newest cached tree, when there
-// is one): a worker's half of Workers.Warm. The error is a decline's, as
-// for AddedErrors.
-func (t *Trees) Keep(ctx context.Context, path, text string, maxParseBytes int64) error {
-	lang := languageFor(path, text)
-	switch {
-	case lang == nil:
-		return fmt.Errorf("%w: %s", ErrUnsupported, path)
-	case int64(len(text)) > maxParseBytes:
-		return fmt.Errorf("%w: over %d bytes", ErrTooLarge, maxParseBytes)
-	}
-	l, why, reason := t.get(ctx, request{path: path, lang: lang, text: text, keep: true, backstop: parseTimeout})
-	if l == nil {
-		return feedbackFailure(why, reason)
-	}
-	l.release()
-	return nil
 }

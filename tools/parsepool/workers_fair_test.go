@@ -1,4 +1,4 @@
-package blocks
+package parsepool
 
 import (
 	"bufio"
@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
 // TestOneOwnerCannotStarveAnother: an owner (a session) whose texts never
@@ -89,7 +91,7 @@ func TestOneOwnerCannotStarveAnother(t *testing.T) {
 // poolHostEnv switches a test binary into a daemon stand-in for
 // TestWorkersDieWithTheirDaemon: it starts a pool, prints its worker's
 // pid, and (busy) keeps that worker in a parse that does not stop.
-const poolHostEnv = "HOSTD_BLOCKS_TEST_POOL_HOST"
+const poolHostEnv = "HOSTD_PARSEPOOL_TEST_POOL_HOST"
 
 func servePoolHost() int {
 	w, err := NewWorkers(WorkersConfig{Command: workerCommand("spin:SPIN-FOREVER"), Count: 1, MaxTreeBytes: 64 << 20})
@@ -98,7 +100,7 @@ func servePoolHost() int {
 		return 1
 	}
 	r, _ := w.NewResolver(context.Background(), "ok.json", "{\"a\": 1}\n", defaultLimit)
-	if _, _, err := r.Resolve(1); err == nil || !errors.Is(err, ErrNoBlock) {
+	if _, _, err := r.Resolve(1); err == nil || !errors.Is(err, blocks.ErrNoBlock) {
 		fmt.Println("error", err)
 		return 1
 	}

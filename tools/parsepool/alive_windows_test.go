@@ -1,4 +1,4 @@
-package blocks
+package parsepool
 
 import "golang.org/x/sys/windows"
 
