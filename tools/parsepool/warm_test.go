@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
@@ -18,12 +19,7 @@ func startedWorkers(t *testing.T, count int) *Workers {
 	t.Helper()
 	w := newTestWorkers(t, count, "")
 	w.Start()
-	for deadline := time.Now().Add(10 * time.Second); w.Stats().Running == 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("no worker started")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testenv.Until(t, 10*time.Second, "a worker to start", func() bool { return w.Stats().Running > 0 })
 	return w
 }
 

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/tools/blocks"
 )
 
@@ -282,9 +283,7 @@ func TestACancelledCallEndsItsWorker(t *testing.T) {
 	// The call is cancelled once its request is with the worker, which
 	// spins for good: within its minute, only the cancel can end it.
 	go func() {
-		for !w.busyOwner("caller") {
-			time.Sleep(5 * time.Millisecond)
-		}
+		testenv.Poll(time.Minute, func() bool { return w.busyOwner("caller") })
 		cancel()
 	}()
 	if _, _, err := r.Resolve(1); !errors.Is(err, blocks.ErrParseTime) {
@@ -311,16 +310,10 @@ func pidAlive(pid int) bool {
 	return !strings.HasPrefix(rest, "Z")
 }
 
-// waitFor polls cond for up to 30 s.
+// waitFor waits up to 30 s for cond.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 30 s for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.Until(t, 30*time.Second, what, cond)
 }
 
 // TestAWorkerThatDiedIdleCostsNoCall: a worker ended while it served no
