@@ -310,3 +310,131 @@ func tableNames(doc, heading string) []string {
 	}
 	return names
 }
+
+// TestArchitectureAllowedImports holds each package to the imports
+// docs/architecture.md's "Imports" table allows it: the module's packages
+// and the third-party modules it may import (the standard library is
+// always allowed). An import the row does not name fails, and so does an
+// allowance no file uses, so the table is the package's dependencies as
+// they are, and a new edge in the graph is a reviewed change to the page.
+func TestArchitectureAllowedImports(t *testing.T) {
+	root := mustRoot(t)
+	allowed := importsTable(t, mustRead(t, root, "docs/architecture.md"))
+	mods := requiredModules(t, root)
+	pkgs := goPackages(t, root)
+	for dir, p := range pkgs {
+		var got []string
+		got = append(got, p.imports...)
+		for _, o := range p.others {
+			if m := moduleOf(o, mods); m != "" && !slices.Contains(got, m) {
+				got = append(got, m)
+			} else if m == "" && strings.Contains(strings.Split(o, "/")[0], ".") {
+				t.Errorf("%s imports %s, which no module go.mod requires provides", dir, o)
+			}
+		}
+		slices.Sort(got)
+		row, listed := allowed[dir]
+		if !listed {
+			t.Errorf("package %s has no row in docs/architecture.md's Imports table; its imports today: %s", dir, importsCell(got))
+			continue
+		}
+		for _, g := range got {
+			if !slices.Contains(row, g) {
+				t.Errorf("%s imports %s, which its row in docs/architecture.md's Imports table does not allow: add it there (a new dependency edge is a design change) or drop the import", dir, g)
+			}
+		}
+		for _, a := range row {
+			if !slices.Contains(got, a) {
+				t.Errorf("docs/architecture.md's Imports table allows %s to import %s, which it no longer does: remove it from the row", dir, a)
+			}
+		}
+	}
+	for dir := range allowed {
+		if _, ok := pkgs[dir]; !ok {
+			t.Errorf("docs/architecture.md's Imports table has a row for %s, which is not a package of the module", dir)
+		}
+	}
+	if len(allowed) < 20 {
+		t.Errorf("found %d rows in the Imports table; the scan is not seeing it", len(allowed))
+	}
+}
+
+// importsTable reads the "## Imports" table: each row's package (first
+// cell) and the code spans of its other cells (module packages, then
+// third-party modules). "—" stands for none.
+func importsTable(t *testing.T, doc string) map[string][]string {
+	t.Helper()
+	_, after, ok := strings.Cut(doc, "\n## Imports\n")
+	if !ok {
+		t.Fatal(`docs/architecture.md has no "## Imports" section`)
+	}
+	rows := map[string][]string{}
+	header := true
+	for _, line := range strings.Split(after, "\n") {
+		if strings.HasPrefix(line, "## ") {
+			break
+		}
+		if !strings.HasPrefix(line, "|") {
+			continue
+		}
+		cells := strings.Split(line, "|")
+		if header || strings.HasPrefix(strings.TrimSpace(cells[1]), "---") {
+			header = false
+			continue
+		}
+		name := cellSpanRE.FindStringSubmatch(cells[1])
+		if name == nil {
+			t.Errorf("docs/architecture.md's Imports table has a row without a package: %s", line)
+			continue
+		}
+		var row []string
+		for _, c := range cells[2:] {
+			for _, m := range cellSpanRE.FindAllStringSubmatch(c, -1) {
+				row = append(row, m[1])
+			}
+		}
+		rows[name[1]] = row
+	}
+	return rows
+}
+
+// importsCell writes imports as the Imports table spells them.
+func importsCell(imports []string) string {
+	if len(imports) == 0 {
+		return "—"
+	}
+	return "`" + strings.Join(imports, "`, `") + "`"
+}
+
+// requiredModules lists the module paths go.mod requires.
+func requiredModules(t *testing.T, root string) []string {
+	t.Helper()
+	data := mustRead(t, root, "go.mod")
+	var mods []string
+	inBlock := false
+	for _, l := range strings.Split(data, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "require (":
+			inBlock = true
+		case inBlock && l == ")":
+			inBlock = false
+		case inBlock && l != "":
+			mods = append(mods, strings.Fields(l)[0])
+		case strings.HasPrefix(l, "require "):
+			mods = append(mods, strings.Fields(l)[1])
+		}
+	}
+	return mods
+}
+
+// moduleOf is the longest of mods that provides the package path, or "".
+func moduleOf(path string, mods []string) string {
+	best := ""
+	for _, m := range mods {
+		if (path == m || strings.HasPrefix(path, m+"/")) && len(m) > len(best) {
+			best = m
+		}
+	}
+	return best
+}
