@@ -39,15 +39,11 @@ func hostSection(ctx context.Context, o options) *Section {
 		}
 		return s
 	}
-	dir, err := os.MkdirTemp("", "hostbench-host-")
+	dir, bin, err := tempHostd(ctx, o, "host")
 	if err != nil {
 		return fail(err)
 	}
 	defer os.RemoveAll(dir)
-	bin, err := buildHostd(ctx, o, dir)
-	if err != nil {
-		return fail(err)
-	}
 	ws := filepath.Join(dir, "ws")
 	for w := 0; w < workers; w++ {
 		if err := writeSmallFiles(filepath.Join(ws, fmt.Sprintf("w%d", w))); err != nil {

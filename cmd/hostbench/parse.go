@@ -50,15 +50,11 @@ func parseSection(ctx context.Context, o options) *Section {
 		s.Goals = append(s.Goals, skippedGoal(goalCached, "<= 0.10x", err.Error()).vs(full))
 		return s
 	}
-	dir, err := os.MkdirTemp("", "hostbench-parse-")
+	dir, newBin, err := tempHostd(ctx, o, "parse")
 	if err != nil {
 		return fail(err)
 	}
 	defer os.RemoveAll(dir)
-	newBin, err := buildHostd(ctx, o, dir)
-	if err != nil {
-		return fail(err)
-	}
 	if o.base.parsesInWorkers(ctx) {
 		s.Notes = append(s.Notes, "The base build "+base+" already parses in worker processes: the end-to-end ratios compare workers with workers, not with the in-process parser.")
 	}
