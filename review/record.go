@@ -155,6 +155,19 @@ func deleteEntry(tx *bolt.Tx, seq uint64) error {
 	return nil
 }
 
+// deleteCalls removes every trace of the calls' entries: the calls a
+// commit evicts.
+func deleteCalls(tx *bolt.Tx, calls []*call) error {
+	for _, c := range calls {
+		for _, r := range c.entries {
+			if err := deleteEntry(tx, r.Seq); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // loadBefore copies the before bytes of an entry out of the database (bolt
 // values are only valid inside their transaction), and checks them against
 // the digest recorded for them: damaged bytes are never restored.
