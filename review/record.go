@@ -121,6 +121,17 @@ func putJSON(b *bolt.Bucket, seq uint64, v any) error {
 	return b.Put(seqKey(seq), data)
 }
 
+// putIntent numbers in with the intents bucket's next sequence and stores
+// it under that number.
+func putIntent(intents *bolt.Bucket, in *intentRecord) error {
+	id, err := intents.NextSequence()
+	if err != nil {
+		return err
+	}
+	in.ID = id
+	return putJSON(intents, id, in)
+}
+
 // createBuckets makes a fresh database usable and refuses one written by
 // an incompatible version rather than misreading it.
 func createBuckets(tx *bolt.Tx) error {

@@ -173,15 +173,7 @@ func (t *RestoreTxn) start() error {
 		return ErrClosed
 	}
 	t.intent.At = s.clock().UTC()
-	err := s.update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketIntents)
-		id, err := b.NextSequence()
-		if err != nil {
-			return err
-		}
-		t.intent.ID = id
-		return putJSON(b, id, &t.intent)
-	})
+	err := s.update(func(tx *bolt.Tx) error { return putIntent(tx.Bucket(bucketIntents), &t.intent) })
 	if err != nil {
 		return fmt.Errorf("review store: record rollback intent: %w", err)
 	}
