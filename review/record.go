@@ -121,6 +121,19 @@ func putJSON(b *bolt.Bucket, seq uint64, v any) error {
 	return b.Put(seqKey(seq), data)
 }
 
+// putRolledBack writes the entries marked rolled back; the index marks
+// them once the transaction has committed.
+func putRolledBack(entries *bolt.Bucket, recs []*entryRecord) error {
+	for _, r := range recs {
+		rolled := *r
+		rolled.RolledBack = true
+		if err := putJSON(entries, r.Seq, &rolled); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // putIntent numbers in with the intents bucket's next sequence and stores
 // it under that number.
 func putIntent(intents *bolt.Bucket, in *intentRecord) error {

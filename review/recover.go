@@ -333,12 +333,8 @@ func (s *Store) markRolledBack(in *intentRecord, seqs []uint64) error {
 	}
 	err := s.update(func(tx *bolt.Tx) error {
 		entries := tx.Bucket(bucketEntries)
-		for _, r := range marked {
-			rolled := *r
-			rolled.RolledBack = true
-			if err := putJSON(entries, r.Seq, &rolled); err != nil {
-				return err
-			}
+		if err := putRolledBack(entries, marked); err != nil {
+			return err
 		}
 		if in.ID == 0 {
 			return nil

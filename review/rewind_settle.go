@@ -77,12 +77,8 @@ func (s *Store) finishRewind(in *intentRecord, done []int, data *rewindData) err
 	victims := s.planEvictionLocked(in.Session, recs)
 	err := s.update(func(tx *bolt.Tx) error {
 		entries, diffBucket, before := tx.Bucket(bucketEntries), tx.Bucket(bucketDiffs), tx.Bucket(bucketBefore)
-		for _, r := range marked {
-			rolled := *r
-			rolled.RolledBack = true
-			if err := putJSON(entries, r.Seq, &rolled); err != nil {
-				return err
-			}
+		if err := putRolledBack(entries, marked); err != nil {
+			return err
 		}
 		for i, r := range recs {
 			if err := putJSON(entries, r.Seq, r); err != nil {
