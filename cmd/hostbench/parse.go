@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -265,18 +264,9 @@ func parseEndToEnd(ctx context.Context, dir, baseBin, newBin string, rounds int)
 		for i := range b {
 			ratios[i] = float64(w[i]) / float64(b[i])
 		}
-		out[c.key] = parseResult{base: medianDur(b), workers: medianDur(w), ratio: medianFloat(ratios)}
+		out[c.key] = parseResult{base: median(b), workers: median(w), ratio: median(ratios)}
 	}
 	return out, notes, nil
-}
-
-func medianDur(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // runParseBench runs BenchmarkWorkers and returns its results and the
@@ -323,5 +313,5 @@ func workerStarts(bin string, n int) (time.Duration, error) {
 		}
 		took = append(took, st.LastTook)
 	}
-	return medianDur(took), nil
+	return median(took), nil
 }
