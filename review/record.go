@@ -121,6 +121,30 @@ func putJSON(b *bolt.Bucket, seq uint64, v any) error {
 	return b.Put(seqKey(seq), data)
 }
 
+// putRolledBack writes the entries marked rolled back; the index marks
+// them once the transaction has committed.
+func putRolledBack(entries *bolt.Bucket, recs []*entryRecord) error {
+	for _, r := range recs {
+		rolled := *r
+		rolled.RolledBack = true
+		if err := putJSON(entries, r.Seq, &rolled); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// putIntent numbers in with the intents bucket's next sequence and stores
+// it under that number.
+func putIntent(intents *bolt.Bucket, in *intentRecord) error {
+	id, err := intents.NextSequence()
+	if err != nil {
+		return err
+	}
+	in.ID = id
+	return putJSON(intents, id, in)
+}
+
 // createBuckets makes a fresh database usable and refuses one written by
 // an incompatible version rather than misreading it.
 func createBuckets(tx *bolt.Tx) error {
@@ -150,6 +174,19 @@ func deleteEntry(tx *bolt.Tx, seq uint64) error {
 	for _, name := range [][]byte{bucketEntries, bucketBefore, bucketDiffs} {
 		if err := tx.Bucket(name).Delete(k); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// deleteCalls removes every trace of the calls' entries: the calls a
+// commit evicts.
+func deleteCalls(tx *bolt.Tx, calls []*call) error {
+	for _, c := range calls {
+		for _, r := range c.entries {
+			if err := deleteEntry(tx, r.Seq); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -235,23 +235,11 @@ func (s *Store) settleRestore(in *intentRecord) error {
 	var done []uint64
 	var strangers []string
 	for _, r := range recs {
-		o, err := Observe(r.Path, max(r.Before.Size, r.After.Size))
+		ok, err := s.settle("restore", settling{root: r.Root, path: r.Path, display: r.Display, from: r.After, to: r.Before, seq: r.Seq})
 		if err != nil {
 			return err
 		}
-		switch {
-		case o.matches(r.Before):
-		case o.matches(r.After):
-			st := State{Exists: r.Before.Exists, Mode: r.Before.Mode, Link: r.Before.Link}
-			if r.Before.Exists {
-				if st.Data, err = s.loadBefore(r.Seq, r.Before); err != nil {
-					return err
-				}
-			}
-			if err := restoreUnder(r.Root, r.Path, st); err != nil {
-				return fmt.Errorf("restore %s: %w", r.Display, err)
-			}
-		default:
+		if !ok {
 			strangers = append(strangers, r.Display)
 			continue
 		}
@@ -264,6 +252,42 @@ func (s *Store) settleRestore(in *intentRecord) error {
 		return fmt.Errorf("%w: %s", ErrUnsettled, strings.Join(strangers, ", "))
 	}
 	return nil
+}
+
+// settling is one path of an unfinished rollback or rewind: it goes from
+// from to to, whose bytes the before bucket keeps under seq.
+type settling struct {
+	root, path, display string
+	from, to            Facts
+	seq                 uint64
+}
+
+// settle finishes one path of an unfinished rollback or rewind: a path
+// that already holds p.to is done; one that still holds p.from gets p.to.
+// It reports false, writing nothing, for a path holding anything else:
+// another program changed it during the crash window. verb names the
+// write in its error.
+func (s *Store) settle(verb string, p settling) (bool, error) {
+	o, err := Observe(p.path, max(p.from.Size, p.to.Size))
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case o.matches(p.to):
+		return true, nil
+	case !o.matches(p.from):
+		return false, nil
+	}
+	st := State{Exists: p.to.Exists, Mode: p.to.Mode, Link: p.to.Link}
+	if p.to.Exists {
+		if st.Data, err = s.loadBefore(p.seq, p.to); err != nil {
+			return false, err
+		}
+	}
+	if err := restoreUnder(p.root, p.path, st); err != nil {
+		return false, fmt.Errorf("%s %s: %w", verb, p.display, err)
+	}
+	return true, nil
 }
 
 // recordsOf returns copies of the call's entries with the given seqs that
@@ -309,12 +333,8 @@ func (s *Store) markRolledBack(in *intentRecord, seqs []uint64) error {
 	}
 	err := s.update(func(tx *bolt.Tx) error {
 		entries := tx.Bucket(bucketEntries)
-		for _, r := range marked {
-			rolled := *r
-			rolled.RolledBack = true
-			if err := putJSON(entries, r.Seq, &rolled); err != nil {
-				return err
-			}
+		if err := putRolledBack(entries, marked); err != nil {
+			return err
 		}
 		if in.ID == 0 {
 			return nil

@@ -58,12 +58,7 @@ func (s *Store) BeginRestore(sessionID, toolCallID string) (*RestoreTxn, error) 
 		s.mu.Unlock()
 		return nil, fmt.Errorf("%w: %q", ErrBusy, toolCallID)
 	}
-	var recs []entryRecord
-	for _, r := range c.entries {
-		if !r.RolledBack {
-			recs = append(recs, *r)
-		}
-	}
+	recs := c.live()
 	if len(recs) == 0 {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("%w: %q", ErrRolledBack, toolCallID)
@@ -86,16 +81,22 @@ func (s *Store) BeginRestore(sessionID, toolCallID string) (*RestoreTxn, error) 
 		}
 		t.targets = append(t.targets, tg)
 	}
-	slices.SortStableFunc(t.targets, func(a, b Target) int {
-		switch {
-		case a.Before.Exists == b.Before.Exists:
-			return 0
-		case a.Before.Exists:
-			return -1
-		}
-		return 1
-	})
+	slices.SortStableFunc(t.targets, func(a, b Target) int { return contentFirst(a.Before.Exists, b.Before.Exists) })
 	return t, nil
+}
+
+// contentFirst is the order of a rollback's or a rewind's writes: a path
+// that gets content back (exists) before one that is removed, so that a
+// crash between the steps of an MV's undo leaves the content in two
+// places rather than in none.
+func contentFirst(aExists, bExists bool) int {
+	switch {
+	case aExists == bExists:
+		return 0
+	case aExists:
+		return -1
+	}
+	return 1
 }
 
 // Targets are the entries to restore, in restore order.
@@ -172,15 +173,7 @@ func (t *RestoreTxn) start() error {
 		return ErrClosed
 	}
 	t.intent.At = s.clock().UTC()
-	err := s.update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketIntents)
-		id, err := b.NextSequence()
-		if err != nil {
-			return err
-		}
-		t.intent.ID = id
-		return putJSON(b, id, &t.intent)
-	})
+	err := s.update(func(tx *bolt.Tx) error { return putIntent(tx.Bucket(bucketIntents), &t.intent) })
 	if err != nil {
 		return fmt.Errorf("review store: record rollback intent: %w", err)
 	}

@@ -60,12 +60,8 @@ func (s *Store) finish(in *intentRecord, recs []*entryRecord, diffs []string, dr
 				return err
 			}
 		}
-		for _, c := range victims {
-			for _, r := range c.entries {
-				if err := deleteEntry(tx, r.Seq); err != nil {
-					return err
-				}
-			}
+		if err := deleteCalls(tx, victims); err != nil {
+			return err
 		}
 		return tx.Bucket(bucketIntents).Delete(seqKey(in.ID))
 	}

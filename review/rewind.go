@@ -132,11 +132,7 @@ func (s *Store) BeginRewind(session string, sel Selection) (*RewindTxn, error) {
 			s.mu.Unlock()
 			return nil, fmt.Errorf("%w: %q", ErrBusy, c.key.id)
 		}
-		for _, r := range c.entries {
-			if !r.RolledBack {
-				recs = append(recs, *r)
-			}
-		}
+		recs = append(recs, c.live()...)
 	}
 	if len(recs) == 0 {
 		s.mu.Unlock()

@@ -77,12 +77,8 @@ func (s *Store) finishRewind(in *intentRecord, done []int, data *rewindData) err
 	victims := s.planEvictionLocked(in.Session, recs)
 	err := s.update(func(tx *bolt.Tx) error {
 		entries, diffBucket, before := tx.Bucket(bucketEntries), tx.Bucket(bucketDiffs), tx.Bucket(bucketBefore)
-		for _, r := range marked {
-			rolled := *r
-			rolled.RolledBack = true
-			if err := putJSON(entries, r.Seq, &rolled); err != nil {
-				return err
-			}
+		if err := putRolledBack(entries, marked); err != nil {
+			return err
 		}
 		for i, r := range recs {
 			if err := putJSON(entries, r.Seq, r); err != nil {
@@ -104,12 +100,8 @@ func (s *Store) finishRewind(in *intentRecord, done []int, data *rewindData) err
 				}
 			}
 		}
-		for _, c := range victims {
-			for _, r := range c.entries {
-				if err := deleteEntry(tx, r.Seq); err != nil {
-					return err
-				}
-			}
+		if err := deleteCalls(tx, victims); err != nil {
+			return err
 		}
 		return tx.Bucket(bucketIntents).Delete(seqKey(in.ID))
 	})
@@ -164,23 +156,11 @@ func (s *Store) settleRewind(in *intentRecord) error {
 	var done []int
 	var strangers []string
 	for i, p := range in.Puts {
-		o, err := Observe(p.Path, max(p.From.Size, p.To.Size))
+		ok, err := s.settle("rewind", settling{root: p.Root, path: p.Path, display: p.Display, from: p.From, to: p.To, seq: p.ToSeq})
 		if err != nil {
 			return err
 		}
-		switch {
-		case o.matches(p.To):
-		case o.matches(p.From):
-			st := State{Exists: p.To.Exists, Mode: p.To.Mode, Link: p.To.Link}
-			if p.To.Exists {
-				if st.Data, err = s.loadBefore(p.ToSeq, p.To); err != nil {
-					return err
-				}
-			}
-			if err := restoreUnder(p.Root, p.Path, st); err != nil {
-				return fmt.Errorf("rewind %s: %w", p.Display, err)
-			}
-		default:
+		if !ok {
 			strangers = append(strangers, p.Display)
 			continue
 		}

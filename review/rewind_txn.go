@@ -102,15 +102,7 @@ func (t *RewindTxn) Rewind(puts []Put, rootOf func(RewindPath) *workspace.Dir) (
 	// Paths that get content back first, removals last: a crash between
 	// the steps of an MV's rewind leaves the content in two places rather
 	// than in none.
-	slices.SortStableFunc(steps, func(a, b step) int {
-		switch {
-		case a.to.Exists == b.to.Exists:
-			return 0
-		case a.to.Exists:
-			return -1
-		}
-		return 1
-	})
+	slices.SortStableFunc(steps, func(a, b step) int { return contentFirst(a.to.Exists, b.to.Exists) })
 	for i := range steps {
 		n := strconv.Itoa(i + 1)
 		steps[i].made = func() {

@@ -116,6 +116,18 @@ type call struct {
 
 func (c *call) first() uint64 { return c.entries[0].Seq }
 
+// live returns copies of the call's entries not rolled back yet, in order
+// (copies: RolledBack may change under mu).
+func (c *call) live() []entryRecord {
+	var recs []entryRecord
+	for _, r := range c.entries {
+		if !r.RolledBack {
+			recs = append(recs, *r)
+		}
+	}
+	return recs
+}
+
 // Open opens (creating if needed) the store in dir, loads its index, and
 // settles every intent an earlier process left unfinished, so that when
 // Open returns each recorded path is its before or its after and the

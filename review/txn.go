@@ -99,12 +99,7 @@ func (s *Store) beginTurn(sessionID, toolCallID, tool, promptID string, changes 
 				After:  factsOf(c.AfterExists, c.After, c.AfterMode).asLink(c.AfterLink),
 			})
 		}
-		id, err := intents.NextSequence()
-		if err != nil {
-			return err
-		}
-		t.intent.ID = id
-		return putJSON(intents, id, &t.intent)
+		return putIntent(intents, &t.intent)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("review store: record intent: %w", err)

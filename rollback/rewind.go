@@ -117,15 +117,10 @@ func Rewind(ctx context.Context, r RewindRequest) (wire.RewindResult, error) {
 	}
 	var o options
 	defer o.closeOpened()
-	var state *session.State
-	if r.Session != nil {
-		unlock := r.Session.LockMutations()
-		defer unlock()
-		if st, release, err := r.Session.Hold(); err == nil {
-			defer release()
-			state = st
-			o.dirOf = state.Workspace.DirOf
-		}
+	state, unlock := holdSession(r.Session)
+	defer unlock()
+	if state != nil {
+		o.dirOf = state.Workspace.DirOf
 	}
 	if err := ctx.Err(); err != nil {
 		return wire.RewindResult{}, err

@@ -39,17 +39,10 @@ type Request struct {
 // session and toolCallId asked for.
 func Undo(ctx context.Context, r Request) ([]string, error) {
 	opts := []Option{WithFiles(r.Files)}
-	var state *session.State
-	if r.Session != nil {
-		unlock := r.Session.LockMutations()
-		defer unlock()
-		// Under the lock: no workspace switch meanwhile. A session deleted
-		// since the caller found it is rolled back as a gone one.
-		if st, release, err := r.Session.Hold(); err == nil {
-			defer release()
-			state = st
-			opts = append(opts, WithRoots(state.Workspace.DirOf))
-		}
+	state, unlock := holdSession(r.Session)
+	defer unlock()
+	if state != nil {
+		opts = append(opts, WithRoots(state.Workspace.DirOf))
 	}
 	restored, err := Rollback(ctx, r.Store, r.SessionID, r.ToolCallID, opts...)
 	if errors.Is(err, review.ErrNotFound) {
@@ -67,6 +60,25 @@ func Undo(ctx context.Context, r Request) ([]string, error) {
 		shown[i] = state.Workspace.Display(path)
 	}
 	return shown, nil
+}
+
+// holdSession takes a live session's mutation lock and holds its state,
+// until unlock; the state is nil when the session is gone (sess nil, or
+// deleted since the caller found it), which is then treated as a gone one.
+// Under the lock no workspace switch happens meanwhile.
+func holdSession(sess *session.Session) (state *session.State, unlock func()) {
+	if sess == nil {
+		return nil, func() {}
+	}
+	unlockMutations := sess.LockMutations()
+	st, release, err := sess.Hold()
+	if err != nil {
+		return nil, unlockMutations
+	}
+	return st, func() {
+		release()
+		unlockMutations()
+	}
 }
 
 // recordedDisplay shows canonical paths as the session's entries recorded

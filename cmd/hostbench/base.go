@@ -30,16 +30,17 @@ type baseBuild struct {
 	repo   string // the checkout the ref is read from
 	shared string // the shared directory beside the checkout
 
-	mu        sync.Mutex // serializes the unpacking and the builds
-	dir       string     // the temporary directory; src/ is the tree
-	err       error      // the unpacking's failure, kept
-	hostdBin  string
-	benchBin  string
-	benchErr  error
-	hostdErr  error
-	unpacked  bool
-	hostdDone bool
-	benchDone bool
+	mu       sync.Mutex       // serializes the unpacking and the builds
+	dir      string           // the temporary directory; src/ is the tree
+	err      error            // the unpacking's failure, kept
+	unpacked bool             // src has been tried
+	builds   map[string]built // by command name, each built once
+}
+
+// built is one command's build: the binary, or why there is none.
+type built struct {
+	bin string
+	err error
 }
 
 func newBaseBuild(ref, repo, corpus string) *baseBuild {
@@ -100,25 +101,25 @@ func (b *baseBuild) srcLocked(ctx context.Context) (string, error) {
 }
 
 // hostd builds the base's daemon, once.
-func (b *baseBuild) hostd(ctx context.Context) (string, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.hostdDone {
-		b.hostdDone = true
-		b.hostdBin, b.hostdErr = b.buildLocked(ctx, "hostd")
-	}
-	return b.hostdBin, b.hostdErr
-}
+func (b *baseBuild) hostd(ctx context.Context) (string, error) { return b.build(ctx, "hostd") }
 
 // hostbench builds the base's own benchmark command, once.
-func (b *baseBuild) hostbench(ctx context.Context) (string, error) {
+func (b *baseBuild) hostbench(ctx context.Context) (string, error) { return b.build(ctx, "hostbench") }
+
+// build builds the base's ./cmd/<cmdName> on first use and returns that
+// build's binary or failure on every later call.
+func (b *baseBuild) build(ctx context.Context, cmdName string) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.benchDone {
-		b.benchDone = true
-		b.benchBin, b.benchErr = b.buildLocked(ctx, "hostbench")
+	r, ok := b.builds[cmdName]
+	if !ok {
+		r.bin, r.err = b.buildLocked(ctx, cmdName)
+		if b.builds == nil {
+			b.builds = map[string]built{}
+		}
+		b.builds[cmdName] = r
 	}
-	return b.benchBin, b.benchErr
+	return r.bin, r.err
 }
 
 func (b *baseBuild) buildLocked(ctx context.Context, cmdName string) (string, error) {

@@ -23,15 +23,22 @@ import (
 // this checkout into a temporary directory, started on a temporary socket
 // with its own state directory, and talked to as any client does.
 
-// buildHostd compiles ./cmd/hostd into dir.
-func buildHostd(ctx context.Context, o options, dir string) (string, error) {
-	bin := filepath.Join(dir, "hostd")
+// tempHostd makes a section's temporary directory (hostbench-<section>-*)
+// and compiles this checkout's ./cmd/hostd into it. The caller removes
+// dir; on an error nothing is left to remove.
+func tempHostd(ctx context.Context, o options, section string) (dir, bin string, err error) {
+	dir, err = os.MkdirTemp("", "hostbench-"+section+"-")
+	if err != nil {
+		return "", "", err
+	}
+	bin = filepath.Join(dir, "hostd")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/hostd")
 	cmd.Dir = o.repo
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/hostd: %v: %s", err, lastLines(string(out), 5))
+		os.RemoveAll(dir)
+		return "", "", fmt.Errorf("go build ./cmd/hostd: %v: %s", err, lastLines(string(out), 5))
 	}
-	return bin, nil
+	return dir, bin, nil
 }
 
 // daemon is one running hostd.

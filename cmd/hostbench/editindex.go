@@ -57,8 +57,8 @@ func editWithReviewIndex(ctx context.Context, o options, s *Section) {
 			skippedGoal(goalCPU, "<= 1.30x", "the benchmark did not run").vs(against))
 		return
 	}
-	s.Goals = append(s.Goals, atMost(goal, medianFloat(ratios), 1.3, "x").vs(against),
-		atMost(goalCPU, medianFloat(cpuRatios), 1.3, "x").vs(against))
+	s.Goals = append(s.Goals, atMost(goal, median(ratios), 1.3, "x").vs(against),
+		atMost(goalCPU, median(cpuRatios), 1.3, "x").vs(against))
 	s.Tables = append(s.Tables, t)
 	s.Notes = append(s.Notes, fmt.Sprintf("The full review index: %s. Edit rounds alternate empty and full, %d edits each; CPU per edit is the process's user and system time "+
 		"(getrusage), the steadier figure, since it leaves out the time spent waiting in fsync; the full store is filled once (ten sessions, ten entries per call) "+

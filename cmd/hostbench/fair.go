@@ -41,15 +41,11 @@ func fairSection(ctx context.Context, o options) *Section {
 		s.Goals = append(s.Goals, skippedGoal(goal20, "<= 0", err.Error()))
 		return s
 	}
-	dir, err := os.MkdirTemp("", "hostbench-fair-")
+	dir, bin, err := tempHostd(ctx, o, "fair")
 	if err != nil {
 		return fail(err)
 	}
 	defer os.RemoveAll(dir)
-	bin, err := buildHostd(ctx, o, dir)
-	if err != nil {
-		return fail(err)
-	}
 	t := Table{Title: "The bystander's block op", Header: []string{"heavy sessions", "p50", "p99", "max", "declined", "busy declines", "heavy parses meanwhile"}}
 	var declined20 int
 	for _, heavy := range []int{0, 4, 20} {

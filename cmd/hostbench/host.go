@@ -39,15 +39,11 @@ func hostSection(ctx context.Context, o options) *Section {
 		}
 		return s
 	}
-	dir, err := os.MkdirTemp("", "hostbench-host-")
+	dir, bin, err := tempHostd(ctx, o, "host")
 	if err != nil {
 		return fail(err)
 	}
 	defer os.RemoveAll(dir)
-	bin, err := buildHostd(ctx, o, dir)
-	if err != nil {
-		return fail(err)
-	}
 	ws := filepath.Join(dir, "ws")
 	for w := 0; w < workers; w++ {
 		if err := writeSmallFiles(filepath.Join(ws, fmt.Sprintf("w%d", w))); err != nil {
@@ -114,7 +110,7 @@ func hostSection(ctx context.Context, o options) *Section {
 			echoRuns, hostRuns = append(echoRuns, er), append(hostRuns, hr)
 			ratios = append(ratios, hr.perSecond()/er.perSecond())
 		}
-		ratio := medianFloat(ratios)
+		ratio := median(ratios)
 		em, hm := medianRun(echoRuns), medianRun(hostRuns)
 		t.Add(mode.name, "echo (bare jsonrpc2)", fmt.Sprintf("%.0f", em.perSecond()), fmtDur(em.quantile(0.5)), fmtDur(em.quantile(0.99)), "")
 		t.Add(mode.name, "hostd read", fmt.Sprintf("%.0f", hm.perSecond()), fmtDur(hm.quantile(0.5)), fmtDur(hm.quantile(0.99)), fmtRatio(ratio))

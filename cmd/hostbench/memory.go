@@ -65,7 +65,7 @@ func sessionMemory(ctx context.Context, o options, s *Section) {
 		}
 		s.Goals = append(s.Goals, skippedGoal(goalBound, "<= "+fmtBytes(lim.MaxRetainedBytesPerSession), err.Error()).vs(againstBound))
 	}
-	dir, err := os.MkdirTemp("", "hostbench-mem-")
+	dir, bin, err := tempHostd(ctx, o, "mem")
 	if err != nil {
 		fail(err)
 		return
@@ -78,11 +78,6 @@ func sessionMemory(ctx context.Context, o options, s *Section) {
 			fail(err)
 			return
 		}
-	}
-	bin, err := buildHostd(ctx, o, dir)
-	if err != nil {
-		fail(err)
-		return
 	}
 	d, err := startDaemon(ctx, bin, dir)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,15 +49,11 @@ func parseSection(ctx context.Context, o options) *Section {
 		s.Goals = append(s.Goals, skippedGoal(goalCached, "<= 0.10x", err.Error()).vs(full))
 		return s
 	}
-	dir, err := os.MkdirTemp("", "hostbench-parse-")
+	dir, newBin, err := tempHostd(ctx, o, "parse")
 	if err != nil {
 		return fail(err)
 	}
 	defer os.RemoveAll(dir)
-	newBin, err := buildHostd(ctx, o, dir)
-	if err != nil {
-		return fail(err)
-	}
 	if o.base.parsesInWorkers(ctx) {
 		s.Notes = append(s.Notes, "The base build "+base+" already parses in worker processes: the end-to-end ratios compare workers with workers, not with the in-process parser.")
 	}
@@ -269,18 +264,9 @@ func parseEndToEnd(ctx context.Context, dir, baseBin, newBin string, rounds int)
 		for i := range b {
 			ratios[i] = float64(w[i]) / float64(b[i])
 		}
-		out[c.key] = parseResult{base: medianDur(b), workers: medianDur(w), ratio: medianFloat(ratios)}
+		out[c.key] = parseResult{base: median(b), workers: median(w), ratio: median(ratios)}
 	}
 	return out, notes, nil
-}
-
-func medianDur(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // runParseBench runs BenchmarkWorkers and returns its results and the
@@ -327,5 +313,5 @@ func workerStarts(bin string, n int) (time.Duration, error) {
 		}
 		took = append(took, st.LastTook)
 	}
-	return medianDur(took), nil
+	return median(took), nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -127,15 +128,15 @@ func referenceSection(ctx context.Context, o options) *Section {
 		r := ref.Results[i]
 		per := time.Duration(job.Iterations)
 		refPer := median(toDurations(r.RoundsNs)) / per
-		ratio := medianFloat(ratios[i])
+		ratio := median(ratios[i])
 		same := "yes"
 		if host[i].sha256 != r.SHA256 {
 			same = "NO: the outputs differ"
 		}
-		toolRatio := medianFloat(toolRatios[i])
+		toolRatio := median(toolRatios[i])
 		t.Add(p.Name, fmtDur(median(host[i].runOnly)/per), fmtDur(median(host[i].toolPath)/per), fmtDur(refPer),
 			fmtRatio(ratio), fmtRatio(toolRatio), same,
-			fmtDur(median(host[i].runDefault)/per), fmtRatio(medianFloat(defRatios[i])))
+			fmtDur(median(host[i].runDefault)/per), fmtRatio(median(defRatios[i])))
 		s.Goals = append(s.Goals, atLeast(goalNames[i], ratio, 5, "x").vs(against))
 		textGoals = append(textGoals, atLeast(goalNames[len(job.Patches)+i], toolRatio, 2, "x").vs(against))
 		if len(r.Warnings) > 0 {
@@ -331,21 +332,14 @@ func toDurations(ns []float64) []time.Duration {
 	return out
 }
 
-func medianFloat(xs []float64) float64 {
+// median of a list of times or ratios: the upper middle for an even
+// count, zero for none.
+func median[T cmp.Ordered](xs []T) T {
 	if len(xs) == 0 {
-		return 0
+		var zero T
+		return zero
 	}
 	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-// median of a non-empty list (the upper middle for an even count).
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
 }

@@ -43,14 +43,11 @@ func shownOf(call string, out tools.Outcome) mcpShown {
 // left.
 func runCompactEdits(ctx context.Context, c tokenCorpus, real realEdits) (compactEdits, error) {
 	var out compactEdits
-	x, err := newToolRig(c.Text)
+	x, err := newCompactRig(c.Text)
 	if err != nil {
 		return out, err
 	}
 	defer x.close()
-	if err := x.compactSession(); err != nil {
-		return out, err
-	}
 	read, err := x.call(ctx, "read", jsonArgs("path", benchPath))
 	if err != nil {
 		return out, err
@@ -77,14 +74,11 @@ func runCompactEdits(ctx context.Context, c tokenCorpus, real realEdits) (compac
 		return out, fmt.Errorf("the compact edit-by-edit run left a different file")
 	}
 
-	y, err := newToolRig(c.Text)
+	y, err := newCompactRig(c.Text)
 	if err != nil {
 		return out, err
 	}
 	defer y.close()
-	if err := y.compactSession(); err != nil {
-		return out, err
-	}
 	read, err = y.call(ctx, "read", jsonArgs("path", benchPath))
 	if err != nil {
 		return out, err
@@ -100,15 +94,20 @@ func runCompactEdits(ctx context.Context, c tokenCorpus, real realEdits) (compac
 	return out, nil
 }
 
-// compactSession replaces the rig's session with one created compact, as
-// session.create with editResult "compact" makes it.
-func (r *toolRig) compactSession() error {
+// newCompactRig is a rig (newToolRig) whose session is created compact,
+// as session.create with editResult "compact" makes it.
+func newCompactRig(text string) (*toolRig, error) {
+	r, err := newToolRig(text)
+	if err != nil {
+		return nil, err
+	}
 	s, err := r.m.CreateWith("compact", r.s.State().Workspace, session.Prefs{EditResult: session.FormCompact})
 	if err != nil {
-		return err
+		r.close()
+		return nil, err
 	}
 	r.s = s
-	return nil
+	return r, nil
 }
 
 // resultFormTable compares the round trip of each result form with the

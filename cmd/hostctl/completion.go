@@ -33,8 +33,42 @@ func cmdCompletion(a *app, shell string) error {
 	return err
 }
 
-var completionFlags = []string{"--socket", "--json", "--timeout", "--version", "--help",
-	"--prompt", "--since", "--call", "--all", "--dry-run", "--keep-theirs", "--merge", "--force"}
+// completionFlag is one of hostctl's flags as the completion scripts
+// offer it: what it is for, and the value it takes ("" for none; else what
+// the value is, as zsh names it), a file's path when file is set.
+type completionFlag struct {
+	name, help, value string
+	file              bool
+}
+
+// completionFlags are the flags every script offers, in this order.
+var completionFlags = []completionFlag{
+	{name: "socket", help: "the daemon socket", value: "socket", file: true},
+	{name: "json", help: "print raw JSON"},
+	{name: "timeout", help: "give up after DUR", value: "duration"},
+	{name: "version", help: "print versions"},
+	{name: "help", help: "show help"},
+	{name: "prompt", help: "rewind a turn", value: "prompt id"},
+	{name: "since", help: "rewind since a tool call", value: "tool call"},
+	{name: "call", help: "rewind one tool call", value: "tool call"},
+	{name: "all", help: "rewind the whole session"},
+	{name: "dry-run", help: "preview, write nothing"},
+	{name: "keep-theirs", help: "leave conflicted files"},
+	{name: "merge", help: "keep later edits on other lines"},
+	{name: "force", help: "restore anyway, recording what it overwrites"},
+}
+
+// flagWords is each flag as spelled on the command line; with values,
+// only the flags that take one.
+func flagWords(values bool) []string {
+	var words []string
+	for _, f := range completionFlags {
+		if !values || f.value != "" {
+			words = append(words, "--"+f.name)
+		}
+	}
+	return words
+}
 
 // completionWords lists the first words of the commands and, for those
 // with subcommands, the second words.
@@ -63,7 +97,7 @@ func bashCompletion(top []string, subs map[string][]string) string {
 	var b strings.Builder
 	b.WriteString("# bash completion for hostctl (hostctl completion bash)\n_hostctl() {\n")
 	b.WriteString("  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n")
-	b.WriteString("  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '" + strings.Join(completionFlags, " ") + "' -- \"$cur\")); return; fi\n")
+	b.WriteString("  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '" + strings.Join(flagWords(false), " ") + "' -- \"$cur\")); return; fi\n")
 	b.WriteString("  if [[ $prev == --socket ]]; then COMPREPLY=($(compgen -f -- \"$cur\")); return; fi\n")
 	b.WriteString("  local words=() w pw=\n  for w in \"${COMP_WORDS[@]:1:COMP_CWORD-1}\"; do\n")
 	b.WriteString("    case $w in -*) ;; *) [[ $pw == --socket || $pw == --timeout ]] || words+=(\"$w\");; esac; pw=$w\n  done\n")
@@ -86,7 +120,18 @@ func bashCompletion(top []string, subs map[string][]string) string {
 func zshCompletion(top []string, subs map[string][]string) string {
 	var b strings.Builder
 	b.WriteString("#compdef hostctl\n# zsh completion for hostctl (hostctl completion zsh)\n_hostctl() {\n")
-	b.WriteString("  _arguments '--socket[the daemon socket]:socket:_files' '--json[print raw JSON]' '--timeout[give up after]:duration:' '--version[print versions]' '--help[show help]' '--prompt[rewind a turn]:prompt id:' '--since[rewind since a tool call]:tool call:' '--call[rewind one tool call]:tool call:' '--all[rewind the whole session]' '--dry-run[preview, write nothing]' '--keep-theirs[leave conflicted files]' '--merge[keep later edits on other lines]' '--force[restore anyway, recording what it overwrites]' '*::arg:->args'\n")
+	b.WriteString("  _arguments")
+	for _, f := range completionFlags {
+		b.WriteString(" '--" + f.name + "[" + f.help + "]")
+		if f.value != "" {
+			b.WriteString(":" + f.value + ":")
+		}
+		if f.file {
+			b.WriteString("_files")
+		}
+		b.WriteString("'")
+	}
+	b.WriteString(" '*::arg:->args'\n")
 	b.WriteString("  case $CURRENT in\n")
 	b.WriteString("  1) compadd -- " + strings.Join(top, " ") + ";;\n")
 	b.WriteString("  2) case $words[1] in\n")
@@ -116,7 +161,7 @@ func fishCompletion(top []string, subs map[string][]string) string {
             continue
         end
         switch $t
-            case --socket --timeout --prompt --since --call
+            case ` + strings.Join(flagWords(true), " ") + `
                 set skip 1
             case '-*'
             case '*'
@@ -129,19 +174,16 @@ function __hostctl_at
     test "$w" = "$argv"
 end
 `)
-	b.WriteString("complete -c hostctl -l socket -r -F -d 'the daemon socket'\n")
-	b.WriteString("complete -c hostctl -l json -d 'print raw JSON'\n")
-	b.WriteString("complete -c hostctl -l timeout -x -d 'give up after DUR'\n")
-	b.WriteString("complete -c hostctl -l version -d 'print versions'\n")
-	b.WriteString("complete -c hostctl -l help -d 'show help'\n")
-	b.WriteString("complete -c hostctl -l prompt -x -d 'rewind a turn'\n")
-	b.WriteString("complete -c hostctl -l since -x -d 'rewind since a tool call'\n")
-	b.WriteString("complete -c hostctl -l call -x -d 'rewind one tool call'\n")
-	b.WriteString("complete -c hostctl -l all -d 'rewind the whole session'\n")
-	b.WriteString("complete -c hostctl -l dry-run -d 'preview, write nothing'\n")
-	b.WriteString("complete -c hostctl -l keep-theirs -d 'leave conflicted files'\n")
-	b.WriteString("complete -c hostctl -l merge -d 'keep later edits on other lines'\n")
-	b.WriteString("complete -c hostctl -l force -d 'restore anyway, recording what it overwrites'\n")
+	for _, f := range completionFlags {
+		kind := ""
+		switch {
+		case f.file:
+			kind = " -r -F"
+		case f.value != "":
+			kind = " -x"
+		}
+		b.WriteString("complete -c hostctl -l " + f.name + kind + " -d '" + f.help + "'\n")
+	}
 	b.WriteString("complete -c hostctl -n __hostctl_at -a '" + strings.Join(top, " ") + "'\n")
 	for _, k := range sortedKeys(subs) {
 		b.WriteString("complete -c hostctl -n '__hostctl_at " + k + "' -a '" + strings.Join(subs[k], " ") + "'\n")

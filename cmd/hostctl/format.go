@@ -45,6 +45,22 @@ func row(tw *tabwriter.Writer, cells ...string) {
 	fmt.Fprintln(tw, strings.Join(cells, "\t"))
 }
 
+// listTable writes a table of one row per item under header, or the
+// empty line when there are no items; it reports whether there were any.
+func listTable[T any](w io.Writer, items []T, empty string, header []string, cells func(T) []string) bool {
+	if len(items) == 0 {
+		fmt.Fprintln(w, empty)
+		return false
+	}
+	tw := table(w)
+	row(tw, header...)
+	for _, it := range items {
+		row(tw, cells(it)...)
+	}
+	tw.Flush()
+	return true
+}
+
 // cell makes a daemon-supplied string safe for one table cell: control
 // characters (tabs and newlines included, which would break the table)
 // force the quoted Go form.
@@ -190,16 +206,9 @@ func limitValue(name string, raw json.RawMessage) string {
 }
 
 func (f formatter) sessions(w io.Writer, list []wire.SessionInfo) {
-	if len(list) == 0 {
-		fmt.Fprintln(w, "no sessions")
-		return
-	}
-	tw := table(w)
-	row(tw, "SESSION", "WORKSPACE", "CREATED", "PATHS", "RETAINED")
-	for _, s := range list {
-		row(tw, cell(s.SessionID), cell(s.Workspace), f.when(s.CreatedAt), strconv.Itoa(s.Paths), humanBytes(s.RetainedBytes))
-	}
-	tw.Flush()
+	listTable(w, list, "no sessions", []string{"SESSION", "WORKSPACE", "CREATED", "PATHS", "RETAINED"}, func(s wire.SessionInfo) []string {
+		return []string{cell(s.SessionID), cell(s.Workspace), f.when(s.CreatedAt), strconv.Itoa(s.Paths), humanBytes(s.RetainedBytes)}
+	})
 }
 
 func (f formatter) stats(w io.Writer, st wire.Stats) {
@@ -224,17 +233,10 @@ func (f formatter) stats(w io.Writer, st wire.Stats) {
 	tw.Flush()
 
 	fmt.Fprintln(w)
-	if len(st.Calls) == 0 {
-		fmt.Fprintln(w, "no calls yet")
-		return
-	}
-	tw = table(w)
-	row(tw, "METHOD", "CALLS", "ERRORS", "P50", "P99")
-	for _, m := range slices.Sorted(maps.Keys(st.Calls)) {
+	listTable(w, slices.Sorted(maps.Keys(st.Calls)), "no calls yet", []string{"METHOD", "CALLS", "ERRORS", "P50", "P99"}, func(m string) []string {
 		c := st.Calls[m]
-		row(tw, cell(m), strconv.FormatUint(c.Count, 10), strconv.FormatUint(c.Errors, 10), micros(float64(c.P50Us)), micros(float64(c.P99Us)))
-	}
-	tw.Flush()
+		return []string{cell(m), strconv.FormatUint(c.Count, 10), strconv.FormatUint(c.Errors, 10), micros(float64(c.P50Us)), micros(float64(c.P99Us))}
+	})
 }
 
 // maxSeenRanges is how many seen ranges one table cell shows before it
@@ -300,30 +302,18 @@ func (f formatter) session(w io.Writer, d wire.SessionDump) {
 	}
 
 	fmt.Fprintln(w)
-	if len(d.Registers) == 0 {
-		fmt.Fprintln(w, "no named registers")
-		return
-	}
-	tw = table(w)
-	row(tw, "REGISTER", "LINES", "BYTES")
-	for _, r := range d.Registers {
-		row(tw, "@"+cell(r.Name), strconv.Itoa(r.Lines), strconv.Itoa(r.Bytes))
-	}
-	tw.Flush()
+	listTable(w, d.Registers, "no named registers", []string{"REGISTER", "LINES", "BYTES"}, func(r wire.RegisterInfo) []string {
+		return []string{"@" + cell(r.Name), strconv.Itoa(r.Lines), strconv.Itoa(r.Bytes)}
+	})
 }
 
 func (f formatter) reviewSessions(w io.Writer, list []wire.ReviewSession) {
-	if len(list) == 0 {
-		fmt.Fprintln(w, "no recorded changes")
-		return
+	shown := listTable(w, list, "no recorded changes", []string{"SESSION", "WORKSPACE", "CALLS", "ENTRIES", "LAST CHANGE"}, func(s wire.ReviewSession) []string {
+		return []string{cell(s.SessionID), cell(s.Workspace), strconv.Itoa(s.Calls), strconv.Itoa(s.Entries), f.when(s.Last)}
+	})
+	if shown {
+		fmt.Fprintln(w, "\nsee one session's changes with: hostctl review list SESSION")
 	}
-	tw := table(w)
-	row(tw, "SESSION", "WORKSPACE", "CALLS", "ENTRIES", "LAST CHANGE")
-	for _, s := range list {
-		row(tw, cell(s.SessionID), cell(s.Workspace), strconv.Itoa(s.Calls), strconv.Itoa(s.Entries), f.when(s.Last))
-	}
-	tw.Flush()
-	fmt.Fprintln(w, "\nsee one session's changes with: hostctl review list SESSION")
 }
 
 func (f formatter) reviewList(w io.Writer, sessionID string, entries []wire.ReviewEntry) {

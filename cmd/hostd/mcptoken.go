@@ -60,6 +60,20 @@ func writeMCPToken(dir string, addr *net.TCPAddr, token string) (string, error) 
 	return path, nil
 }
 
+// privateTokenDir creates dir 0700 if needed and checks, by the
+// platform's rule (checkTokenDir), that it is a real directory no other
+// user can enter.
+func privateTokenDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("MCP token directory: %w", err)
+	}
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("MCP token directory: %w", err)
+	}
+	return checkTokenDir(dir, info)
+}
+
 // removeMCPToken removes the token file at exit if it still holds token
 // (a later server on the same address may have replaced it).
 func removeMCPToken(path, token string) {

@@ -4,20 +4,14 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 )
 
-// privateTokenDir creates dir 0700 if needed and checks that it is a real
-// directory of this user's that no one else can enter.
-func privateTokenDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("MCP token directory: %w", err)
-	}
-	info, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("MCP token directory: %w", err)
-	}
+// checkTokenDir checks that dir, as Lstat found it, is a real directory
+// of this user's that no one else can enter.
+func checkTokenDir(dir string, info fs.FileInfo) error {
 	if !info.IsDir() {
 		return fmt.Errorf("MCP token directory %s is not a directory (symlinks are refused); remove it", dir)
 	}
