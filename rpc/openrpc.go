@@ -87,11 +87,11 @@ func notifications() []wire.OpenRPCNotification {
 
 // toolResults maps each built-in tool to the Go type of its result.
 var toolResults = map[string]reflect.Type{
-	"read":        reflect.TypeFor[tools.ReadResult](),
-	"grep":        reflect.TypeFor[tools.GrepResult](),
-	"write":       reflect.TypeFor[tools.WriteResult](),
-	"edit":        reflect.TypeFor[tools.EditResult](),
-	"diagnostics": reflect.TypeFor[tools.DiagnosticsResult](),
+	"read":        reflect.TypeFor[wire.ReadResult](),
+	"grep":        reflect.TypeFor[wire.GrepResult](),
+	"write":       reflect.TypeFor[wire.WriteResult](),
+	"edit":        reflect.TypeFor[wire.EditResult](),
+	"diagnostics": reflect.TypeFor[wire.DiagnosticsResult](),
 }
 
 // toolSchemas describes the built-in tools' arguments (their embedded

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
@@ -27,29 +28,6 @@ type editArgs struct {
 	// Result is "full" or "compact" (edit_compact.go); absent: the
 	// session's form, set at session.create.
 	Result string `json:"result"`
-}
-
-// EditResult is the edit tool's result (wire-contract §4 edit).
-type EditResult struct {
-	Result
-	Path        string                `json:"path,omitempty"`
-	Tag         string                `json:"tag,omitempty"`
-	Resolutions []hashline.Resolution `json:"resolutions,omitempty"`
-	Diff        string                `json:"diff,omitempty"`
-	Removed     bool                  `json:"removed,omitempty"`
-	MovedTo     string                `json:"movedTo,omitempty"`
-	// Regions are the changed regions of a compact result.
-	Regions []RegionSpan `json:"regions,omitempty"`
-	// SyntaxErrors are the syntax errors the edit added (feedback.go).
-	SyntaxErrors []SyntaxError `json:"syntaxErrors,omitempty"`
-	// Unsure are the regions the file's grammar could not read but is not
-	// trusted to call errors (SyntaxError.Unsure): in the content only.
-	Unsure []SyntaxError `json:"-"`
-	// Diagnostics are the errors the edit added, as the file's language
-	// server reports them (diagnostics.go); DiagnosticsPending: it did
-	// not answer in time.
-	Diagnostics        []Diagnostic `json:"diagnostics,omitempty"`
-	DiagnosticsPending bool         `json:"diagnosticsPending,omitempty"`
 }
 
 // Run implements Tool.
@@ -90,7 +68,7 @@ func (Edit) Run(ctx context.Context, c *Call) Outcome {
 // makes it through review and records what landed; render shows it. It
 // also returns the key the repeat guard counts the call under: the file's
 // path once it is resolved.
-func runEdit(ctx context.Context, c *Call, a editArgs, form session.ResultForm) (*EditResult, string) {
+func runEdit(ctx context.Context, c *Call, a editArgs, form session.ResultForm) (*wire.EditResult, string) {
 	req, e := request(c, a)
 	guardKey := req.args.Path
 	if e != nil {
@@ -274,15 +252,15 @@ type editor struct {
 }
 
 // fail is the edit's failure once the file is loaded.
-func (ed *editor) fail(e *Error) *EditResult {
+func (ed *editor) fail(e *Error) *wire.EditResult {
 	return failed(e, ed.warnings, ed.path.Display, ed.args.Tag)
 }
 
 // failed is an edit's one failure: the error, the warnings left so far,
 // and the lines the error shows the model, rendered from its details
 // under the [display#tag] header they are numbered for.
-func failed(e *Error, warnings []string, display, tag string) *EditResult {
-	return &EditResult{Result: Result{Error: e, Warnings: warnings, Content: errorContent(e, display, tag)}}
+func failed(e *Error, warnings []string, display, tag string) *wire.EditResult {
+	return &wire.EditResult{ToolResult: Result{Error: e, Warnings: warnings, Content: errorContent(e, display, tag)}}
 }
 
 // errorContent renders what a refusal shows besides its message: the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
@@ -32,7 +33,7 @@ type change struct {
 	// A change of the file's text (neither REM nor a link's):
 	ir          hashline.IR             // the plan applied, its register captures committed once written
 	copies      func() []workspace.Copy // the runs of old lines the new text keeps
-	resolutions []hashline.Resolution   // block spans echoed (branch A)
+	resolutions []wire.Resolution       // block spans echoed (branch A)
 	changed     []hashline.Region       // the regions shown, the last line's ending included
 	newLines    []string                // the new text's lines
 	newBody     string                  // the new text
@@ -83,7 +84,7 @@ func (ed *editor) decide(p plan) (change, *Error) {
 		ch.changed = te.Result.Changed
 		ch.seen = seenAfter(p.seen, te.Result.Pieces)
 		if p.echo {
-			ch.resolutions = te.Result.Resolutions
+			ch.resolutions = echoed(te.Result.Resolutions)
 		}
 	}
 	ch.copies = func() []workspace.Copy { return copiesOf(te.Result.Copies) }
@@ -199,8 +200,8 @@ func (ed *editor) write(ch change) (written, *Error) {
 // render shows a change that was written: the result, its diff, the
 // changed lines (or the compact form), and the syntax errors and
 // diagnostics the change added.
-func (ed *editor) render(ch change, w written) *EditResult {
-	res := &EditResult{}
+func (ed *editor) render(ch change, w written) *wire.EditResult {
+	res := &wire.EditResult{}
 	switch {
 	case ch.linkTo != "" && ch.removed:
 		res.Path, res.Removed = ch.link.Display, true
@@ -220,7 +221,7 @@ func (ed *editor) render(ch change, w written) *EditResult {
 }
 
 // renderText is render of a change of the file's text.
-func (ed *editor) renderText(res *EditResult, ch change, w written) {
+func (ed *editor) renderText(res *wire.EditResult, ch change, w written) {
 	target := ch.target
 	if target.Abs != ed.path.Abs {
 		res.MovedTo = target.Display
@@ -233,7 +234,7 @@ func (ed *editor) renderText(res *EditResult, ch change, w written) {
 	} else {
 		res.Content = renderChanged(target.Display, w.tag, w.lines, ch.changed, res.MovedTo != "", !ch.final, ed.c.Limits.MaxResultBytes)
 	}
-	res.SyntaxErrors, res.Unsure = ed.c.addFeedback(w.fb, target, bytes.Equal(ch.data, w.landed), w.lines, &res.Content)
+	res.SyntaxErrors = ed.c.addFeedback(w.fb, target, bytes.Equal(ch.data, w.landed), w.lines, &res.Content)
 	res.Diagnostics, res.DiagnosticsPending = ed.c.addDiagnostics(w.diag, target, w.lines, &res.Content)
 }
 
@@ -269,6 +270,19 @@ func (ed *editor) endingOnly(ir hashline.IR) *Error {
 	}
 	return Errorf(CodeNoChange, "%s would leave the text of every line as it is, so nothing was written. In %s, %s %s with %s where the other lines end with %s, and an edit cannot change a line ending: it keeps each line's own, and a body row holds text, not an ending. To give every line the %s ending, replace the whole file with write (its complete content); otherwise no edit is needed",
 		what, ed.path.Display, spansOf(hit), verb, other, dominant, dominant)
+}
+
+// echoed are the block spans an edit resolved, as its result echoes them
+// (nil stays nil).
+func echoed(rs []hashline.Resolution) []wire.Resolution {
+	if rs == nil {
+		return nil
+	}
+	out := make([]wire.Resolution, len(rs))
+	for i, r := range rs {
+		out[i] = wire.Resolution(r)
+	}
+	return out
 }
 
 // copiesOf converts the edit language's record of unchanged lines.

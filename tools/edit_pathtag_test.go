@@ -3,6 +3,8 @@ package tools
 import (
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // The tag may travel in the path, spelled as a producer's header shows
@@ -47,7 +49,7 @@ func TestEditPathCarriesTheTag(t *testing.T) {
 			e.write("a.txt", "one\ntwo\n")
 			old := e.showAll("a.txt")
 			e.write("a.txt", "uno\ndos\ntres\n") // changed by someone else
-			var r *EditResult
+			var r *wire.EditResult
 			if inPath {
 				r = e.edit("a.txt#"+old, "", "PUT 2:\n+TWO")
 			} else {

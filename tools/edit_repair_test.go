@@ -3,6 +3,8 @@ package tools
 import (
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 func withRepair(e *editEnv) {
@@ -10,7 +12,7 @@ func withRepair(e *editEnv) {
 }
 
 // repairedForm is the first repaired form a repair question offers.
-func repairedForm(t *testing.T, r *EditResult) string {
+func repairedForm(t *testing.T, r *wire.EditResult) string {
 	t.Helper()
 	wantCode(t, r, CodeRepairAmbiguous)
 	d, _ := r.Error.Details.(RepairAmbiguousDetails)

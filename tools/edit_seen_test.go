@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
@@ -14,9 +15,9 @@ import (
 // What counts as seen after an edit (edit-contract §4.3): the lines seen
 // before, carried to their new numbers, plus the rows the edit wrote.
 
-func (e *prodEnv) runEdit(path, tag, ops string) *EditResult {
+func (e *prodEnv) runEdit(path, tag, ops string) *wire.EditResult {
 	e.t.Helper()
-	r, ok := e.call("edit", map[string]string{"path": path, "tag": tag, "ops": ops}).(*EditResult)
+	r, ok := e.call("edit", map[string]string{"path": path, "tag": tag, "ops": ops}).(*wire.EditResult)
 	if !ok {
 		e.t.Fatalf("edit %s: not an edit result", path)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -442,7 +443,7 @@ func TestEditConcurrentSameSession(t *testing.T) {
 	e.write("f.txt", numbered(50))
 	tag := e.showAll("f.txt")
 	var wg sync.WaitGroup
-	results := make([]*EditResult, 8)
+	results := make([]*wire.EditResult, 8)
 	for i := range results {
 		wg.Add(1)
 		go func() {

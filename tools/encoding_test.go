@@ -12,6 +12,7 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rollback"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 	"github.com/hostd-dev/hostd/workspace/textenc"
@@ -107,7 +108,7 @@ func roundTrip(t *testing.T, enc textenc.Encoding, c roundTripCase) {
 		t.Fatalf("tag %s, the same text in UTF-8 has %s: the tag must be of the decoded text", r.Tag, plain.Tag)
 	}
 
-	ed, ok := e.call("edit", map[string]string{"path": c.file, "tag": r.Tag, "ops": "PUT 2.=2:\n+" + c.line2}).(*EditResult)
+	ed, ok := e.call("edit", map[string]string{"path": c.file, "tag": r.Tag, "ops": "PUT 2.=2:\n+" + c.line2}).(*wire.EditResult)
 	if !ok || !ed.OK {
 		t.Fatalf("edit failed: %+v", ed)
 	}
@@ -130,7 +131,7 @@ func roundTrip(t *testing.T, enc textenc.Encoding, c roundTripCase) {
 	}
 
 	dest := filepath.Join(filepath.Dir(c.file), "moved"+filepath.Ext(c.file))
-	if mv, ok := e.call("edit", map[string]string{"path": c.file, "tag": w.Tag, "ops": "MV " + filepath.ToSlash(dest)}).(*EditResult); !ok || !mv.OK {
+	if mv, ok := e.call("edit", map[string]string{"path": c.file, "tag": w.Tag, "ops": "MV " + filepath.ToSlash(dest)}).(*wire.EditResult); !ok || !mv.OK {
 		t.Fatalf("MV failed: %+v", mv)
 	}
 	if got := e.cat(dest); got != written {

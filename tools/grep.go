@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/grep"
 	"github.com/hostd-dev/hostd/workspace"
@@ -39,28 +40,6 @@ type grepArgs struct {
 	OutputMode string  `json:"outputMode"`
 	IgnoreCase bool    `json:"ignoreCase"`
 	HeadLimit  *int    `json:"headLimit"`
-}
-
-// GrepMatch is one matched line. Text is clipped like a read line; a
-// clipped match is not seen.
-type GrepMatch struct {
-	Path    string `json:"path"`
-	Line    int    `json:"line"`
-	Text    string `json:"text"`
-	Clipped bool   `json:"clipped,omitempty"`
-}
-
-// GrepResult is grep's result (wire-contract §4 grep). Files lists every file
-// shown, in walk order, in every mode.
-type GrepResult struct {
-	Result
-	Matches       []GrepMatch       `json:"matches,omitempty"`
-	Files         []string          `json:"files"`
-	Counts        map[string]int    `json:"counts,omitempty"`
-	Tags          map[string]string `json:"tags"`
-	Truncated     bool              `json:"truncated"`
-	FilesSearched int               `json:"filesSearched"`
-	Notice        string            `json:"notice,omitempty"`
 }
 
 // Run implements Tool.
@@ -176,8 +155,8 @@ func skipError(p workspace.Path, s *grep.Skip) *Error {
 }
 
 // grepResult records every file shown, in order, and renders the result.
-func grepResult(c *Call, a grepArgs, p workspace.Path, opt grep.Options, gr *grep.Result) *GrepResult {
-	r := &GrepResult{Files: []string{}, Tags: map[string]string{}, Truncated: gr.Truncated, FilesSearched: gr.Searched}
+func grepResult(c *Call, a grepArgs, p workspace.Path, opt grep.Options, gr *grep.Result) *wire.GrepResult {
+	r := &wire.GrepResult{Files: []string{}, Tags: map[string]string{}, Truncated: gr.Truncated, FilesSearched: gr.Searched}
 	if opt.Mode == grep.Count {
 		r.Counts = map[string]int{}
 	}
@@ -203,7 +182,7 @@ func grepResult(c *Call, a grepArgs, p workspace.Path, opt grep.Options, gr *gre
 		switch opt.Mode {
 		case grep.Content:
 			for _, m := range gf.Matches {
-				r.Matches = append(r.Matches, GrepMatch{Path: gf.Display, Line: m.Line, Text: m.Text, Clipped: m.Clipped})
+				r.Matches = append(r.Matches, wire.GrepMatch{Path: gf.Display, Line: m.Line, Text: m.Text, Clipped: m.Clipped})
 				fmt.Fprintf(&b, "\n%d:%s", m.Line, m.Text)
 				if m.Clipped {
 					b.WriteString(clipMarker(c.Limits.MaxLineChars))

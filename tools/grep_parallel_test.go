@@ -15,6 +15,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/testenv"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools/grep"
 )
 
@@ -118,9 +119,9 @@ func TestGrepParallelMatchesSequential(t *testing.T) {
 func grepSnapshot(e *prodEnv, args string) string {
 	e.t.Helper()
 	r := e.grep(args)
-	r.Result = Result{Content: r.Content}
+	r.ToolResult = Result{Content: r.Content}
 	out, err := json.Marshal(struct {
-		R     *GrepResult
+		R     *wire.GrepResult
 		Store any
 	}{r, e.s.State().Store.Dump()})
 	if err != nil {

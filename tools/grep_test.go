@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -266,7 +267,7 @@ func TestGrepAnswerObeysTheByteLimitInEveryMode(t *testing.T) {
 	}
 	for _, mode := range []string{"content", "filesWithMatches", "count"} {
 		out := e.call("grep", map[string]any{"pattern": "needle", "outputMode": mode})
-		r := out.(*GrepResult)
+		r := out.(*wire.GrepResult)
 		raw, _ := json.Marshal(out)
 		if int64(len(raw)) > lim.MaxResultBytes+1024 {
 			t.Errorf("%s: the answer is %d bytes, over the %d-byte limit", mode, len(raw), lim.MaxResultBytes)

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -70,14 +71,14 @@ func TestConcurrentSessionsLoseNoUpdate(t *testing.T) {
 				return out
 			}
 			for r := range rounds {
-				rd, ok := call("read", "", map[string]any{"path": "shared.txt"}).(*ReadResult)
+				rd, ok := call("read", "", map[string]any{"path": "shared.txt"}).(*wire.ReadResult)
 				if !ok || !rd.OK {
 					t.Errorf("session %d: read failed", i)
 					return
 				}
 				text := fmt.Sprintf("line %d by %s round %d", line, s.ID, r)
 				id := fmt.Sprintf("%s-r%d", s.ID, r)
-				ed, ok := call("edit", id, map[string]any{"path": "shared.txt", "tag": rd.Tag, "ops": fmt.Sprintf("PUT %d.=%d:\n+%s", line, line, text)}).(*EditResult)
+				ed, ok := call("edit", id, map[string]any{"path": "shared.txt", "tag": rd.Tag, "ops": fmt.Sprintf("PUT %d.=%d:\n+%s", line, line, text)}).(*wire.EditResult)
 				if !ok {
 					return
 				}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/linewindow"
 	"github.com/hostd-dev/hostd/tools/syntax"
@@ -98,7 +99,7 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 		snap.Text = w.Body
 	}
 	tag := c.State.Store.Record(p.Abs, snap)
-	r := &ReadResult{
+	r := &wire.ReadResult{
 		Path:       p.Display,
 		Root:       string(p.Root),
 		Offset:     from,

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/linewindow"
 	"github.com/hostd-dev/hostd/workspace"
@@ -32,29 +33,6 @@ type readArgs struct {
 	// Since is a tag of the file this session holds: the read shows
 	// only what changed since that version (read_since.go).
 	Since string `json:"since"`
-}
-
-// ReadResult is read's result (wire-contract §4 read).
-type ReadResult struct {
-	Result
-	Path       string `json:"path"`
-	Root       string `json:"root"`
-	Offset     int    `json:"offset"`
-	LineCount  int    `json:"lineCount"`
-	TotalLines int    `json:"totalLines"`
-	Truncated  bool   `json:"truncated"`
-	FileBytes  int64  `json:"fileBytes"`
-	Notice     string `json:"notice,omitempty"`
-	Tag        string `json:"tag"`
-	// Mode is "outline" for an outline read (LineCount then counts its
-	// rows); absent for a read of lines.
-	Mode string `json:"mode,omitempty"`
-	// Since is the tag a read with since compared the file with, when it
-	// answered with what changed (LineCount then counts the rows shown);
-	// absent when it answered as a plain read.
-	Since string `json:"since,omitempty"`
-	// Unchanged counts the lines a since read found unchanged.
-	Unchanged int `json:"unchangedLines,omitempty"`
 }
 
 // Run implements Tool.
@@ -124,7 +102,7 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 // plainRead records and renders a window: the lines it displayed, and
 // carried (lines of the file a since read proved the session has seen)
 // are seen; note, when set, heads the notice.
-func plainRead(c *Call, p workspace.Path, w *linewindow.Window, offset, limit int, capped bool, carried session.LineSet, note string) *ReadResult {
+func plainRead(c *Call, p workspace.Path, w *linewindow.Window, offset, limit int, capped bool, carried session.LineSet, note string) *wire.ReadResult {
 	tag := c.State.Store.Record(p.Abs, session.Snapshot{
 		Digest:  w.Digest,
 		Text:    w.Body,
@@ -134,7 +112,7 @@ func plainRead(c *Call, p workspace.Path, w *linewindow.Window, offset, limit in
 		Seen:    displayedLines(w.Lines).Union(carried),
 	})
 	c.warm(p.Abs, w)
-	r := &ReadResult{
+	r := &wire.ReadResult{
 		Path:       p.Display,
 		Root:       string(p.Root),
 		Offset:     offset,
@@ -204,7 +182,7 @@ func renderWindow(display, tag string, lines []linewindow.Line, maxChars int, un
 }
 
 // readNotice says what the window leaves out and how to get it.
-func readNotice(r *ReadResult, limit int, capped bool, maxBytes int64) string {
+func readNotice(r *wire.ReadResult, limit int, capped bool, maxBytes int64) string {
 	var parts []string
 	switch {
 	case r.TotalLines == 0:

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -164,7 +165,7 @@ func TestConcurrentReadsOfOneSession(t *testing.T) {
 				t.Errorf("read %d: %v %s", i, err, out.Base().Content)
 				return
 			}
-			tags[i] = out.(*ReadResult).Tag
+			tags[i] = out.(*wire.ReadResult).Tag
 			e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: "grep", Args: []byte(`{"pattern":"other 1"}`)})
 		}()
 	}

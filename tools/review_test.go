@@ -8,6 +8,7 @@ import (
 
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rollback"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // Every mutating tool goes through review: a write that creates, an edit
@@ -28,9 +29,9 @@ func TestMutationsAreReviewed(t *testing.T) {
 		}
 		return out
 	}
-	w := call("write", "c1", map[string]string{"path": "a.txt", "content": "one\ntwo\n"}).(*WriteResult)
-	ed := call("edit", "c2", map[string]string{"path": "a.txt", "tag": w.Tag, "ops": "PUT 2.=2:\n+TWO"}).(*EditResult)
-	mv := call("edit", "c3", map[string]string{"path": "a.txt", "tag": ed.Tag, "ops": "MV b.txt"}).(*EditResult)
+	w := call("write", "c1", map[string]string{"path": "a.txt", "content": "one\ntwo\n"}).(*wire.WriteResult)
+	ed := call("edit", "c2", map[string]string{"path": "a.txt", "tag": w.Tag, "ops": "PUT 2.=2:\n+TWO"}).(*wire.EditResult)
+	mv := call("edit", "c3", map[string]string{"path": "a.txt", "tag": ed.Tag, "ops": "MV b.txt"}).(*wire.EditResult)
 	call("edit", "c4", map[string]string{"path": "b.txt", "tag": mv.Tag, "ops": "REM"})
 
 	entries, err := store.List(e.s.ID, "")

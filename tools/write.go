@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -26,25 +27,6 @@ func (Write) Name() string { return "write" }
 type writeArgs struct {
 	Path    string  `json:"path"`
 	Content *string `json:"content"`
-}
-
-// WriteResult is write's result (wire-contract §4 write).
-type WriteResult struct {
-	Result
-	Path    string `json:"path"`
-	Tag     string `json:"tag"`
-	Created bool   `json:"created"`
-	Bytes   int64  `json:"bytes"`
-	// SyntaxErrors are the syntax errors the write added (feedback.go).
-	SyntaxErrors []SyntaxError `json:"syntaxErrors,omitempty"`
-	// Unsure are the regions the file's grammar could not read but is not
-	// trusted to call errors (SyntaxError.Unsure): in the content only.
-	Unsure []SyntaxError `json:"-"`
-	// Diagnostics are the errors the write added, as the file's language
-	// server reports them (diagnostics.go); DiagnosticsPending: it did
-	// not answer in time.
-	Diagnostics        []Diagnostic `json:"diagnostics,omitempty"`
-	DiagnosticsPending bool         `json:"diagnosticsPending,omitempty"`
 }
 
 // newFilePerm is the mode of a file write creates; an existing file keeps
@@ -155,12 +137,12 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 		verb = "created"
 	}
 	l := recordLanded(c, p, body, data, onDisk[p.Abs])
-	r := &WriteResult{Path: p.Display, Tag: l.Tag, Created: created, Bytes: int64(len(onDisk[p.Abs]))}
+	r := &wire.WriteResult{Path: p.Display, Tag: l.Tag, Created: created, Bytes: int64(len(onDisk[p.Abs]))}
 	r.Warnings = append(warnings, l.Warnings...)
 	r.Content = fmt.Sprintf("%s, %d %s", verb, n, plural(n, "line", "lines"))
 	if l.Tag != "" {
 		r.Content = tagHeader(p.Display, l.Tag) + "\n" + r.Content
-		r.SyntaxErrors, r.Unsure = c.addFeedback(fb, p, bytes.Equal(data, onDisk[p.Abs]), l.Lines, &r.Content)
+		r.SyntaxErrors = c.addFeedback(fb, p, bytes.Equal(data, onDisk[p.Abs]), l.Lines, &r.Content)
 		if bytes.Equal(data, onDisk[p.Abs]) {
 			r.Diagnostics, r.DiagnosticsPending = c.addDiagnostics(startWriteDiagnostics(c, p, old, wasText, body), p, l.Lines, &r.Content)
 		}
