@@ -100,7 +100,7 @@ var toolResults = map[string]reflect.Type{
 // whatever tools a server was given.
 func toolSchemas() ([]wire.OpenRPCTool, wire.OpenRPCComponents) {
 	comp := wire.OpenRPCComponents{Schemas: map[string]schema{
-		"ToolResult": schemaOf(reflect.TypeFor[tools.Result]()),
+		"ToolResult": schemaOf(reflect.TypeFor[wire.ToolResult]()),
 	}}
 	var out []wire.OpenRPCTool
 	for _, t := range tools.Builtin() {

@@ -95,7 +95,7 @@ func TestSpellingsOfOneFileShareItsLockSnapshotsAndReview(t *testing.T) {
 				}
 				if ed.OK {
 					lastOK[i] = text
-				} else if ed.Error.Code != CodeTagMismatch {
+				} else if ed.Error.Code != wire.ToolTagMismatch {
 					t.Errorf("session %d round %d via %s: %s: %s", i, r, path, ed.Error.Code, ed.Content)
 				}
 			}

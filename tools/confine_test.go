@@ -195,10 +195,10 @@ func TestReadOnlyFileIsDenied(t *testing.T) {
 	if err := os.Chmod(p, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	e.failure("write", map[string]any{"path": "ro.txt", "content": "new\n"}, CodeToolDenied)
+	e.failure("write", map[string]any{"path": "ro.txt", "content": "new\n"}, wire.ToolDenied)
 	tag := e.read(map[string]any{"path": "ro.txt"}).Tag
 	for _, ops := range []string{"PUT 1.=1:\n+new", "REM", "MV moved.txt"} {
-		msg := e.failure("edit", map[string]any{"path": "ro.txt", "tag": tag, "ops": ops}, CodeToolDenied)
+		msg := e.failure("edit", map[string]any{"path": "ro.txt", "tag": tag, "ops": ops}, wire.ToolDenied)
 		if !strings.Contains(msg, "read-only") {
 			t.Errorf("%q: message does not say why: %s", ops, msg)
 		}
@@ -271,7 +271,7 @@ func TestRemAndMvOfASymlinkActOnTheLink(t *testing.T) {
 		t.Fatal("rollback of the MV did not put the link back")
 	}
 
-	if r := call("mvedit", "PUT 1.=1:\n+changed\nMV other.txt"); r.OK || r.Error.Code != CodeInvalidArgument {
+	if r := call("mvedit", "PUT 1.=1:\n+changed\nMV other.txt"); r.OK || r.Error.Code != wire.ToolInvalidArgument {
 		t.Fatalf("MV with ops of a link: ok=%v %+v", r.OK, r.Error)
 	}
 	// An edit through the link still edits the file it leads to.

@@ -202,7 +202,7 @@ func (Diagnostics) Run(ctx context.Context, c *Call) Outcome {
 		return Failed(e)
 	}
 	if c.Diagnostics == nil {
-		return Failed(Errorf(CodeToolFailed, "language servers are off in this daemon (languageServers.enabled is false); check the code with its compiler instead"))
+		return Failed(Errorf(wire.ToolFailed, "language servers are off in this daemon (languageServers.enabled is false); check the code with its compiler instead"))
 	}
 	var paths []workspace.Path
 	if a.Path != "" {
@@ -211,7 +211,7 @@ func (Diagnostics) Run(ctx context.Context, c *Call) Outcome {
 			return Failed(e)
 		}
 		if !c.Diagnostics.Serves(rootOf(c, p.Abs), p.Abs) {
-			return Failed(Errorf(CodeInvalidArgument, "no language server serves %s (known: Go, TypeScript and JavaScript, Python, Rust, C and C++), or they are turned off for this workspace; check it with its compiler instead", p.Display))
+			return Failed(Errorf(wire.ToolInvalidArgument, "no language server serves %s (known: Go, TypeScript and JavaScript, Python, Rust, C and C++), or they are turned off for this workspace; check it with its compiler instead", p.Display))
 		}
 		paths = append(paths, p)
 	} else {
@@ -265,7 +265,7 @@ type fileDiagnostics struct {
 	errs    []Diagnostic
 	pending bool
 	text    string
-	fail    *Error
+	fail    *wire.ToolError
 }
 
 // checkFile asks p's server for the errors of its live text and renders
@@ -275,7 +275,7 @@ func checkFile(c *Call, p workspace.Path, deadline time.Time) fileDiagnostics {
 	out := fileDiagnostics{display: p.Display}
 	l, e := loadText(p, c.Limits.MaxWriteBytes)
 	if e != nil {
-		if e.Code == CodeNotFound {
+		if e.Code == wire.ToolNotFound {
 			e = missing(c, p)
 		}
 		out.fail, out.text = e, p.Display+": "+e.Message
@@ -285,7 +285,7 @@ func checkFile(c *Call, p workspace.Path, deadline time.Time) fileDiagnostics {
 	errs, ok, err := c.Diagnostics.Errors(rootOf(c, p.Abs), p.Abs, body, deadline)
 	switch {
 	case err != nil:
-		out.fail = Errorf(CodeToolFailed, "the language server of %s could not check it: %s; hostctl lsp shows the servers", p.Display, clipMessageTo(err.Error(), 300))
+		out.fail = Errorf(wire.ToolFailed, "the language server of %s could not check it: %s; hostctl lsp shows the servers", p.Display, clipMessageTo(err.Error(), 300))
 		out.text = p.Display + ": " + out.fail.Message
 		return out
 	case !ok:

@@ -144,7 +144,7 @@ func TestMissingServerIsQuiet(t *testing.T) {
 		t.Fatalf("tool with no server: %+v", d.Error)
 	}
 	d = e.diagnostics(map[string]any{"path": "notes.txt"})
-	if d.OK || d.Error.Code != CodeInvalidArgument {
+	if d.OK || d.Error.Code != wire.ToolInvalidArgument {
 		t.Fatalf("a file no server serves: %+v", d.Error)
 	}
 }

@@ -149,7 +149,7 @@ func TestEditCompactResult(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("a.txt", twelve)
 		r := e.editForm("a.txt", e.showAll("a.txt"), "PUT 1.=1:\n+one", "short")
-		wantCode(t, r, CodeInvalidArgument)
+		wantCode(t, r, wire.ToolInvalidArgument)
 		if !strings.Contains(r.Error.Message, `"compact"`) {
 			t.Fatalf("message %q", r.Error.Message)
 		}

@@ -46,7 +46,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 1})
 		r = e.runEdit("f.txt", r.Tag, "PUT 50.=50:\n+fifty")
-		wantCode(t, r, CodeLinesUnseen)
+		wantCode(t, r, wire.ToolLinesUnseen)
 		if !strings.Contains(e.cat("f.txt"), "line 50\n") {
 			t.Fatal("the unseen line was changed")
 		}
@@ -60,7 +60,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 12})
 		wantOK(t, e.runEdit("f.txt", r.Tag, "PUT 12.=12:\n+ten")) // line 10, now 12: seen, no re-read
 		r = e.runEdit("f.txt", e.head("f.txt").Tag, "PUT 13.=13:\n+eleven")
-		wantCode(t, r, CodeLinesUnseen) // line 11 was never read
+		wantCode(t, r, wire.ToolLinesUnseen) // line 11 was never read
 	})
 	t.Run("a deletion closes the gap in the seen set", func(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
@@ -80,7 +80,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 2}, session.Range{From: 4, To: 4})
 		r = e.runEdit("f.txt", r.Tag, "PUT 3.=3:\n+short")
-		wantCode(t, r, CodeLinesUnseen)
+		wantCode(t, r, wire.ToolLinesUnseen)
 		if !strings.Contains(r.Error.Message, "only write") {
 			t.Errorf("message %q", r.Error.Message)
 		}
@@ -95,7 +95,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 			t.Fatalf("file %q", got)
 		}
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 4})
-		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 5.=5:\n+four"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 5.=5:\n+four"), wire.ToolLinesUnseen)
 		wantOK(t, e.runEdit("f.txt", r.Tag, "PUT 4.=4:\n+three"))
 	})
 	t.Run("a BOM file: the same, and the BOM stays", func(t *testing.T) {
@@ -108,7 +108,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 			t.Fatalf("file %q", got)
 		}
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 2})
-		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 3.=3:\n+third"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 3.=3:\n+third"), wire.ToolLinesUnseen)
 	})
 	t.Run("moved lines keep their seen state; the lines around them too", func(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
@@ -120,7 +120,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 			t.Fatalf("file %q", got)
 		}
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 6})
-		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 7.=7:\n+seven"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 7.=7:\n+seven"), wire.ToolLinesUnseen)
 	})
 	t.Run("MV takes the seen set to the new path", func(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
@@ -132,7 +132,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		r = e.runEdit("g.txt", r.Tag, "PUT 1.=1:\n+one\nMV h.txt")
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("h.txt"), session.Range{From: 1, To: 4})
-		wantCode(t, e.runEdit("h.txt", r.Tag, "PUT 5.=5:\n+five"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("h.txt", r.Tag, "PUT 5.=5:\n+five"), wire.ToolLinesUnseen)
 	})
 	t.Run("three chained calls on the tags they return need no re-read", func(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
@@ -157,7 +157,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		r := e.runEdit("f.txt", rd.Tag, "PUT 3.=3:\n+three")
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 2, To: 6})
-		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 1.=1:\n+changed"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 1.=1:\n+changed"), wire.ToolLinesUnseen)
 	})
 }
 

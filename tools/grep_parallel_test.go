@@ -119,7 +119,7 @@ func TestGrepParallelMatchesSequential(t *testing.T) {
 func grepSnapshot(e *prodEnv, args string) string {
 	e.t.Helper()
 	r := e.grep(args)
-	r.ToolResult = Result{Content: r.Content}
+	r.ToolResult = wire.ToolResult{Content: r.Content}
 	out, err := json.Marshal(struct {
 		R     *wire.GrepResult
 		Store any
@@ -232,6 +232,6 @@ func TestGrepLargeFilesBinaryProbe(t *testing.T) {
 		if strings.Join(r.Files, ",") != "late.txt,text.txt" || r.FilesSearched != 3 || r.Matches[1].Line != 10001 {
 			t.Errorf("%d threads: files %v, %d searched, matches %+v", threads, r.Files, r.FilesSearched, r.Matches)
 		}
-		e.failure("grep", `{"pattern":"hit","path":"bin.dat"}`, CodeNotText)
+		e.failure("grep", `{"pattern":"hit","path":"bin.dat"}`, wire.ToolNotText)
 	}
 }

@@ -84,7 +84,7 @@ func TestConcurrentSessionsLoseNoUpdate(t *testing.T) {
 				}
 				if ed.OK {
 					lastOK[i] = text
-				} else if ed.Error.Code != CodeTagMismatch {
+				} else if ed.Error.Code != wire.ToolTagMismatch {
 					t.Errorf("session %d round %d: %s: %s", i, r, ed.Error.Code, ed.Content)
 				}
 			}
@@ -149,14 +149,14 @@ func TestEditRefusesAFileChangedRightBeforeTheRename(t *testing.T) {
 	testHookBeforeApply = func() { e.write("a.txt", "one\nTWO by another program\n") }
 	defer func() { testHookBeforeApply = nil }()
 	r := e.edit("a.txt", tag, "PUT 1.=1:\n+ONE")
-	if r.OK || r.Error.Code != CodeTagMismatch {
+	if r.OK || r.Error.Code != wire.ToolTagMismatch {
 		t.Fatalf("got ok=%v %+v, want EDIT_TAG_MISMATCH", r.OK, r.Error)
 	}
 	live := e.file("a.txt")
 	if live != "one\nTWO by another program\n" {
 		t.Fatalf("the other program's bytes were replaced: %q", live)
 	}
-	d, _ := r.Error.Details.(TagMismatchDetails)
+	d, _ := r.Error.Details.(wire.TagMismatchDetails)
 	if d.LiveTag != workspaceTag(live) || d.Context != nil {
 		t.Fatalf("details %v, want liveTag %s", r.Error.Details, workspaceTag(live))
 	}

@@ -110,7 +110,7 @@ func TestReadOutlineSeenSet(t *testing.T) {
 	if got := fmt.Sprint(seen.Ranges()); got != "[{3 4} {7 8} {10 10} {14 14}]" {
 		t.Fatalf("seen after the outline %s, want exactly the rows 3, 4, 7, 8, 10, 14", got)
 	}
-	wantCode(t, e.edit("cart.ts", r.Tag, "PUT 11.=11:\n+    this.items.unshift(item);"), CodeLinesUnseen)
+	wantCode(t, e.edit("cart.ts", r.Tag, "PUT 11.=11:\n+    this.items.unshift(item);"), wire.ToolLinesUnseen)
 	wantFile(t, e, "cart.ts", outlineTS)
 
 	// The block read of row 10 (…10-12) fuses into the same tag.
@@ -279,7 +279,7 @@ func TestReadOutlineRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := e.read(c.args)
-		if r.OK || r.Error == nil || r.Error.Code != CodeInvalidArgument || !strings.Contains(r.Error.Message, c.says) {
+		if r.OK || r.Error == nil || r.Error.Code != wire.ToolInvalidArgument || !strings.Contains(r.Error.Message, c.says) {
 			t.Errorf("%v: %+v", c.args, r.ToolResult)
 			continue
 		}

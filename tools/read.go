@@ -42,25 +42,25 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 		return Failed(e)
 	}
 	if a.Since != "" && (a.Mode != "" || a.Offset != nil || a.Limit != nil) {
-		return Failed(Errorf(CodeInvalidArgument, "since shows what changed in the whole file, so it takes no mode, offset or limit: pass path and since alone, or drop since to read a window"))
+		return Failed(Errorf(wire.ToolInvalidArgument, "since shows what changed in the whole file, so it takes no mode, offset or limit: pass path and since alone, or drop since to read a window"))
 	}
 	switch a.Mode {
 	case "":
 	case modeOutline:
 		return readOutline(ctx, c, a)
 	default:
-		return Failed(Errorf(CodeInvalidArgument, "mode %q is not a read mode: use \"outline\" for the file's declarations, or omit mode to read lines", a.Mode))
+		return Failed(Errorf(wire.ToolInvalidArgument, "mode %q is not a read mode: use \"outline\" for the file's declarations, or omit mode to read lines", a.Mode))
 	}
 	offset, limit := 1, c.Limits.DefaultReadLimit
 	if a.Offset != nil {
 		if *a.Offset < 1 {
-			return Failed(Errorf(CodeInvalidArgument, "offset %d is not a line number: lines are numbered from 1; use offset 1 to read from the top", *a.Offset))
+			return Failed(Errorf(wire.ToolInvalidArgument, "offset %d is not a line number: lines are numbered from 1; use offset 1 to read from the top", *a.Offset))
 		}
 		offset = *a.Offset
 	}
 	if a.Limit != nil {
 		if *a.Limit < 1 {
-			return Failed(Errorf(CodeInvalidArgument, "limit %d must be at least 1; omit it to read %d lines", *a.Limit, c.Limits.DefaultReadLimit))
+			return Failed(Errorf(wire.ToolInvalidArgument, "limit %d must be at least 1; omit it to read %d lines", *a.Limit, c.Limits.DefaultReadLimit))
 		}
 		limit = *a.Limit
 	}
@@ -89,9 +89,9 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 	case errors.Is(err, workspace.ErrNotText):
 		return Failed(notText(p, err))
 	case ctx.Err() != nil:
-		return Failed(Errorf(CodeToolFailed, "the read of %s was cancelled; nothing was recorded, call again", p.Display))
+		return Failed(Errorf(wire.ToolFailed, "the read of %s was cancelled; nothing was recorded, call again", p.Display))
 	case err != nil:
-		return Failed(Errorf(CodeToolFailed, "cannot read %s: %v; call again", p.Display, err))
+		return Failed(Errorf(wire.ToolFailed, "cannot read %s: %v; call again", p.Display, err))
 	}
 	if a.Since != "" {
 		return readSince(c, p, w, a.Since, limit, capped)
@@ -207,11 +207,11 @@ func readNotice(r *wire.ReadResult, limit int, capped bool, maxBytes int64) stri
 // readOpenError adds what read knows to the shared open errors: the
 // nearest existing directory for a missing file, a few entries for a
 // directory.
-func readOpenError(c *Call, p workspace.Path, e *Error) *Error {
+func readOpenError(c *Call, p workspace.Path, e *wire.ToolError) *wire.ToolError {
 	switch e.Code {
-	case CodeNotFound:
+	case wire.ToolNotFound:
 		return missing(c, p)
-	case CodeNotAFile:
+	case wire.ToolNotAFile:
 		if info, err := p.Stat(); err == nil && info.IsDir() {
 			return directoryError(p)
 		}

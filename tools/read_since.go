@@ -71,7 +71,7 @@ func readSince(c *Call, p workspace.Path, w *linewindow.Window, since string, li
 		Path: p.Display, Root: string(p.Root), Offset: 1, LineCount: shown.Len(),
 		TotalLines: w.TotalLines, FileBytes: w.FileBytes, Tag: newTag,
 		Since: tag, Unchanged: d.unchanged,
-		ToolResult: Result{Content: content},
+		ToolResult: wire.ToolResult{Content: content},
 	}
 }
 

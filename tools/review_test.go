@@ -67,7 +67,7 @@ func TestFailedEditRecordsNoReview(t *testing.T) {
 	var store *review.Store
 	e.x, store = reviewedExecutor(t, e.m, e.lim)
 	e.write("f.txt", "a\n")
-	wantCode(t, e.edit("f.txt", e.showAll("f.txt"), "PUT 1.=1:\n+a"), CodeNoChange)
+	wantCode(t, e.edit("f.txt", e.showAll("f.txt"), "PUT 1.=1:\n+a"), wire.ToolNoChange)
 	if entries, _ := store.List(e.s.ID, ""); len(entries) != 0 {
 		t.Fatalf("a failed edit was recorded: %+v", entries)
 	}
