@@ -100,7 +100,7 @@ var toolResults = map[string]reflect.Type{
 // whatever tools a server was given.
 func toolSchemas() ([]wire.OpenRPCTool, wire.OpenRPCComponents) {
 	comp := wire.OpenRPCComponents{Schemas: map[string]schema{
-		"ToolResult": schemaOf(reflect.TypeFor[wire.ToolResult]()),
+		wire.ToolResultSchema: schemaOf(reflect.TypeFor[wire.ToolResult]()),
 	}}
 	var out []wire.OpenRPCTool
 	for _, t := range tools.Builtin() {
@@ -119,8 +119,8 @@ func toolSchemas() ([]wire.OpenRPCTool, wire.OpenRPCComponents) {
 		out = append(out, wire.OpenRPCTool{
 			Name:        name,
 			Description: firstLine(def.Description),
-			Args:        schema{"$ref": "#/components/schemas/" + argsName},
-			Result:      schema{"$ref": "#/components/schemas/" + resultName},
+			Args:        wire.SchemaRef(argsName),
+			Result:      wire.SchemaRef(resultName),
 		})
 	}
 	return out, comp

@@ -35,7 +35,7 @@ func override(t reflect.Type) (schema, bool) {
 	case reflect.TypeFor[wire.LineText]():
 		// Named in components.schemas (toolErrors), as the client's
 		// types name it.
-		return schema{"$ref": "#/components/schemas/LineText"}, true
+		return wire.SchemaRef("LineText"), true
 	case reflect.TypeFor[wire.OpenRPCErrors]():
 		return schema{"type": "object", "additionalProperties": schemaOf(reflect.TypeFor[wire.OpenRPCErrorDef]())}, true
 	case rawMessageType:
