@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/rpc/wire"
-	"github.com/hostd-dev/hostd/tools"
 )
 
 // tableAfter returns the rows of the first table after heading in text,
@@ -83,7 +82,7 @@ var detailsNamed = regexp.MustCompile("`details: \\{([^`]*)\\}`")
 func TestWireContractToolErrorTableIsTheToolsTable(t *testing.T) {
 	root := mustRoot(t)
 	rows := tableAfter(t, mustRead(t, root, "docs/wire-contract.md"), "### Tool error codes")
-	table := tools.ErrorCodes()
+	table := wire.ToolCodes
 	var got, want []string
 	for _, r := range rows {
 		got = append(got, codeName(r[0]))

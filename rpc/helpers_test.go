@@ -42,9 +42,9 @@ func (b *blockTool) Run(ctx context.Context, c *tools.Call) tools.Outcome {
 	select {
 	case <-ctx.Done():
 		b.cancelled <- c.ToolCallID
-		return tools.Failed(tools.Errorf(tools.CodeToolFailed, "cancelled; call again"))
+		return tools.Failed(tools.Errorf(wire.ToolFailed, "cancelled; call again"))
 	case <-b.release:
-		return &tools.Result{Content: "released"}
+		return &wire.ToolResult{Content: "released"}
 	}
 }
 

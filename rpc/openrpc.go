@@ -87,11 +87,11 @@ func notifications() []wire.OpenRPCNotification {
 
 // toolResults maps each built-in tool to the Go type of its result.
 var toolResults = map[string]reflect.Type{
-	"read":        reflect.TypeFor[tools.ReadResult](),
-	"grep":        reflect.TypeFor[tools.GrepResult](),
-	"write":       reflect.TypeFor[tools.WriteResult](),
-	"edit":        reflect.TypeFor[tools.EditResult](),
-	"diagnostics": reflect.TypeFor[tools.DiagnosticsResult](),
+	"read":        reflect.TypeFor[wire.ReadResult](),
+	"grep":        reflect.TypeFor[wire.GrepResult](),
+	"write":       reflect.TypeFor[wire.WriteResult](),
+	"edit":        reflect.TypeFor[wire.EditResult](),
+	"diagnostics": reflect.TypeFor[wire.DiagnosticsResult](),
 }
 
 // toolSchemas describes the built-in tools' arguments (their embedded
@@ -100,7 +100,7 @@ var toolResults = map[string]reflect.Type{
 // whatever tools a server was given.
 func toolSchemas() ([]wire.OpenRPCTool, wire.OpenRPCComponents) {
 	comp := wire.OpenRPCComponents{Schemas: map[string]schema{
-		"ToolResult": schemaOf(reflect.TypeFor[tools.Result]()),
+		wire.ToolResultSchema: schemaOf(reflect.TypeFor[wire.ToolResult]()),
 	}}
 	var out []wire.OpenRPCTool
 	for _, t := range tools.Builtin() {
@@ -119,8 +119,8 @@ func toolSchemas() ([]wire.OpenRPCTool, wire.OpenRPCComponents) {
 		out = append(out, wire.OpenRPCTool{
 			Name:        name,
 			Description: firstLine(def.Description),
-			Args:        schema{"$ref": "#/components/schemas/" + argsName},
-			Result:      schema{"$ref": "#/components/schemas/" + resultName},
+			Args:        wire.SchemaRef(argsName),
+			Result:      wire.SchemaRef(resultName),
 		})
 	}
 	return out, comp

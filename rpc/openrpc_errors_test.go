@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/rpc/wire"
-	"github.com/hostd-dev/hostd/tools"
 )
 
 // checkedIn is docs/openrpc.json as a client generator reads it.
@@ -111,7 +110,7 @@ func valueAt(spec *ast.ValueSpec, i int) ast.Expr {
 // are too.
 func TestOpenRPCHasEveryToolErrorCode(t *testing.T) {
 	doc := readCheckedIn(t)
-	table := tools.ErrorCodes()
+	table := wire.ToolCodes
 	var got, want []string
 	for _, e := range doc.ToolErrors {
 		got = append(got, e.Code)
@@ -137,7 +136,7 @@ func TestOpenRPCHasEveryToolErrorCode(t *testing.T) {
 			}
 		}
 	}
-	if names := jsonNames(reflect.TypeFor[tools.RepeatGuardDetails]()); !slices.Equal(sortedKeys(doc.RepeatGuard.Properties), names) {
+	if names := jsonNames(reflect.TypeFor[wire.RepeatGuardDetails]()); !slices.Equal(sortedKeys(doc.RepeatGuard.Properties), names) {
 		t.Errorf("x-repeat-guard-details members %v, want %v", sortedKeys(doc.RepeatGuard.Properties), names)
 	}
 	if doc.Components.Schemas["LineText"] == nil {

@@ -69,7 +69,7 @@ func TestOpenRPCDescribesToolsAndNotifications(t *testing.T) {
 		t.Errorf("x-tools = %v", tools)
 	}
 	// A tool result's schema has the shared fields (flattened from the
-	// embedded tools.Result) and the tool's own.
+	// embedded wire.ToolResult) and the tool's own.
 	read := doc.Components.Schemas["ReadResult"]["properties"].(schema)
 	for _, f := range []string{"ok", "content", "toolCallId", "warnings", "tag"} {
 		if read[f] == nil {

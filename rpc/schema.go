@@ -27,15 +27,15 @@ func override(t reflect.Type) (schema, bool) {
 	case reflect.TypeFor[wire.ResultForm]():
 		return schema{"type": "string", "enum": []any{string(wire.ResultFull), string(wire.ResultCompact)}}, true
 	case reflect.TypeFor[tools.Outcome]():
-		// Every tool result shares tools.Result and adds its own fields
+		// Every tool result shares wire.ToolResult and adds its own fields
 		// (wire-contract §4), so the shared part is described and the rest open.
-		s := schemaOf(reflect.TypeFor[tools.Result]())
+		s := schemaOf(reflect.TypeFor[wire.ToolResult]())
 		s["additionalProperties"] = true
 		return s, true
 	case reflect.TypeFor[wire.LineText]():
 		// Named in components.schemas (toolErrors), as the client's
 		// types name it.
-		return schema{"$ref": "#/components/schemas/LineText"}, true
+		return wire.SchemaRef("LineText"), true
 	case reflect.TypeFor[wire.OpenRPCErrors]():
 		return schema{"type": "object", "additionalProperties": schemaOf(reflect.TypeFor[wire.OpenRPCErrorDef]())}, true
 	case rawMessageType:
@@ -106,7 +106,7 @@ func objectSchema(t reflect.Type) schema {
 }
 
 // jsonFields is structFields with embedded structs flattened, as
-// encoding/json writes them (the tool results embed tools.Result).
+// encoding/json writes them (the tool results embed wire.ToolResult).
 func jsonFields(t reflect.Type) []field {
 	var out []field
 	for _, f := range structFields(t) {

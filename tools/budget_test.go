@@ -13,6 +13,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/budget"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // Concurrent large writes wait for room in the daemon-wide budget rather
@@ -62,7 +63,7 @@ func TestOverBudgetIsHostBusy(t *testing.T) {
 	raw, _ := json.Marshal(map[string]any{"path": "a.txt", "content": "hello\n"})
 	out, _ := e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: "write", Args: raw})
 	r := out.Base()
-	if r.OK || r.Error.Code != CodeHostBusy || !r.Error.Retriable {
+	if r.OK || r.Error.Code != wire.ToolHostBusy || !r.Error.Retriable {
 		t.Fatalf("got ok=%v %+v, want retriable HOST_BUSY", r.OK, r.Error)
 	}
 	if _, err := os.Lstat(filepath.Join(e.root, "a.txt")); err == nil {
@@ -70,5 +71,5 @@ func TestOverBudgetIsHostBusy(t *testing.T) {
 	}
 	hold()
 	e.write(map[string]any{"path": "a.txt", "content": "hello\n"})
-	e.failure("write", map[string]any{"path": "b.txt", "content": strings.Repeat("x", 8192)}, CodeFileTooLarge)
+	e.failure("write", map[string]any{"path": "b.txt", "content": strings.Repeat("x", 8192)}, wire.ToolFileTooLarge)
 }

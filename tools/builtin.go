@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -28,9 +29,9 @@ func Builtin() []Tool {
 
 // resolveArg resolves a tool's path argument through the session's
 // workspace and maps the resolver's sentinels to tool codes.
-func resolveArg(c *Call, path string, access workspace.Access) (workspace.Path, *Error) {
+func resolveArg(c *Call, path string, access workspace.Access) (workspace.Path, *wire.ToolError) {
 	if path == "" {
-		return workspace.Path{}, Errorf(CodeInvalidArgument, "path is required; pass a file path relative to the workspace root, e.g. \"src/main.go\"")
+		return workspace.Path{}, Errorf(wire.ToolInvalidArgument, "path is required; pass a file path relative to the workspace root, e.g. \"src/main.go\"")
 	}
 	p, err := c.State.Workspace.Resolve(path, access)
 	if err != nil {
@@ -40,16 +41,16 @@ func resolveArg(c *Call, path string, access workspace.Access) (workspace.Path, 
 }
 
 // resolveError maps a resolver error for path to a tool error.
-func resolveError(c *Call, path string, err error) *Error {
+func resolveError(c *Call, path string, err error) *wire.ToolError {
 	switch {
 	case errors.Is(err, workspace.ErrOutside):
-		return Errorf(CodeOutsideWorkspace, "%s resolves outside the workspace (%s) and every approved root; use a path inside the workspace", path, c.State.Workspace.Root())
+		return Errorf(wire.ToolOutsideWorkspace, "%s resolves outside the workspace (%s) and every approved root; use a path inside the workspace", path, c.State.Workspace.Root())
 	case errors.Is(err, workspace.ErrDenied):
-		return Errorf(CodeToolDenied, "%v; hostd never writes there: choose a path outside .git and inside a writable root", err)
+		return Errorf(wire.ToolDenied, "%v; hostd never writes there: choose a path outside .git and inside a writable root", err)
 	case errors.Is(err, workspace.ErrBadPath):
-		return Errorf(CodeInvalidArgument, "%v; pass a plain file path relative to the workspace root", err)
+		return Errorf(wire.ToolInvalidArgument, "%v; pass a plain file path relative to the workspace root", err)
 	}
-	return Errorf(CodeToolFailed, "cannot resolve %s: %v; check the path and call again", path, err)
+	return Errorf(wire.ToolFailed, "cannot resolve %s: %v; check the path and call again", path, err)
 }
 
 // tagHeader is the section header every producer prints above a file's
@@ -86,11 +87,11 @@ const noFinalNewline = `\ No newline at end of file`
 
 // missing is NOT_FOUND for a path that does not exist, naming the nearest
 // directory that does and how to find the file from there.
-func missing(c *Call, p workspace.Path) *Error {
+func missing(c *Call, p workspace.Path) *wire.ToolError {
 	if i := strings.LastIndexByte(p.Abs, '#'); i > 0 && validTag(strings.ToUpper(p.Abs[i+1:])) {
 		if base, err := c.State.Workspace.Resolve(p.Abs[:i], workspace.Read); err == nil {
 			if exists, _ := fileExists(base); exists {
-				return Errorf(CodeNotFound, "%s does not exist: that is the [PATH#TAG] spelling of %s, which only edit takes; name the file as %s", p.Display, base.Display, base.Display)
+				return Errorf(wire.ToolNotFound, "%s does not exist: that is the [PATH#TAG] spelling of %s, which only edit takes; name the file as %s", p.Display, base.Display, base.Display)
 			}
 		}
 	}
@@ -106,14 +107,14 @@ func missing(c *Call, p workspace.Path) *Error {
 		dir = parent
 	}
 	shown := c.State.Workspace.Display(dir)
-	return Errorf(CodeNotFound, "%s does not exist; the nearest existing directory is %s: find the file with grep {\"pattern\": \"\", \"path\": %q, \"glob\": \"**/%s\", \"outputMode\": \"filesWithMatches\"}",
+	return Errorf(wire.ToolNotFound, "%s does not exist; the nearest existing directory is %s: find the file with grep {\"pattern\": \"\", \"path\": %q, \"glob\": \"**/%s\", \"outputMode\": \"filesWithMatches\"}",
 		p.Display, shown, shown, filepath.Base(p.Abs))
 }
 
 // directoryError is NOT_A_FILE for a directory, naming a few of its
 // entries so the next call can read one of them. It reads a bounded number
 // of entries: a directory may be huge.
-func directoryError(p workspace.Path) *Error {
+func directoryError(p workspace.Path) *wire.ToolError {
 	const sample, shown = 256, 8
 	var names []string
 	if d, err := p.Open(); err == nil {
@@ -136,6 +137,6 @@ func directoryError(p workspace.Path) *Error {
 		}
 		list = "it holds " + strings.Join(names, ", ") + more
 	}
-	return Errorf(CodeNotAFile, "%s is a directory (%s); read one of its files, or list them with grep {\"pattern\": \"\", \"path\": %q, \"outputMode\": \"filesWithMatches\"}",
+	return Errorf(wire.ToolNotAFile, "%s is a directory (%s); read one of its files, or list them with grep {\"pattern\": \"\", \"path\": %q, \"outputMode\": \"filesWithMatches\"}",
 		p.Display, list, p.Display)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/testenv"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -98,30 +99,30 @@ func (e *prodEnv) call(tool string, args any) Outcome {
 	return e.callCtx(context.Background(), tool, args)
 }
 
-func (e *prodEnv) read(args any) *ReadResult {
+func (e *prodEnv) read(args any) *wire.ReadResult {
 	e.t.Helper()
 	out := e.call("read", args)
-	r, ok := out.(*ReadResult)
+	r, ok := out.(*wire.ReadResult)
 	if !ok {
 		e.t.Fatalf("read %v failed: %s", args, out.Base().Content)
 	}
 	return r
 }
 
-func (e *prodEnv) grep(args any) *GrepResult {
+func (e *prodEnv) grep(args any) *wire.GrepResult {
 	e.t.Helper()
 	out := e.call("grep", args)
-	r, ok := out.(*GrepResult)
+	r, ok := out.(*wire.GrepResult)
 	if !ok {
 		e.t.Fatalf("grep %v failed: %s", args, out.Base().Content)
 	}
 	return r
 }
 
-func (e *prodEnv) write(args any) *WriteResult {
+func (e *prodEnv) write(args any) *wire.WriteResult {
 	e.t.Helper()
 	out := e.call("write", args)
-	r, ok := out.(*WriteResult)
+	r, ok := out.(*wire.WriteResult)
 	if !ok {
 		e.t.Fatalf("write %v failed: %s", args, out.Base().Content)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -15,11 +16,11 @@ import (
 func TestABusyFileIsRetriableHostBusy(t *testing.T) {
 	busy := fmt.Errorf("%w: Foo.go is open in another program", workspace.ErrBusy)
 	p := workspace.Path{Display: "src/Foo.go"}
-	for name, e := range map[string]*Error{
+	for name, e := range map[string]*wire.ToolError{
 		"read":  statError(p, busy),
 		"write": (&Call{ToolName: "edit"}).writeError(review.Edit{Path: p, Existed: true}, busy),
 	} {
-		if e.Code != CodeHostBusy || !e.Retriable {
+		if e.Code != wire.ToolHostBusy || !e.Retriable {
 			t.Errorf("%s: %s retriable=%v, want retriable HOST_BUSY", name, e.Code, e.Retriable)
 		}
 		for _, want := range []string{"src/Foo.go", "open in another program", "nothing was changed", "call again"} {

@@ -14,6 +14,7 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/exfattest"
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -77,7 +78,7 @@ func TestSpellingsOfOneFileShareItsLockSnapshotsAndReview(t *testing.T) {
 				// Read through one spelling; edit through the same one
 				// (even rounds: the sessions' spellings race on the file
 				// lock) or the next (odd rounds: one snapshot history).
-				rd, ok := call("read", "", map[string]any{"path": spellings[(i+r)%len(spellings)]}).(*ReadResult)
+				rd, ok := call("read", "", map[string]any{"path": spellings[(i+r)%len(spellings)]}).(*wire.ReadResult)
 				if !ok || !rd.OK {
 					t.Errorf("session %d: read failed: %+v", i, rd)
 					return
@@ -88,13 +89,13 @@ func TestSpellingsOfOneFileShareItsLockSnapshotsAndReview(t *testing.T) {
 				text := fmt.Sprintf("line %d by %s round %d", line, s.ID, r)
 				id := fmt.Sprintf("%s-r%d", s.ID, r)
 				path := spellings[(i+r+r%2)%len(spellings)]
-				ed, ok := call("edit", id, map[string]any{"path": path, "tag": rd.Tag, "ops": fmt.Sprintf("PUT %d.=%d:\n+%s", line, line, text)}).(*EditResult)
+				ed, ok := call("edit", id, map[string]any{"path": path, "tag": rd.Tag, "ops": fmt.Sprintf("PUT %d.=%d:\n+%s", line, line, text)}).(*wire.EditResult)
 				if !ok {
 					return
 				}
 				if ed.OK {
 					lastOK[i] = text
-				} else if ed.Error.Code != CodeTagMismatch {
+				} else if ed.Error.Code != wire.ToolTagMismatch {
 					t.Errorf("session %d round %d via %s: %s: %s", i, r, path, ed.Error.Code, ed.Content)
 				}
 			}
@@ -153,7 +154,7 @@ func TestSpellingsOfOneFileShareItsLockSnapshotsAndReview(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := out.(*WriteResult); !w.OK || w.Path != "Shared.txt" {
+	if w := out.(*wire.WriteResult); !w.OK || w.Path != "Shared.txt" {
 		t.Fatalf("write through SHARED.TXT: ok=%v path=%s %+v", w.OK, w.Path, w.Error)
 	}
 	// Listed, not looked up: FUSE answers a lookup of any spelling from

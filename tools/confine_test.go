@@ -17,6 +17,7 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rollback"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 const outsideMarker = "OUTSIDE-SECRET"
@@ -128,7 +129,7 @@ func TestSymlinkSwapRaceStaysInside(t *testing.T) {
 				if n%8 == 0 {
 					call("grep", "", map[string]any{"pattern": "line", "path": "sub"})
 				}
-				rd, _ := call("read", "", map[string]any{"path": f}).(*ReadResult)
+				rd, _ := call("read", "", map[string]any{"path": f}).(*wire.ReadResult)
 				if rd == nil || !rd.OK {
 					call("write", id+"w", map[string]any{"path": f, "content": "inside\nline two\n"})
 					continue
@@ -194,10 +195,10 @@ func TestReadOnlyFileIsDenied(t *testing.T) {
 	if err := os.Chmod(p, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	e.failure("write", map[string]any{"path": "ro.txt", "content": "new\n"}, CodeToolDenied)
+	e.failure("write", map[string]any{"path": "ro.txt", "content": "new\n"}, wire.ToolDenied)
 	tag := e.read(map[string]any{"path": "ro.txt"}).Tag
 	for _, ops := range []string{"PUT 1.=1:\n+new", "REM", "MV moved.txt"} {
-		msg := e.failure("edit", map[string]any{"path": "ro.txt", "tag": tag, "ops": ops}, CodeToolDenied)
+		msg := e.failure("edit", map[string]any{"path": "ro.txt", "tag": tag, "ops": ops}, wire.ToolDenied)
 		if !strings.Contains(msg, "read-only") {
 			t.Errorf("%q: message does not say why: %s", ops, msg)
 		}
@@ -225,7 +226,7 @@ func TestRemAndMvOfASymlinkActOnTheLink(t *testing.T) {
 	if err := os.Symlink("real.txt", filepath.Join(e.root, "link.txt")); err != nil {
 		t.Fatal(err)
 	}
-	call := func(id, ops string) *EditResult {
+	call := func(id, ops string) *wire.EditResult {
 		t.Helper()
 		tag := e.showAll("link.txt")
 		args, _ := json.Marshal(map[string]string{"path": "link.txt", "tag": tag, "ops": ops})
@@ -233,7 +234,7 @@ func TestRemAndMvOfASymlinkActOnTheLink(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return out.(*EditResult)
+		return out.(*wire.EditResult)
 	}
 	linkTo := func(rel string) string {
 		t.Helper()
@@ -270,7 +271,7 @@ func TestRemAndMvOfASymlinkActOnTheLink(t *testing.T) {
 		t.Fatal("rollback of the MV did not put the link back")
 	}
 
-	if r := call("mvedit", "PUT 1.=1:\n+changed\nMV other.txt"); r.OK || r.Error.Code != CodeInvalidArgument {
+	if r := call("mvedit", "PUT 1.=1:\n+changed\nMV other.txt"); r.OK || r.Error.Code != wire.ToolInvalidArgument {
 		t.Fatalf("MV with ops of a link: ok=%v %+v", r.OK, r.Error)
 	}
 	// An edit through the link still edits the file it leads to.

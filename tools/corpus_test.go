@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/internal/testenv"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // corpusDir is rel inside the shared corpus beside the checkout.
@@ -75,7 +76,7 @@ func TestTSFixturesRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rr := out.(*ReadResult)
+			rr := out.(*wire.ReadResult)
 			if !rr.OK || rr.Truncated {
 				t.Fatalf("read: %s", rr.Content)
 			}

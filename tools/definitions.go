@@ -18,34 +18,30 @@ import (
 //go:embed defs
 var defs embed.FS
 
-// Definition is one tool as the model is told about it: the wire's
-// tools.definitions entry.
-type Definition = wire.ToolDefinition
-
 // LoadDefinition reads the embedded definition of one tool.
-func LoadDefinition(name string) (Definition, error) {
+func LoadDefinition(name string) (wire.ToolDefinition, error) {
 	desc, err := defs.ReadFile("defs/" + name + ".md")
 	if err != nil {
-		return Definition{}, fmt.Errorf("tool %s has no description: %w", name, err)
+		return wire.ToolDefinition{}, fmt.Errorf("tool %s has no description: %w", name, err)
 	}
 	schema, err := defs.ReadFile("defs/" + name + ".json")
 	if err != nil {
-		return Definition{}, fmt.Errorf("tool %s has no input schema: %w", name, err)
+		return wire.ToolDefinition{}, fmt.Errorf("tool %s has no input schema: %w", name, err)
 	}
 	if !json.Valid(schema) {
-		return Definition{}, fmt.Errorf("tool %s: input schema is not valid JSON", name)
+		return wire.ToolDefinition{}, fmt.Errorf("tool %s: input schema is not valid JSON", name)
 	}
-	return Definition{Name: name, Description: strings.TrimSpace(string(desc)), InputSchema: schema}, nil
+	return wire.ToolDefinition{Name: name, Description: strings.TrimSpace(string(desc)), InputSchema: schema}, nil
 }
 
 // Definitions returns the definitions of the executor's tools, by name.
-func (e *Executor) Definitions() ([]Definition, error) {
+func (e *Executor) Definitions() ([]wire.ToolDefinition, error) {
 	names := make([]string, 0, len(e.tools))
 	for n := range e.tools {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	out := make([]Definition, 0, len(names))
+	out := make([]wire.ToolDefinition, 0, len(names))
 	for _, n := range names {
 		d, err := LoadDefinition(n)
 		if err != nil {

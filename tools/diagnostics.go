@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/langserver"
 	"github.com/hostd-dev/hostd/workspace"
@@ -80,7 +81,7 @@ func (c *Call) startDiagnostics(p workspace.Path, before string, hadBefore bool,
 // with their first lines (seen in the version recorded for p, as feedback
 // lines are), or that they are pending. It returns the new errors and
 // whether they are pending.
-func (c *Call) addDiagnostics(d *pendingDiagnostics, p workspace.Path, lines []string, content *string) ([]Diagnostic, bool) {
+func (c *Call) addDiagnostics(d *pendingDiagnostics, p workspace.Path, lines []string, content *string) ([]wire.Diagnostic, bool) {
 	if d == nil {
 		return nil, false
 	}
@@ -108,7 +109,7 @@ func (c *Call) addDiagnostics(d *pendingDiagnostics, p workspace.Path, lines []s
 	if v, ok := c.State.Store.Head(p.Abs); ok && shown.Len() > 0 {
 		c.State.Store.MarkSeen(p.Abs, v, shown)
 	}
-	return found, false
+	return wireDiagnostics(found), false
 }
 
 // newDiagnostics are the errors of after that before does not explain:
@@ -194,15 +195,6 @@ type diagnosticsArgs struct {
 	Path string `json:"path"`
 }
 
-// DiagnosticsResult is the diagnostics tool's result.
-type DiagnosticsResult struct {
-	Result
-	// Files maps each file checked to its errors; a file whose server
-	// did not answer in time is in Pending instead.
-	Files   map[string][]Diagnostic `json:"files"`
-	Pending []string                `json:"pending,omitempty"`
-}
-
 // Run implements Tool.
 func (Diagnostics) Run(ctx context.Context, c *Call) Outcome {
 	var a diagnosticsArgs
@@ -210,7 +202,7 @@ func (Diagnostics) Run(ctx context.Context, c *Call) Outcome {
 		return Failed(e)
 	}
 	if c.Diagnostics == nil {
-		return Failed(Errorf(CodeToolFailed, "language servers are off in this daemon (languageServers.enabled is false); check the code with its compiler instead"))
+		return Failed(Errorf(wire.ToolFailed, "language servers are off in this daemon (languageServers.enabled is false); check the code with its compiler instead"))
 	}
 	var paths []workspace.Path
 	if a.Path != "" {
@@ -219,7 +211,7 @@ func (Diagnostics) Run(ctx context.Context, c *Call) Outcome {
 			return Failed(e)
 		}
 		if !c.Diagnostics.Serves(rootOf(c, p.Abs), p.Abs) {
-			return Failed(Errorf(CodeInvalidArgument, "no language server serves %s (known: Go, TypeScript and JavaScript, Python, Rust, C and C++), or they are turned off for this workspace; check it with its compiler instead", p.Display))
+			return Failed(Errorf(wire.ToolInvalidArgument, "no language server serves %s (known: Go, TypeScript and JavaScript, Python, Rust, C and C++), or they are turned off for this workspace; check it with its compiler instead", p.Display))
 		}
 		paths = append(paths, p)
 	} else {
@@ -230,7 +222,7 @@ func (Diagnostics) Run(ctx context.Context, c *Call) Outcome {
 			}
 		}
 		if len(paths) == 0 {
-			r := &DiagnosticsResult{Files: map[string][]Diagnostic{}}
+			r := &wire.DiagnosticsResult{Files: map[string][]wire.Diagnostic{}}
 			r.Content = "diagnostics: this session changed no file a language server serves; name one: diagnostics {\"path\": \"src/main.go\"}"
 			return r
 		}
@@ -248,7 +240,7 @@ func (Diagnostics) Run(ctx context.Context, c *Call) Outcome {
 	if len(paths) == 1 && answers[0].fail != nil {
 		return Failed(answers[0].fail)
 	}
-	r := &DiagnosticsResult{Files: map[string][]Diagnostic{}}
+	r := &wire.DiagnosticsResult{Files: map[string][]wire.Diagnostic{}}
 	var b strings.Builder
 	for _, f := range answers {
 		if b.Len() > 0 {
@@ -260,7 +252,7 @@ func (Diagnostics) Run(ctx context.Context, c *Call) Outcome {
 		case f.pending:
 			r.Pending = append(r.Pending, f.display)
 		default:
-			r.Files[f.display] = f.errs
+			r.Files[f.display] = wireDiagnostics(f.errs)
 		}
 	}
 	r.Content = b.String()
@@ -273,7 +265,7 @@ type fileDiagnostics struct {
 	errs    []Diagnostic
 	pending bool
 	text    string
-	fail    *Error
+	fail    *wire.ToolError
 }
 
 // checkFile asks p's server for the errors of its live text and renders
@@ -283,7 +275,7 @@ func checkFile(c *Call, p workspace.Path, deadline time.Time) fileDiagnostics {
 	out := fileDiagnostics{display: p.Display}
 	l, e := loadText(p, c.Limits.MaxWriteBytes)
 	if e != nil {
-		if e.Code == CodeNotFound {
+		if e.Code == wire.ToolNotFound {
 			e = missing(c, p)
 		}
 		out.fail, out.text = e, p.Display+": "+e.Message
@@ -293,7 +285,7 @@ func checkFile(c *Call, p workspace.Path, deadline time.Time) fileDiagnostics {
 	errs, ok, err := c.Diagnostics.Errors(rootOf(c, p.Abs), p.Abs, body, deadline)
 	switch {
 	case err != nil:
-		out.fail = Errorf(CodeToolFailed, "the language server of %s could not check it: %s; hostctl lsp shows the servers", p.Display, clipMessageTo(err.Error(), 300))
+		out.fail = Errorf(wire.ToolFailed, "the language server of %s could not check it: %s; hostctl lsp shows the servers", p.Display, clipMessageTo(err.Error(), 300))
 		out.text = p.Display + ": " + out.fail.Message
 		return out
 	case !ok:
@@ -309,6 +301,19 @@ func checkFile(c *Call, p workspace.Path, deadline time.Time) fileDiagnostics {
 		Lines: len(lines), Bytes: int64(len(l.Raw)), Seen: shown,
 	})
 	out.text = tagHeader(p.Display, tag) + " " + text
+	return out
+}
+
+// wireDiagnostics are a server's errors as a result shows them (nil
+// stays nil: no list, told from an empty one).
+func wireDiagnostics(ds []Diagnostic) []wire.Diagnostic {
+	if ds == nil {
+		return nil
+	}
+	out := make([]wire.Diagnostic, len(ds))
+	for i, d := range ds {
+		out[i] = wire.Diagnostic(d)
+	}
 	return out
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/internal/testenv"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools/langserver"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -66,7 +67,7 @@ func compilerNewErrors(t *testing.T, tsc, dir string, cases []fixtureFix) (newLi
 	}
 	res, good := map[string][]int{}, map[string][]int{}
 	for _, c := range cases {
-		good[c.ID] = slices.Compact(lineOfErrors(errs["expected/"+c.ID+"/"+c.File]))
+		good[c.ID] = slices.Compact(lineOfErrors(wireDiagnostics(errs["expected/"+c.ID+"/"+c.File])))
 		in, _ := os.ReadFile(filepath.Join(dir, "fixtures", c.ID, "input", c.File))
 		ex, _ := os.ReadFile(filepath.Join(dir, "fixtures", c.ID, "expected", c.File))
 		copies := unchangedCopies(workspace.Lines(string(ex)), workspace.Lines(string(in)), time.Second)
@@ -174,7 +175,7 @@ func TestTSFixturesDiagnostics(t *testing.T) {
 	}
 }
 
-func lineOfErrors(ds []Diagnostic) []int {
+func lineOfErrors(ds []wire.Diagnostic) []int {
 	out := make([]int, len(ds))
 	for i, d := range ds {
 		out[i] = d.Line

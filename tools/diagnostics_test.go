@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/internal/testenv"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools/langserver"
 )
 
@@ -21,17 +22,17 @@ func withServers(e *editEnv, opt langserver.Options, wait time.Duration) *langse
 	return m
 }
 
-func (e *editEnv) diagnostics(args map[string]any) *DiagnosticsResult {
+func (e *editEnv) diagnostics(args map[string]any) *wire.DiagnosticsResult {
 	e.t.Helper()
 	raw, _ := json.Marshal(args)
 	out, err := e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: "diagnostics", Args: raw})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if r, ok := out.(*DiagnosticsResult); ok {
+	if r, ok := out.(*wire.DiagnosticsResult); ok {
 		return r
 	}
-	return &DiagnosticsResult{Result: *out.Base()}
+	return &wire.DiagnosticsResult{ToolResult: *out.Base()}
 }
 
 // far: the real servers' tests wait for the answer, not for a time.
@@ -143,7 +144,7 @@ func TestMissingServerIsQuiet(t *testing.T) {
 		t.Fatalf("tool with no server: %+v", d.Error)
 	}
 	d = e.diagnostics(map[string]any{"path": "notes.txt"})
-	if d.OK || d.Error.Code != CodeInvalidArgument {
+	if d.OK || d.Error.Code != wire.ToolInvalidArgument {
 		t.Fatalf("a file no server serves: %+v", d.Error)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
@@ -29,29 +30,6 @@ type editArgs struct {
 	Result string `json:"result"`
 }
 
-// EditResult is the edit tool's result (wire-contract §4 edit).
-type EditResult struct {
-	Result
-	Path        string                `json:"path,omitempty"`
-	Tag         string                `json:"tag,omitempty"`
-	Resolutions []hashline.Resolution `json:"resolutions,omitempty"`
-	Diff        string                `json:"diff,omitempty"`
-	Removed     bool                  `json:"removed,omitempty"`
-	MovedTo     string                `json:"movedTo,omitempty"`
-	// Regions are the changed regions of a compact result.
-	Regions []RegionSpan `json:"regions,omitempty"`
-	// SyntaxErrors are the syntax errors the edit added (feedback.go).
-	SyntaxErrors []SyntaxError `json:"syntaxErrors,omitempty"`
-	// Unsure are the regions the file's grammar could not read but is not
-	// trusted to call errors (SyntaxError.Unsure): in the content only.
-	Unsure []SyntaxError `json:"-"`
-	// Diagnostics are the errors the edit added, as the file's language
-	// server reports them (diagnostics.go); DiagnosticsPending: it did
-	// not answer in time.
-	Diagnostics        []Diagnostic `json:"diagnostics,omitempty"`
-	DiagnosticsPending bool         `json:"diagnosticsPending,omitempty"`
-}
-
 // Run implements Tool.
 func (Edit) Run(ctx context.Context, c *Call) Outcome {
 	var a editArgs
@@ -62,7 +40,7 @@ func (Edit) Run(ctx context.Context, c *Call) Outcome {
 	if a.Result != "" {
 		f, err := session.ParseResultForm(a.Result)
 		if err != nil {
-			return Failed(Errorf(CodeInvalidArgument, "result %q is not a result form: use \"compact\" for the new tag and the changed spans, or \"full\" (or omit it) for the changed lines", a.Result))
+			return Failed(Errorf(wire.ToolInvalidArgument, "result %q is not a result form: use \"compact\" for the new tag and the changed spans, or \"full\" (or omit it) for the changed lines", a.Result))
 		}
 		form = f
 	}
@@ -75,7 +53,7 @@ func (Edit) Run(ctx context.Context, c *Call) Outcome {
 	}
 	if v := c.Session.Guard.Fail(c.PromptID, guardKey, res.Error.Code); v.Terminate {
 		res.Terminate = true
-		res.Error.Details = withGuard(res.Error.Details, RepeatGuardDetails{Attempts: v.Attempt, Kind: "edit", Recovery: recoveryHint(res.Error.Code)})
+		res.Error.Details = withGuard(res.Error.Details, wire.RepeatGuardDetails{Attempts: v.Attempt, Kind: "edit", Recovery: recoveryHint(res.Error.Code)})
 	}
 	return res
 }
@@ -90,7 +68,7 @@ func (Edit) Run(ctx context.Context, c *Call) Outcome {
 // makes it through review and records what landed; render shows it. It
 // also returns the key the repeat guard counts the call under: the file's
 // path once it is resolved.
-func runEdit(ctx context.Context, c *Call, a editArgs, form session.ResultForm) (*EditResult, string) {
+func runEdit(ctx context.Context, c *Call, a editArgs, form session.ResultForm) (*wire.EditResult, string) {
 	req, e := request(c, a)
 	guardKey := req.args.Path
 	if e != nil {
@@ -137,18 +115,18 @@ type editRequest struct {
 // request checks the arguments and parses the ops, before anything is
 // resolved or read. On failure its args are still the path and tag as far
 // as they were read, which the repeat guard counts the call under.
-func request(c *Call, a editArgs) (editRequest, *Error) {
+func request(c *Call, a editArgs) (editRequest, *wire.ToolError) {
 	a, e := splitPathTag(c, a)
 	if e != nil {
 		return editRequest{args: a}, e
 	}
 	tag := strings.ToUpper(strings.TrimSpace(a.Tag))
 	if !validTag(tag) {
-		return editRequest{args: a}, Errorf(CodeTagRequired, "tag must be the 4 hex digits from the [PATH#TAG] header of your latest read of %s, got %q: give it as tag, or write the path as the header shows it (%s#TAG); read the file first if you have no tag", a.Path, a.Tag, a.Path)
+		return editRequest{args: a}, Errorf(wire.ToolTagRequired, "tag must be the 4 hex digits from the [PATH#TAG] header of your latest read of %s, got %q: give it as tag, or write the path as the header shows it (%s#TAG); read the file first if you have no tag", a.Path, a.Tag, a.Path)
 	}
 	a.Tag = tag
 	if strings.TrimSpace(a.Path) == "" {
-		return editRequest{args: a}, Errorf(CodeInvalidArgument, "path is required: the file to edit, as shown in its [PATH#TAG] header")
+		return editRequest{args: a}, Errorf(wire.ToolInvalidArgument, "path is required: the file to edit, as shown in its [PATH#TAG] header")
 	}
 	patch, err := hashline.Parse(a.Ops, hashline.LimitsFrom(c.Limits))
 	if err != nil {
@@ -168,7 +146,7 @@ type editTarget struct {
 
 // target resolves the file the request names (resolvePath) and checks the
 // ops header against it.
-func target(c *Call, req editRequest) (editTarget, *Error) {
+func target(c *Call, req editRequest) (editTarget, *wire.ToolError) {
 	t, e := resolvePath(c, req)
 	if e != nil {
 		return t, e
@@ -179,7 +157,7 @@ func target(c *Call, req editRequest) (editTarget, *Error) {
 // open holds the call's payload, takes the daemon's file locks and loads
 // the file: the editor every later step reads. The caller releases what
 // it holds once the call is done; when open fails it has released them.
-func open(ctx context.Context, c *Call, req editRequest, t editTarget, form session.ResultForm) (ed *editor, h held, e *Error) {
+func open(ctx context.Context, c *Call, req editRequest, t editTarget, form session.ResultForm) (ed *editor, h held, e *wire.ToolError) {
 	defer func() {
 		if e != nil {
 			h.release()
@@ -202,10 +180,10 @@ func open(ctx context.Context, c *Call, req editRequest, t editTarget, form sess
 	}
 	text, err := file.Text.Index(file.Raw)
 	if err != nil {
-		return nil, h, Errorf(CodeFileTooLarge, "%s is too large to edit by line: %v; replace it whole with write", p.Display, err)
+		return nil, h, Errorf(wire.ToolFileTooLarge, "%s is too large to edit by line: %v; replace it whole with write", p.Display, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, h, Errorf(CodeToolFailed, "the call was cancelled; nothing was changed")
+		return nil, h, Errorf(wire.ToolFailed, "the call was cancelled; nothing was changed")
 	}
 	budget := c.Limits.ParseBudget()
 	if budget <= 0 {
@@ -274,29 +252,29 @@ type editor struct {
 }
 
 // fail is the edit's failure once the file is loaded.
-func (ed *editor) fail(e *Error) *EditResult {
+func (ed *editor) fail(e *wire.ToolError) *wire.EditResult {
 	return failed(e, ed.warnings, ed.path.Display, ed.args.Tag)
 }
 
 // failed is an edit's one failure: the error, the warnings left so far,
 // and the lines the error shows the model, rendered from its details
 // under the [display#tag] header they are numbered for.
-func failed(e *Error, warnings []string, display, tag string) *EditResult {
-	return &EditResult{Result: Result{Error: e, Warnings: warnings, Content: errorContent(e, display, tag)}}
+func failed(e *wire.ToolError, warnings []string, display, tag string) *wire.EditResult {
+	return &wire.EditResult{ToolResult: wire.ToolResult{Error: e, Warnings: warnings, Content: errorContent(e, display, tag)}}
 }
 
 // errorContent renders what a refusal shows besides its message: the
 // unseen lines of EDIT_LINES_UNSEEN, the live lines of EDIT_TAG_MISMATCH
 // (under the live tag), the forms boundary repair offers.
-func errorContent(e *Error, display, tag string) string {
+func errorContent(e *wire.ToolError, display, tag string) string {
 	switch d := e.Details.(type) {
-	case LinesUnseenDetails:
+	case wire.LinesUnseenDetails:
 		return renderRows(display, tag, d.Lines)
-	case TagMismatchDetails:
+	case wire.TagMismatchDetails:
 		if d.Context != nil {
 			return renderRows(display, d.LiveTag, *d.Context)
 		}
-	case RepairAmbiguousDetails:
+	case wire.RepairAmbiguousDetails:
 		return renderQuestion(display, tag, &hashline.Question{AsSent: d.AsSent, Repaired: d.Repaired})
 	}
 	return ""
@@ -325,7 +303,7 @@ func validTag(t string) bool {
 // lockFiles takes the daemon's locks of the edited file and, for MV, of
 // its destination, before the file is read: from the version gate to the
 // review commit no other call changes either.
-func lockFiles(ctx context.Context, c *Call, req editRequest, t editTarget) (func(), *Error) {
+func lockFiles(ctx context.Context, c *Call, req editRequest, t editTarget) (func(), *wire.ToolError) {
 	paths := []string{t.path.Abs}
 	if t.link != nil {
 		paths = append(paths, t.link.Abs)
@@ -343,7 +321,7 @@ func lockFiles(ctx context.Context, c *Call, req editRequest, t editTarget) (fun
 // §9.2), and only then applies the write-permission gate. On failure the
 // target holds what was found so far: the path once it is resolved, the
 // warning of a recovered path.
-func resolvePath(c *Call, req editRequest) (t editTarget, e *Error) {
+func resolvePath(c *Call, req editRequest) (t editTarget, e *wire.ToolError) {
 	a := req.args
 	ws := c.State.Workspace
 	p, err := ws.Resolve(a.Path, workspace.Read)
@@ -352,7 +330,7 @@ func resolvePath(c *Call, req editRequest) (t editTarget, e *Error) {
 	}
 	exists, err := fileExists(p)
 	if err != nil {
-		return t, Errorf(CodeToolFailed, "cannot check %s: %v", p.Display, err)
+		return t, Errorf(wire.ToolFailed, "cannot check %s: %v", p.Display, err)
 	}
 	if !exists {
 		rebound, warning, e := recoverPath(c, a, p)
@@ -372,7 +350,7 @@ func resolvePath(c *Call, req editRequest) (t editTarget, e *Error) {
 		}
 		if isLink {
 			if len(req.patch.Ops) > 0 {
-				return t, Errorf(CodeInvalidArgument, "%s is a symbolic link to %s, and MV moves the link itself, so it cannot change the file's lines in the same call: edit %s first, then MV the link", lp.Display, p.Display, p.Display)
+				return t, Errorf(wire.ToolInvalidArgument, "%s is a symbolic link to %s, and MV moves the link itself, so it cannot change the file's lines in the same call: edit %s first, then MV the link", lp.Display, p.Display, p.Display)
 			}
 			t.link = &lp
 		}
@@ -384,7 +362,7 @@ func resolvePath(c *Call, req editRequest) (t editTarget, e *Error) {
 // path that does not exist, and the warning that says it was edited
 // instead. The authored path's own history is excluded, so a deleted file
 // never recovers onto itself.
-func recoverPath(c *Call, a editArgs, missing workspace.Path) (workspace.Path, string, *Error) {
+func recoverPath(c *Call, a editArgs, missing workspace.Path) (workspace.Path, string, *wire.ToolError) {
 	base := filepath.Base(missing.Abs)
 	var found []string
 	for _, cand := range c.State.Store.PathsMinted(a.Tag) {
@@ -401,7 +379,7 @@ func recoverPath(c *Call, a editArgs, missing workspace.Path) (workspace.Path, s
 	}
 	switch len(found) {
 	case 0:
-		return workspace.Path{}, "", Errorf(CodeNotFound, "%s does not exist; edit never creates files: create it with write, or check the path with grep", missing.Display)
+		return workspace.Path{}, "", Errorf(wire.ToolNotFound, "%s does not exist; edit never creates files: create it with write, or check the path with grep", missing.Display)
 	case 1:
 		p, err := c.State.Workspace.Resolve(found[0], workspace.Read)
 		if err != nil {
@@ -414,7 +392,7 @@ func recoverPath(c *Call, a editArgs, missing workspace.Path) (workspace.Path, s
 	for i, f := range found {
 		names[i] = ws.Display(f)
 	}
-	return workspace.Path{}, "", Errorf(CodeNotFound, "%s does not exist, and %d files you read are named %s with tag %s (%s); give the full path", missing.Display, len(found), base, a.Tag, strings.Join(names, ", "))
+	return workspace.Path{}, "", Errorf(wire.ToolNotFound, "%s does not exist, and %d files you read are named %s with tag %s (%s); give the full path", missing.Display, len(found), base, a.Tag, strings.Join(names, ", "))
 }
 
 // splitPathTag reads a path written as a producer's header shows it,
@@ -422,7 +400,7 @@ func recoverPath(c *Call, a editArgs, missing workspace.Path) (workspace.Path, s
 // the edit is anchored on, as if given as the tag argument. A file that
 // exists under the whole spelling keeps it as its path; a tag argument
 // given beside the suffix must agree with it.
-func splitPathTag(c *Call, a editArgs) (editArgs, *Error) {
+func splitPathTag(c *Call, a editArgs) (editArgs, *wire.ToolError) {
 	i := strings.LastIndexByte(a.Path, '#')
 	if i <= 0 || !validTag(strings.ToUpper(a.Path[i+1:])) {
 		return a, nil
@@ -434,7 +412,7 @@ func splitPathTag(c *Call, a editArgs) (editArgs, *Error) {
 	}
 	path, tag := a.Path[:i], a.Path[i+1:]
 	if given := strings.TrimSpace(a.Tag); given != "" && !strings.EqualFold(given, tag) {
-		return a, Errorf(CodeInvalidArgument, "the path says tag %s but the tag argument is %s; they must agree: give the tag of your latest read of %s once, in either place", strings.ToUpper(tag), given, path)
+		return a, Errorf(wire.ToolInvalidArgument, "the path says tag %s but the tag argument is %s; they must agree: give the tag of your latest read of %s once, in either place", strings.ToUpper(tag), given, path)
 	}
 	a.Path, a.Tag = path, tag
 	return a, nil
@@ -442,30 +420,30 @@ func splitPathTag(c *Call, a editArgs) (editArgs, *Error) {
 
 // checkHeader enforces the optional [path#TAG] first line of ops
 // (edit-contract §6): when present it must agree with the arguments.
-func checkHeader(c *Call, req editRequest, path workspace.Path) *Error {
+func checkHeader(c *Call, req editRequest, path workspace.Path) *wire.ToolError {
 	h := req.patch.Header
 	if h == nil {
 		return nil
 	}
 	if !strings.EqualFold(h.Tag, req.args.Tag) {
-		return Errorf(CodeInvalidArgument, "the ops header says tag %s but the tag argument is %s; they must agree: use the tag of your latest read of %s in both", h.Tag, req.args.Tag, path.Display)
+		return Errorf(wire.ToolInvalidArgument, "the ops header says tag %s but the tag argument is %s; they must agree: use the tag of your latest read of %s in both", h.Tag, req.args.Tag, path.Display)
 	}
 	hp, err := c.State.Workspace.Resolve(h.Path, workspace.Read)
 	if err != nil || (hp.Abs != path.Abs && h.Path != req.args.Path) {
-		return Errorf(CodeInvalidArgument, "the ops header names %s but the path argument is %s; they must name the same file: drop the header or fix the path", h.Path, req.args.Path)
+		return Errorf(wire.ToolInvalidArgument, "the ops header names %s but the path argument is %s; they must name the same file: drop the header or fix the path", h.Path, req.args.Path)
 	}
 	return nil
 }
 
 // languageError maps an edit-language failure to a tool error.
-func languageError(err error) *Error {
+func languageError(err error) *wire.ToolError {
 	var he *hashline.Error
 	if !errors.As(err, &he) {
-		return Errorf(CodeToolFailed, "%v", err)
+		return Errorf(wire.ToolFailed, "%v", err)
 	}
 	e := Errorf(languageCodes[he.Code], "%s", he.Message)
 	if he.Code == hashline.CodeBlockUnresolved {
-		e.Details = BlockUnresolvedDetails{Line: he.Line, Reason: he.Reason}
+		e.Details = wire.BlockUnresolvedDetails{Line: he.Line, Reason: he.Reason}
 	}
 	return e
 }
@@ -484,19 +462,19 @@ func (r regs) Set(name string, lines []string) error {
 // syntax without asking for another read.
 func recoveryHint(code string) string {
 	switch code {
-	case CodeParseFailed:
+	case wire.ToolParseFailed:
 		return "A PUT with body rows must end its header with ':', for example PUT 48.=48:, and every body row starts with '+'. Delete lines with CUT N.=M, insert with PUT <N: or PUT >N:."
-	case CodeTagMismatch, CodeTagUnknown:
+	case wire.ToolTagMismatch, wire.ToolTagUnknown:
 		return "Read the file again and use the tag and line numbers that read shows."
-	case CodeLinesUnseen:
+	case wire.ToolLinesUnseen:
 		return "Read the lines the edit anchors on (read with offset and limit), or retry with the lines the refusal revealed in full."
-	case CodeRangeInvalid:
+	case wire.ToolRangeInvalid:
 		return "Name each changed line once: ranges must be ascending, inside the file, and must not overlap or share an anchor with another op."
-	case CodeNoChange:
+	case wire.ToolNoChange:
 		return "The file already has this content; read it to see its current state instead of repeating the edit."
-	case CodeBlockUnresolved:
+	case wire.ToolBlockUnresolved:
 		return "Use a plain line range (PUT N.=M: or CUT N.=M) instead of a block locator."
-	case CodeRepairAmbiguous:
+	case wire.ToolRepairAmbiguous:
 		return "Boundary repair asked which edit you meant: send the same edit again, unchanged and with the same tag, to apply it exactly as sent, or send the repaired form the refusal shows."
 	}
 	return "Read the file again, then make one smaller edit."

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 func withBlocks(e *editEnv) {
@@ -48,7 +50,7 @@ func TestEditBlockOps(t *testing.T) {
 		withBlocks(e)
 		e.write("m.ts", tsSource)
 		r := e.edit("m.ts", e.show("m.ts", 1, 2), "CUT 2*")
-		wantCode(t, r, CodeLinesUnseen)
+		wantCode(t, r, wire.ToolLinesUnseen)
 		wantFile(t, e, "m.ts", tsSource)
 	})
 	t.Run("a closing brace is no block, and the message names a plain range", func(t *testing.T) {
@@ -56,7 +58,7 @@ func TestEditBlockOps(t *testing.T) {
 		withBlocks(e)
 		e.write("m.ts", tsSource)
 		r := e.edit("m.ts", e.showAll("m.ts"), "CUT 4*")
-		wantCode(t, r, CodeBlockUnresolved)
+		wantCode(t, r, wire.ToolBlockUnresolved)
 		if !strings.Contains(r.Error.Message, "CUT ") {
 			t.Fatalf("no plain-range alternative: %s", r.Error.Message)
 		}
@@ -66,7 +68,7 @@ func TestEditBlockOps(t *testing.T) {
 		withBlocks(e)
 		e.write("notes.txt", "a {\n  b\n}\n")
 		tag := e.showAll("notes.txt")
-		wantCode(t, e.edit("notes.txt", tag, "CUT 1*"), CodeBlockUnresolved)
+		wantCode(t, e.edit("notes.txt", tag, "CUT 1*"), wire.ToolBlockUnresolved)
 		wantOK(t, e.edit("notes.txt", tag, "CUT 1.=3"))
 	})
 	t.Run("on a drifted file blocks resolve against the tagged snapshot", func(t *testing.T) {
@@ -92,6 +94,6 @@ func TestEditBlockOps(t *testing.T) {
 			e.s.State().Store.Record(p, snapOf(strings.Repeat("x\n", i+1)))
 		}
 		e.write("m.ts", "// header\n"+tsSource)
-		wantCode(t, e.edit("m.ts", tag, "CUT 5*"), CodeTagMismatch)
+		wantCode(t, e.edit("m.ts", tag, "CUT 5*"), wire.ToolTagMismatch)
 	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
@@ -32,7 +33,7 @@ type change struct {
 	// A change of the file's text (neither REM nor a link's):
 	ir          hashline.IR             // the plan applied, its register captures committed once written
 	copies      func() []workspace.Copy // the runs of old lines the new text keeps
-	resolutions []hashline.Resolution   // block spans echoed (branch A)
+	resolutions []wire.Resolution       // block spans echoed (branch A)
 	changed     []hashline.Region       // the regions shown, the last line's ending included
 	newLines    []string                // the new text's lines
 	newBody     string                  // the new text
@@ -44,7 +45,7 @@ type change struct {
 
 // decide works out the whole change a gated plan makes: the new text and
 // its bytes, the paths to write, and what to show; it writes nothing.
-func (ed *editor) decide(p plan) (change, *Error) {
+func (ed *editor) decide(p plan) (change, *wire.ToolError) {
 	switch {
 	case ed.link != nil:
 		return ed.decideLink()
@@ -83,7 +84,7 @@ func (ed *editor) decide(p plan) (change, *Error) {
 		ch.changed = te.Result.Changed
 		ch.seen = seenAfter(p.seen, te.Result.Pieces)
 		if p.echo {
-			ch.resolutions = te.Result.Resolutions
+			ch.resolutions = echoed(te.Result.Resolutions)
 		}
 	}
 	ch.copies = func() []workspace.Copy { return copiesOf(te.Result.Copies) }
@@ -95,7 +96,7 @@ func (ed *editor) decide(p plan) (change, *Error) {
 		ch.changed = append(ch.changed, hashline.Region{Start: n, End: n, Inserted: 1, Removed: 1})
 	}
 	if len(ch.changed) == 0 && ch.final == ch.trailing && ed.patch.EOF != hashline.EOFKeep && ed.patch.MoveTo == "" {
-		return change{}, Errorf(CodeNoChange, "%s already %s, so %s would leave it exactly as it is and nothing was written; no edit is needed", ed.path.Display, finalState(ch.final), ed.patch.EOF)
+		return change{}, Errorf(wire.ToolNoChange, "%s already %s, so %s would leave it exactly as it is and nothing was written; no edit is needed", ed.path.Display, finalState(ch.final), ed.patch.EOF)
 	}
 	// Untouched lines keep their bytes, their own line endings included
 	// (edit-contract §3.1): only what the edit changed is rewritten.
@@ -130,11 +131,11 @@ func (ed *editor) decide(p plan) (change, *Error) {
 // deleted or moved (keeping its target text, as mv does), and the file it
 // leads to is left as it is. Review records the link, so a rollback makes
 // it again.
-func (ed *editor) decideLink() (change, *Error) {
+func (ed *editor) decideLink() (change, *wire.ToolError) {
 	link := *ed.link
 	to, err := link.Readlink()
 	if err != nil {
-		return change{}, Errorf(CodeToolFailed, "cannot read the symbolic link %s: %v", link.Display, err)
+		return change{}, Errorf(wire.ToolFailed, "cannot read the symbolic link %s: %v", link.Display, err)
 	}
 	remove := review.Edit{Path: link, Before: []byte(to), Existed: true, Remove: true, Link: true}
 	if ed.patch.Rem {
@@ -161,7 +162,7 @@ type written struct {
 // write makes the change through review's one change API (mutate), and
 // records what landed: the session's version of the file, its registers,
 // what a removal or a move invalidates.
-func (ed *editor) write(ch change) (written, *Error) {
+func (ed *editor) write(ch change) (written, *wire.ToolError) {
 	var w written
 	text := ch.linkTo == "" && !ch.removed
 	if text {
@@ -203,8 +204,8 @@ func (ed *editor) write(ch change) (written, *Error) {
 // render shows a change that was written: the result, its diff, the
 // changed lines (or the compact form), and the syntax errors and
 // diagnostics the change added.
-func (ed *editor) render(ch change, w written) *EditResult {
-	res := &EditResult{}
+func (ed *editor) render(ch change, w written) *wire.EditResult {
+	res := &wire.EditResult{}
 	switch {
 	case ch.linkTo != "" && ch.removed:
 		res.Path, res.Removed = ch.link.Display, true
@@ -224,7 +225,7 @@ func (ed *editor) render(ch change, w written) *EditResult {
 }
 
 // renderText is render of a change of the file's text.
-func (ed *editor) renderText(res *EditResult, ch change, w written) {
+func (ed *editor) renderText(res *wire.EditResult, ch change, w written) {
 	target := ch.target
 	if target.Abs != ed.path.Abs {
 		res.MovedTo = target.Display
@@ -237,7 +238,7 @@ func (ed *editor) renderText(res *EditResult, ch change, w written) {
 	} else {
 		res.Content = renderChanged(target.Display, w.tag, w.lines, ch.changed, res.MovedTo != "", !ch.final, ed.c.Limits.MaxResultBytes)
 	}
-	res.SyntaxErrors, res.Unsure = ed.c.addFeedback(w.fb, target, bytes.Equal(ch.data, w.landed), w.lines, &res.Content)
+	res.SyntaxErrors = ed.c.addFeedback(w.fb, target, bytes.Equal(ch.data, w.landed), w.lines, &res.Content)
 	res.Diagnostics, res.DiagnosticsPending = ed.c.addDiagnostics(w.diag, target, w.lines, &res.Content)
 }
 
@@ -247,7 +248,7 @@ func (ed *editor) renderText(res *EditResult, ch change, w written) {
 // is text; an edit keeps each line's own ending, edit-contract §3.1). The
 // way that can is write, which gives every line the dominant ending. nil
 // when the edit touched no such line.
-func (ed *editor) endingOnly(ir hashline.IR) *Error {
+func (ed *editor) endingOnly(ir hashline.IR) *wire.ToolError {
 	var hit []int
 	for _, e := range ir.Edits {
 		if _, found := slices.BinarySearch(ed.file.Text.Other, e.Line); found && e.Kind == hashline.KindDelete {
@@ -271,8 +272,21 @@ func (ed *editor) endingOnly(ir hashline.IR) *Error {
 	if len(hit) > 1 {
 		verb = "end"
 	}
-	return Errorf(CodeNoChange, "%s would leave the text of every line as it is, so nothing was written. In %s, %s %s with %s where the other lines end with %s, and an edit cannot change a line ending: it keeps each line's own, and a body row holds text, not an ending. To give every line the %s ending, replace the whole file with write (its complete content); otherwise no edit is needed",
+	return Errorf(wire.ToolNoChange, "%s would leave the text of every line as it is, so nothing was written. In %s, %s %s with %s where the other lines end with %s, and an edit cannot change a line ending: it keeps each line's own, and a body row holds text, not an ending. To give every line the %s ending, replace the whole file with write (its complete content); otherwise no edit is needed",
 		what, ed.path.Display, spansOf(hit), verb, other, dominant, dominant)
+}
+
+// echoed are the block spans an edit resolved, as its result echoes them
+// (nil stays nil).
+func echoed(rs []hashline.Resolution) []wire.Resolution {
+	if rs == nil {
+		return nil
+	}
+	out := make([]wire.Resolution, len(rs))
+	for i, r := range rs {
+		out[i] = wire.Resolution(r)
+	}
+	return out
 }
 
 // copiesOf converts the edit language's record of unchanged lines.
@@ -302,20 +316,20 @@ func (ed *editor) record(p workspace.Path, newBody string, intended, onDisk []by
 
 // destination resolves and checks the MV target: writable, inside the
 // allowed roots, and not an existing file.
-func (ed *editor) destination() (workspace.Path, *Error) {
+func (ed *editor) destination() (workspace.Path, *wire.ToolError) {
 	dest, err := ed.c.State.Workspace.Resolve(ed.patch.MoveTo, workspace.Write)
 	if err != nil {
 		return workspace.Path{}, resolveError(ed.c, ed.patch.MoveTo, err)
 	}
 	if dest.Abs == ed.path.Abs {
-		return workspace.Path{}, Errorf(CodeInvalidArgument, "MV %s names the file itself; give a new path, or drop the MV", ed.patch.MoveTo)
+		return workspace.Path{}, Errorf(wire.ToolInvalidArgument, "MV %s names the file itself; give a new path, or drop the MV", ed.patch.MoveTo)
 	}
 	exists, err := fileExists(dest)
 	if err != nil {
-		return workspace.Path{}, Errorf(CodeToolFailed, "cannot check %s: %v", dest.Display, err)
+		return workspace.Path{}, Errorf(wire.ToolFailed, "cannot check %s: %v", dest.Display, err)
 	}
 	if exists {
-		return workspace.Path{}, Errorf(CodeInvalidArgument, "MV destination %s already exists and MV never overwrites; choose a new path, or REM that file first", dest.Display)
+		return workspace.Path{}, Errorf(wire.ToolInvalidArgument, "MV destination %s already exists and MV never overwrites; choose a new path, or REM that file first", dest.Display)
 	}
 	return dest, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/drift"
 	"github.com/hostd-dev/hostd/tools/hashline"
@@ -21,25 +22,11 @@ import (
 // else is exactly what the model sent, so showing it again only costs
 // tokens.
 
-// RegionSpan is one changed region of a compact result, in the edit
-// result's "regions" field. Old lines are the version the edit was
-// applied to, new lines the version it made. A pure insertion has
-// OldEnd = OldStart-1 (it went after line OldStart-1); a pure deletion
-// has NewEnd = NewStart-1. Shift is how far every line below the region
-// moved, counting the regions above it.
-type RegionSpan struct {
-	OldStart int `json:"oldStart"`
-	OldEnd   int `json:"oldEnd"`
-	NewStart int `json:"newStart"`
-	NewEnd   int `json:"newEnd"`
-	Shift    int `json:"shift"`
-}
-
 // renderCompact fills a compact result: the regions, and the content
 // with the lines that landed differently from what the ops said. intended
 // is the text the edit meant to write (the ops as sent: boundary repair
 // never changes them, edit-contract §8.4), landed what is on disk.
-func (ed *editor) renderCompact(res *EditResult, target workspace.Path, tag string, intended, landed []string, changed []hashline.Region) {
+func (ed *editor) renderCompact(res *wire.EditResult, target workspace.Path, tag string, intended, landed []string, changed []hashline.Region) {
 	res.Regions = regionSpans(changed)
 	differ := landedDifferently(intended, landed, res.Regions)
 	res.Content = renderCompact(target.Display, tag, res.MovedTo != "", res.Regions, landed, differ, ed.c.Limits.MaxResultBytes)
@@ -47,13 +34,13 @@ func (ed *editor) renderCompact(res *EditResult, target workspace.Path, tag stri
 
 // regionSpans turns the regions Apply reports (new numbering, with the
 // lines inserted and removed) into old and new spans with their shift.
-func regionSpans(changed []hashline.Region) []RegionSpan {
-	out := make([]RegionSpan, 0, len(changed))
+func regionSpans(changed []hashline.Region) []wire.RegionSpan {
+	out := make([]wire.RegionSpan, 0, len(changed))
 	shift := 0 // of the lines above the current region
 	for _, r := range changed {
 		oldStart := r.Start - shift
 		shift += r.Inserted - r.Removed
-		out = append(out, RegionSpan{
+		out = append(out, wire.RegionSpan{
 			OldStart: oldStart, OldEnd: oldStart + r.Removed - 1,
 			NewStart: r.Start, NewEnd: r.Start + r.Inserted - 1,
 			Shift: shift,
@@ -81,7 +68,7 @@ func span(start, end int) string {
 // spans are the same is where the ops put it, so it is left out: "#TAG"
 // alone says every change landed in place); then the rows listed in differ, as "N:text", each
 // one a line that landed differently from what was sent.
-func renderCompact(display, tag string, moved bool, regions []RegionSpan, lines []string, differ []int, maxBytes int64) string {
+func renderCompact(display, tag string, moved bool, regions []wire.RegionSpan, lines []string, differ []int, maxBytes int64) string {
 	var b strings.Builder
 	if moved {
 		fmt.Fprintf(&b, "[%s#%s] (moved here)", display, tag)
@@ -129,7 +116,7 @@ func renderCompact(display, tag string, moved bool, regions []RegionSpan, lines 
 // on disk. Equal texts, the common case, cost one comparison. When the
 // two cannot be compared within the diff's time, every changed line is
 // listed, which shows more but never hides a difference.
-func landedDifferently(authored, landed []string, changed []RegionSpan) []int {
+func landedDifferently(authored, landed []string, changed []wire.RegionSpan) []int {
 	if equalLines(authored, landed) {
 		return nil
 	}

@@ -7,21 +7,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
-func (e *editEnv) editForm(path, tag, ops, form string) *EditResult {
+func (e *editEnv) editForm(path, tag, ops, form string) *wire.EditResult {
 	e.t.Helper()
 	args, _ := json.Marshal(map[string]string{"path": path, "tag": tag, "ops": ops, "result": form})
 	out, err := e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: "edit", Args: args})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if r, ok := out.(*EditResult); ok {
+	if r, ok := out.(*wire.EditResult); ok {
 		return r
 	}
-	return &EditResult{Result: *out.Base()}
+	return &wire.EditResult{ToolResult: *out.Base()}
 }
 
 const twelve = "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\nl11\nl12\n"
@@ -148,7 +149,7 @@ func TestEditCompactResult(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("a.txt", twelve)
 		r := e.editForm("a.txt", e.showAll("a.txt"), "PUT 1.=1:\n+one", "short")
-		wantCode(t, r, CodeInvalidArgument)
+		wantCode(t, r, wire.ToolInvalidArgument)
 		if !strings.Contains(r.Error.Message, `"compact"`) {
 			t.Fatalf("message %q", r.Error.Message)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -106,29 +107,29 @@ func (e *editEnv) showIn(s *session.Session, rel string, from, to int) string {
 // showAll records the whole file as seen.
 func (e *editEnv) showAll(rel string) string { return e.show(rel, 1, 1<<30) }
 
-func (e *editEnv) edit(path, tag, ops string) *EditResult {
+func (e *editEnv) edit(path, tag, ops string) *wire.EditResult {
 	e.t.Helper()
 	return e.editAs(e.s, "", path, tag, ops)
 }
 
-func (e *editEnv) editAs(s *session.Session, prompt, path, tag, ops string) *EditResult {
+func (e *editEnv) editAs(s *session.Session, prompt, path, tag, ops string) *wire.EditResult {
 	e.t.Helper()
 	args, _ := json.Marshal(map[string]string{"path": path, "tag": tag, "ops": ops})
 	out, err := e.x.Execute(context.Background(), Request{SessionID: s.ID, Tool: "edit", Args: args, PromptID: prompt})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return out.(*EditResult)
+	return out.(*wire.EditResult)
 }
 
-func wantOK(t *testing.T, r *EditResult) {
+func wantOK(t *testing.T, r *wire.EditResult) {
 	t.Helper()
 	if !r.OK {
 		t.Fatalf("edit failed: %s", r.Content)
 	}
 }
 
-func wantCode(t *testing.T, r *EditResult, code string) {
+func wantCode(t *testing.T, r *wire.EditResult, code string) {
 	t.Helper()
 	if r.OK || r.Error == nil || r.Error.Code != code {
 		t.Fatalf("want %s, got ok=%v content:\n%s", code, r.OK, r.Content)

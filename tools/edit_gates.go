@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
 )
@@ -22,7 +23,7 @@ type plan struct {
 // gate runs the version gate and picks the branch of edit-contract §9:
 // A (the tag names the live content), B (a stale tag, but only head and
 // tail inserts), C (a stale tag, recovered by §10) or D (rejected).
-func (ed *editor) gate() (plan, *Error) {
+func (ed *editor) gate() (plan, *wire.ToolError) {
 	store := ed.c.State.Store
 	path, tag := ed.path.Abs, ed.args.Tag
 	if v, ok := store.Match(path, tag, ed.body, ed.dig); ok {
@@ -46,27 +47,27 @@ func (ed *editor) gate() (plan, *Error) {
 // was shown to another session (or never shown at all): telling the model
 // to use the tag the file has would send it back with the very tag it
 // sent, so the message says that this session must read the file first.
-func (ed *editor) unknownTag() *Error {
+func (ed *editor) unknownTag() *wire.ToolError {
 	tag, live, display := ed.args.Tag, ed.dig.Tag(), ed.path.Display
-	var e *Error
+	var e *wire.ToolError
 	why, forgotten := ed.c.State.Store.Forgotten(ed.path.Abs, tag)
 	switch {
 	case forgotten && tag == live:
-		e = Errorf(CodeTagUnknown, "the version of %s your tag %s names %s since this session read it, so this session no longer vouches for the tag, although the file has that content again; read %s in this session before editing it, then use the tag that read shows", display, tag, why, display)
+		e = Errorf(wire.ToolTagUnknown, "the version of %s your tag %s names %s since this session read it, so this session no longer vouches for the tag, although the file has that content again; read %s in this session before editing it, then use the tag that read shows", display, tag, why, display)
 	case forgotten:
-		e = Errorf(CodeTagUnknown, "the version of %s your tag %s names %s since this session read it, so the tag no longer applies; read the file again and use the tag it shows (it is %s now)", display, tag, why, live)
+		e = Errorf(wire.ToolTagUnknown, "the version of %s your tag %s names %s since this session read it, so the tag no longer applies; read the file again and use the tag it shows (it is %s now)", display, tag, why, live)
 	case tag == live:
-		e = Errorf(CodeTagUnknown, "tag %s is the current tag of %s, but this session was never shown it: it comes from another session (each session, and each MCP connection, keeps its own tags) or was not shown here. This session must read %s before editing it; then send the edit with the tag that read shows", tag, display, display)
+		e = Errorf(wire.ToolTagUnknown, "tag %s is the current tag of %s, but this session was never shown it: it comes from another session (each session, and each MCP connection, keeps its own tags) or was not shown here. This session must read %s before editing it; then send the edit with the tag that read shows", tag, display, display)
 	default:
-		e = Errorf(CodeTagUnknown, "this session never read %s with tag %s (a tag from another session, another file, or a guess); read the file and use the tag it shows (it is %s now)", display, tag, live)
+		e = Errorf(wire.ToolTagUnknown, "this session never read %s with tag %s (a tag from another session, another file, or a guess); read the file and use the tag it shows (it is %s now)", display, tag, live)
 	}
-	e.Details = TagUnknownDetails{LiveTag: live}
+	e.Details = wire.TagUnknownDetails{LiveTag: live}
 	return e
 }
 
 // direct is branch A: the tag names the live text. v is the snapshot whose
 // seen lines the provenance gate checks; nil skips the gate.
-func (ed *editor) direct(v *session.Version) (plan, *Error) {
+func (ed *editor) direct(v *session.Version) (plan, *wire.ToolError) {
 	// Provenance before determinism (edit-contract §1): the pipeline shows
 	// the gate the lines the ops name, then, once blocks resolve, every
 	// line of their spans, before it reads any line's content.
@@ -99,7 +100,7 @@ func (ed *editor) liveSeen() session.LineSet {
 // displayed to this session. The refusal shows the unseen lines, and when
 // it shows all of them in full they become seen, so an honest retry of the
 // same edit applies without another read.
-func (ed *editor) provenance(v *session.Version, anchors []int) *Error {
+func (ed *editor) provenance(v *session.Version, anchors []int) *wire.ToolError {
 	if v == nil || !v.Seen.Known() {
 		return nil
 	}
@@ -114,11 +115,11 @@ func (ed *editor) provenance(v *session.Version, anchors []int) *Error {
 	}
 	maxLines, maxChars := ed.c.Limits.MaxRevealLines, ed.c.Limits.MaxRevealLineChars
 	complete := len(unseen) <= maxLines
-	var rows []LineText
+	var rows []wire.LineText
 	for _, n := range unseen[:min(len(unseen), maxLines)] {
 		text, clipped := clipRunes(ed.text.Line(n), maxChars)
 		complete = complete && !clipped
-		rows = append(rows, LineText{Line: n, Text: text})
+		rows = append(rows, wire.LineText{Line: n, Text: text})
 	}
 	spans := spansOf(unseen)
 	var msg string
@@ -153,8 +154,8 @@ func (ed *editor) provenance(v *session.Version, anchors []int) *Error {
 			}
 		}
 	}
-	e := Errorf(CodeLinesUnseen, "%s", msg)
-	e.Details = LinesUnseenDetails{Lines: rows, Merged: complete} // failed shows the rows
+	e := Errorf(wire.ToolLinesUnseen, "%s", msg)
+	e.Details = wire.LinesUnseenDetails{Lines: rows, Merged: complete} // failed shows the rows
 	return e
 }
 
@@ -213,7 +214,7 @@ func spansOf(lines []int) string {
 }
 
 // renderRows renders lines under a [PATH#TAG] header, as read does.
-func renderRows(display, tag string, rows []LineText) string {
+func renderRows(display, tag string, rows []wire.LineText) string {
 	if len(rows) == 0 {
 		return ""
 	}

@@ -3,6 +3,8 @@ package tools
 import (
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // Block ops through the edit tool in the languages added after the first
@@ -70,7 +72,7 @@ func TestEditBlockDeclinesInMoreLanguages(t *testing.T) {
 	src := "class Store {\n    @Override\n    @Deprecated\n    public String toString() {\n        return \"s\";\n    }\n}\n"
 	e.write("Store.java", src)
 	r := e.edit("Store.java", e.showAll("Store.java"), "PUT 3*:\n+    @Deprecated")
-	wantCode(t, r, CodeBlockUnresolved)
+	wantCode(t, r, wire.ToolBlockUnresolved)
 	if !strings.Contains(r.Error.Message, "not the first of the run that starts at line 2") {
 		t.Fatalf("decline %q does not say why", r.Error.Message)
 	}

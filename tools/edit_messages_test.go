@@ -3,6 +3,8 @@ package tools
 import (
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // Refusals that must name the one step that works (issue 28 item 7,
@@ -16,7 +18,7 @@ func TestEditNoChangeOfALineEndingNamesWrite(t *testing.T) {
 	e := newEditEnv(t)
 	e.write("mixed.txt", "a\nb\r\nc\n")
 	r := e.edit("mixed.txt", e.showAll("mixed.txt"), "PUT 2.=2:\n+b")
-	wantCode(t, r, CodeNoChange)
+	wantCode(t, r, wire.ToolNoChange)
 	for _, frag := range []string{`line 2 ends with CRLF where the other lines end with LF`, "an edit cannot change a line ending", "replace the whole file with write"} {
 		if !strings.Contains(r.Error.Message, frag) {
 			t.Errorf("message %q lacks %q", r.Error.Message, frag)
@@ -28,7 +30,7 @@ func TestEditNoChangeOfALineEndingNamesWrite(t *testing.T) {
 	// On a line with the dominant ending there is nothing to say but that
 	// nothing changes.
 	r = e.edit("mixed.txt", e.showAll("mixed.txt"), "PUT 1.=1:\n+a")
-	wantCode(t, r, CodeNoChange)
+	wantCode(t, r, wire.ToolNoChange)
 	if strings.Contains(r.Error.Message, "with write") {
 		t.Errorf("message %q names write for a line that has the dominant ending", r.Error.Message)
 	}
@@ -47,7 +49,7 @@ func TestEditTagFromAnotherSessionSaysReadFirst(t *testing.T) {
 	}
 	tag := e.showIn(other, "f.txt", 1, 2)
 	r := e.edit("f.txt", tag, "PUT 1.=1:\n+A")
-	wantCode(t, r, CodeTagUnknown)
+	wantCode(t, r, wire.ToolTagUnknown)
 	msg := r.Error.Message
 	if !strings.Contains(msg, "another session") || !strings.Contains(msg, "must read f.txt before editing it") {
 		t.Errorf("message %q does not say the tag is another session's and that this one must read first", msg)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // withGrammars wires block ops and boundary repair as the daemon does.
@@ -58,7 +60,7 @@ func TestEditParseTimeIsBounded(t *testing.T) {
 			if d := time.Since(start); d > parseTimeBound {
 				t.Errorf("a block op took %v, over %v", d, parseTimeBound)
 			}
-			if r.OK || r.Error == nil || r.Error.Code != CodeBlockUnresolved || !strings.Contains(r.Error.Message, "PUT N.=M:") {
+			if r.OK || r.Error == nil || r.Error.Code != wire.ToolBlockUnresolved || !strings.Contains(r.Error.Message, "PUT N.=M:") {
 				t.Fatalf("block op: %+v, want EDIT_BLOCK_UNRESOLVED naming the plain range", r.Error)
 			}
 
@@ -71,7 +73,7 @@ func TestEditParseTimeIsBounded(t *testing.T) {
 			// The check could not run within the parse time: the rows are
 			// written as sent, and the warning says so (issue 28). On a
 			// machine fast enough to finish every check, repair asks.
-			if r.Error != nil && r.Error.Code == CodeRepairAmbiguous {
+			if r.Error != nil && r.Error.Code == wire.ToolRepairAmbiguous {
 				return
 			}
 			wantOK(t, r)
@@ -97,7 +99,7 @@ func TestEditDeeplyNestedMarkdown(t *testing.T) {
 	e.write("deep.md", "# Title\n"+deep+"\n")
 	tag := e.showAll("deep.md")
 	r := e.edit("deep.md", tag, "PUT 1*:\n+# Other")
-	if r.OK || r.Error == nil || r.Error.Code != CodeBlockUnresolved || !strings.Contains(r.Error.Message, "more than 128 levels deep") {
+	if r.OK || r.Error == nil || r.Error.Code != wire.ToolBlockUnresolved || !strings.Contains(r.Error.Message, "more than 128 levels deep") {
 		t.Fatalf("block op: %+v, want EDIT_BLOCK_UNRESOLVED naming the nesting", r.Error)
 	}
 	r = e.edit("deep.md", tag, "PUT 1.=1:\n+# Other\n+"+deep)

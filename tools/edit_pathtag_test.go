@@ -3,6 +3,8 @@ package tools
 import (
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // The tag may travel in the path, spelled as a producer's header shows
@@ -34,7 +36,7 @@ func TestEditPathCarriesTheTag(t *testing.T) {
 			other = "0001"
 		}
 		r := e.edit("b.txt#"+btag, other, "PUT 1:\n+ONE")
-		wantCode(t, r, CodeInvalidArgument)
+		wantCode(t, r, wire.ToolInvalidArgument)
 		if !strings.Contains(r.Error.Message, "must agree") {
 			t.Errorf("message %q", r.Error.Message)
 		}
@@ -47,7 +49,7 @@ func TestEditPathCarriesTheTag(t *testing.T) {
 			e.write("a.txt", "one\ntwo\n")
 			old := e.showAll("a.txt")
 			e.write("a.txt", "uno\ndos\ntres\n") // changed by someone else
-			var r *EditResult
+			var r *wire.EditResult
 			if inPath {
 				r = e.edit("a.txt#"+old, "", "PUT 2:\n+TWO")
 			} else {
@@ -73,17 +75,17 @@ func TestEditPathCarriesTheTag(t *testing.T) {
 		wantFile(t, e, "n#BEEF", "X\n")
 		wantFile(t, e, "n", "y\n")
 		// Without a tag argument the whole spelling is still the path.
-		wantCode(t, e.edit("n#BEEF", "", "PUT 1:\n+Z"), CodeTagRequired)
+		wantCode(t, e.edit("n#BEEF", "", "PUT 1:\n+Z"), wire.ToolTagRequired)
 	})
 	t.Run("no tag anywhere names both spellings", func(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("a.txt", "one\n")
 		r := e.edit("a.txt", "", "PUT 1:\n+ONE")
-		wantCode(t, r, CodeTagRequired)
+		wantCode(t, r, wire.ToolTagRequired)
 		if !strings.Contains(r.Error.Message, "a.txt#TAG") {
 			t.Errorf("message %q does not show the path spelling", r.Error.Message)
 		}
 		// A '#' that is not followed by a tag is part of the path.
-		wantCode(t, e.edit("a.txt#nope", "", "PUT 1:\n+ONE"), CodeTagRequired)
+		wantCode(t, e.edit("a.txt#nope", "", "PUT 1:\n+ONE"), wire.ToolTagRequired)
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/tools/syntax"
 )
@@ -16,7 +17,7 @@ import (
 // plan runs the edit language's pipeline (hashline.Plan) on the live
 // text, with gate between its steps, and keeps boundary repair's
 // warnings.
-func (ed *editor) plan(text string, gate func(hashline.IR) error) (hashline.IR, *Error) {
+func (ed *editor) plan(text string, gate func(hashline.IR) error) (hashline.IR, *wire.ToolError) {
 	env, done := ed.env(text, gate)
 	defer done()
 	ir, warnings, err := hashline.Plan(ed.text, ed.patch, env)
@@ -83,8 +84,8 @@ func (l *lazyBlocks) close() {
 // planError maps a failure of the pipeline: a gate's own refusal as it
 // is, boundary repair's question with the forms it offers (and the
 // session remembers it was asked), the language's errors as tool errors.
-func (ed *editor) planError(err error) *Error {
-	var te *Error
+func (ed *editor) planError(err error) *wire.ToolError {
+	var te *wire.ToolError
 	if errors.As(err, &te) {
 		return te
 	}
@@ -94,7 +95,7 @@ func (ed *editor) planError(err error) *Error {
 	}
 	ed.c.State.Asked.Ask(ed.path.Abs, ed.args.Tag, ed.canon)
 	e := languageError(err)
-	e.Details = RepairAmbiguousDetails{AsSent: he.Question.AsSent, Repaired: he.Question.Repaired} // failed shows the forms
+	e.Details = wire.RepairAmbiguousDetails{AsSent: he.Question.AsSent, Repaired: he.Question.Repaired} // failed shows the forms
 	return e
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools/syntax"
 )
 
@@ -30,7 +31,7 @@ func replayChain(t *testing.T, e *editEnv, path string, steps []chainStep) strin
 		r := e.edit(path, tag, st.ops)
 		if st.asks != "" {
 			before := e.file(path)
-			wantCode(t, r, CodeRepairAmbiguous)
+			wantCode(t, r, wire.ToolRepairAmbiguous)
 			if !strings.Contains(r.Error.Message, st.asks) {
 				t.Fatalf("step %d: question %q does not say %q", i+1, r.Error.Message, st.asks)
 			}
@@ -171,19 +172,19 @@ func TestEditRepairRemembersWhatItAsked(t *testing.T) {
 	withRepair(e)
 	e.write("notes.txt", "a\nb\nc\n")
 	tag := e.showAll("notes.txt")
-	wantCode(t, e.edit("notes.txt", tag, "PUT 2.=2:\n+a\n+B"), CodeRepairAmbiguous)
+	wantCode(t, e.edit("notes.txt", tag, "PUT 2.=2:\n+a\n+B"), wire.ToolRepairAmbiguous)
 	if n := e.s.State().Asked.Len(); n != 1 {
 		t.Fatalf("%d questions remembered, want 1", n)
 	}
 	// Other ops are another request.
-	wantCode(t, e.edit("notes.txt", tag, "PUT 2.=2:\n+a\n+b2"), CodeRepairAmbiguous)
+	wantCode(t, e.edit("notes.txt", tag, "PUT 2.=2:\n+a\n+b2"), wire.ToolRepairAmbiguous)
 	// Another session that read the same version is asked for itself.
 	other, err := e.m.Create("", e.s.State().Workspace)
 	if err != nil {
 		t.Fatal(err)
 	}
 	otherTag := e.showIn(other, "notes.txt", 1, 3)
-	wantCode(t, e.editAs(other, "", "notes.txt", otherTag, "PUT 2.=2:\n+a\n+B"), CodeRepairAmbiguous)
+	wantCode(t, e.editAs(other, "", "notes.txt", otherTag, "PUT 2.=2:\n+a\n+B"), wire.ToolRepairAmbiguous)
 	wantFile(t, e, "notes.txt", "a\nb\nc\n")
 	// The same request again lands as sent, spelled either way.
 	wantOK(t, e.edit("notes.txt#"+tag, "", "PUT 2:\n+a\n+B"))
@@ -267,7 +268,7 @@ func TestEditSuggestedOpsUseTheTagHandedBack(t *testing.T) {
 				e.write("m.ts", moved+ts)
 			}
 			r := e.edit("m.ts", tag, "CUT 5*")
-			wantCode(t, r, CodeBlockUnresolved)
+			wantCode(t, r, wire.ToolBlockUnresolved)
 			wantOK(t, e.edit("m.ts", tag, suggested(t, r.Error.Message, "CUT ")))
 			wantFile(t, e, "m.ts", head+"const a = 1;\nfunction f(x: number) {\n  return x;\n}\n")
 		}
@@ -277,7 +278,7 @@ func TestEditSuggestedOpsUseTheTagHandedBack(t *testing.T) {
 		e.write("m.ts", ts)
 		tag := e.showAll("m.ts")
 		r := e.edit("m.ts", tag, "CUT 3.=4\nPUT 4.=5:\n+z")
-		wantCode(t, r, CodeRangeInvalid)
+		wantCode(t, r, wire.ToolRangeInvalid)
 		wantOK(t, e.edit("m.ts", tag, suggested(t, r.Error.Message, "PUT ")+"\n+  z();"))
 		wantFile(t, e, "m.ts", "const a = 1;\nfunction f(x: number) {\n  z();\n  return x;\n}\n")
 	})
@@ -286,7 +287,7 @@ func TestEditSuggestedOpsUseTheTagHandedBack(t *testing.T) {
 		e.write("m.ts", ts)
 		tag := e.showAll("m.ts")
 		r := e.edit("m.ts", tag, "PUT 4.=4\n+    fresh();")
-		wantCode(t, r, CodeParseFailed)
+		wantCode(t, r, wire.ToolParseFailed)
 		wantOK(t, e.edit("m.ts", tag, suggested(t, r.Error.Message, "PUT ")+"\n+    fresh();"))
 		wantFile(t, e, "m.ts", strings.Replace(ts, "old()", "fresh()", 1))
 	})
@@ -296,8 +297,8 @@ func TestEditSuggestedOpsUseTheTagHandedBack(t *testing.T) {
 		tag := e.showAll("m.ts")
 		e.write("m.ts", moved+strings.Replace(ts, "    old();", "    older();", 1))
 		r := e.edit("m.ts", tag, "PUT 4.=4:\n+    new();")
-		wantCode(t, r, CodeTagMismatch)
-		live := r.Error.Details.(TagMismatchDetails).LiveTag
+		wantCode(t, r, wire.ToolTagMismatch)
+		live := r.Error.Details.(wire.TagMismatchDetails).LiveTag
 		if !strings.Contains(r.Content, "6:    older();") {
 			t.Fatalf("context:\n%s\nwant line 6 at its live number", r.Content)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/drift"
 	"github.com/hostd-dev/hostd/tools/hashline"
@@ -17,7 +18,7 @@ import (
 
 // stale handles a tag that names another version than the live one:
 // branch B, then C, else D.
-func (ed *editor) stale() (plan, *Error) {
+func (ed *editor) stale() (plan, *wire.ToolError) {
 	// An EOF op alone is position-stable too: the end of the file is where
 	// it is, whatever changed above it.
 	eofOnly := len(ed.patch.Ops) == 0 && ed.patch.MoveTo == "" && ed.patch.EOF != hashline.EOFKeep
@@ -58,7 +59,7 @@ var (
 // recoverDrift is branch C (edit-contract §10). It returns a plan, or the
 // reason it declined (never empty), or an error in the edit itself (which
 // no re-read would fix).
-func (ed *editor) recoverDrift() (p plan, why string, e *Error) {
+func (ed *editor) recoverDrift() (p plan, why string, e *wire.ToolError) {
 	// Only a recovery that succeeds leaves warnings: they are added last.
 	store := ed.c.State.Store
 	var snap *session.Version
@@ -160,7 +161,7 @@ func (ed *editor) recoveryWarnings(snap *session.Version, off int) {
 // one read of that range. The lines shown are displayed in full, so they
 // are recorded as seen under the live tag, like a read of them: when they
 // are all the retry touches, it needs no read at all.
-func (ed *editor) mismatch(why string) *Error {
+func (ed *editor) mismatch(why string) *wire.ToolError {
 	anchors := patchAnchors(ed.patch)
 	rows, seen := contextRows(ed.lines(), anchors, ed.c.Limits.MaxRevealLines, ed.c.Limits.MaxRevealLineChars)
 	live := ed.c.State.Store.Record(ed.path.Abs, session.Snapshot{
@@ -178,8 +179,8 @@ func (ed *editor) mismatch(why string) *Error {
 	} else {
 		fmt.Fprintf(&b, ". Read the file again and redo the edit with the tag that read shows")
 	}
-	e := Errorf(CodeTagMismatch, "%s", b.String())
-	e.Details = TagMismatchDetails{LiveTag: live, Context: &rows} // failed shows the rows
+	e := Errorf(wire.ToolTagMismatch, "%s", b.String())
+	e.Details = wire.TagMismatchDetails{LiveTag: live, Context: &rows} // failed shows the rows
 	return e
 }
 
@@ -204,17 +205,17 @@ func patchAnchors(p *hashline.Patch) []int {
 // contextRows returns the live lines around each anchor (two either side),
 // ascending, at most maxLines, each clipped to maxChars, and the set of
 // those shown in full.
-func contextRows(live []string, anchors []int, maxLines, maxChars int) ([]LineText, session.LineSet) {
+func contextRows(live []string, anchors []int, maxLines, maxChars int) ([]wire.LineText, session.LineSet) {
 	want := session.Empty()
 	for _, a := range anchors {
 		want = want.Add(max(a-2, 1), min(a+2, len(live)))
 	}
-	var rows []LineText
+	var rows []wire.LineText
 	seen := session.Empty()
 	for _, r := range want.Ranges() {
 		for n := r.From; n <= r.To && len(rows) < maxLines; n++ {
 			text, clipped := clipRunes(live[n-1], maxChars)
-			rows = append(rows, LineText{Line: n, Text: text})
+			rows = append(rows, wire.LineText{Line: n, Text: text})
 			if !clipped {
 				seen = seen.Add(n, n)
 			}

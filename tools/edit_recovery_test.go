@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 func TestRecoverySucceeds(t *testing.T) {
@@ -71,7 +73,7 @@ func TestRecoveryDeclines(t *testing.T) {
 			tag := e.showAll("f.txt")
 			e.write("f.txt", tc.new)
 			r := e.edit("f.txt", tag, tc.ops)
-			wantCode(t, r, CodeTagMismatch)
+			wantCode(t, r, wire.ToolTagMismatch)
 			if !strings.Contains(r.Error.Message, tc.why) {
 				t.Fatalf("message %q lacks %q", r.Error.Message, tc.why)
 			}
@@ -88,7 +90,7 @@ func TestRecoveryDeclines(t *testing.T) {
 		}
 		e.write("f.txt", "a\nb\nc\n")
 		r := e.edit("f.txt", tag, "PUT 1.=1:\n+x")
-		wantCode(t, r, CodeTagMismatch)
+		wantCode(t, r, wire.ToolTagMismatch)
 		if !strings.Contains(r.Error.Message, "no longer held") {
 			t.Fatalf("message %q", r.Error.Message)
 		}
@@ -98,7 +100,7 @@ func TestRecoveryDeclines(t *testing.T) {
 		e.write("f.txt", numbered(10))
 		tag := e.show("f.txt", 1, 3)
 		e.write("f.txt", "top\n"+numbered(10))
-		wantCode(t, e.edit("f.txt", tag, "PUT 8.=8:\n+x"), CodeTagMismatch)
+		wantCode(t, e.edit("f.txt", tag, "PUT 8.=8:\n+x"), wire.ToolTagMismatch)
 	})
 }
 
@@ -149,7 +151,7 @@ func TestRecoveryProperty(t *testing.T) {
 		}
 		if !res.OK {
 			declined++
-			if res.Error.Code != CodeTagMismatch {
+			if res.Error.Code != wire.ToolTagMismatch {
 				t.Fatalf("iter %d: %s", iter, res.Content)
 			}
 			continue

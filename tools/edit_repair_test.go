@@ -3,6 +3,8 @@ package tools
 import (
 	"strings"
 	"testing"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 func withRepair(e *editEnv) {
@@ -10,10 +12,10 @@ func withRepair(e *editEnv) {
 }
 
 // repairedForm is the first repaired form a repair question offers.
-func repairedForm(t *testing.T, r *EditResult) string {
+func repairedForm(t *testing.T, r *wire.EditResult) string {
 	t.Helper()
-	wantCode(t, r, CodeRepairAmbiguous)
-	d, _ := r.Error.Details.(RepairAmbiguousDetails)
+	wantCode(t, r, wire.ToolRepairAmbiguous)
+	d, _ := r.Error.Details.(wire.RepairAmbiguousDetails)
 	forms := d.Repaired
 	if len(forms) == 0 {
 		t.Fatalf("the question offers no repaired form: %#v", r.Error.Details)
@@ -42,7 +44,7 @@ func TestEditBoundaryRepair(t *testing.T) {
 
 		e.write("other.txt", "a\nb\nc\n")
 		tag = e.showAll("other.txt")
-		wantCode(t, e.edit("other.txt", tag, "PUT 2.=2:\n+a\n+B"), CodeRepairAmbiguous)
+		wantCode(t, e.edit("other.txt", tag, "PUT 2.=2:\n+a\n+B"), wire.ToolRepairAmbiguous)
 		r = e.edit("other.txt", tag, "PUT 2.=2:\n+a\n+B")
 		wantOK(t, r)
 		wantFile(t, e, "other.txt", "a\na\nB\nc\n")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/hashline"
 	"github.com/hostd-dev/hostd/workspace"
@@ -14,9 +15,9 @@ import (
 // What counts as seen after an edit (edit-contract §4.3): the lines seen
 // before, carried to their new numbers, plus the rows the edit wrote.
 
-func (e *prodEnv) runEdit(path, tag, ops string) *EditResult {
+func (e *prodEnv) runEdit(path, tag, ops string) *wire.EditResult {
 	e.t.Helper()
-	r, ok := e.call("edit", map[string]string{"path": path, "tag": tag, "ops": ops}).(*EditResult)
+	r, ok := e.call("edit", map[string]string{"path": path, "tag": tag, "ops": ops}).(*wire.EditResult)
 	if !ok {
 		e.t.Fatalf("edit %s: not an edit result", path)
 	}
@@ -45,7 +46,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 1})
 		r = e.runEdit("f.txt", r.Tag, "PUT 50.=50:\n+fifty")
-		wantCode(t, r, CodeLinesUnseen)
+		wantCode(t, r, wire.ToolLinesUnseen)
 		if !strings.Contains(e.cat("f.txt"), "line 50\n") {
 			t.Fatal("the unseen line was changed")
 		}
@@ -59,7 +60,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 12})
 		wantOK(t, e.runEdit("f.txt", r.Tag, "PUT 12.=12:\n+ten")) // line 10, now 12: seen, no re-read
 		r = e.runEdit("f.txt", e.head("f.txt").Tag, "PUT 13.=13:\n+eleven")
-		wantCode(t, r, CodeLinesUnseen) // line 11 was never read
+		wantCode(t, r, wire.ToolLinesUnseen) // line 11 was never read
 	})
 	t.Run("a deletion closes the gap in the seen set", func(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
@@ -79,7 +80,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 2}, session.Range{From: 4, To: 4})
 		r = e.runEdit("f.txt", r.Tag, "PUT 3.=3:\n+short")
-		wantCode(t, r, CodeLinesUnseen)
+		wantCode(t, r, wire.ToolLinesUnseen)
 		if !strings.Contains(r.Error.Message, "only write") {
 			t.Errorf("message %q", r.Error.Message)
 		}
@@ -94,7 +95,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 			t.Fatalf("file %q", got)
 		}
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 4})
-		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 5.=5:\n+four"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 5.=5:\n+four"), wire.ToolLinesUnseen)
 		wantOK(t, e.runEdit("f.txt", r.Tag, "PUT 4.=4:\n+three"))
 	})
 	t.Run("a BOM file: the same, and the BOM stays", func(t *testing.T) {
@@ -107,7 +108,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 			t.Fatalf("file %q", got)
 		}
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 2})
-		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 3.=3:\n+third"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 3.=3:\n+third"), wire.ToolLinesUnseen)
 	})
 	t.Run("moved lines keep their seen state; the lines around them too", func(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
@@ -119,7 +120,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 			t.Fatalf("file %q", got)
 		}
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 1, To: 6})
-		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 7.=7:\n+seven"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 7.=7:\n+seven"), wire.ToolLinesUnseen)
 	})
 	t.Run("MV takes the seen set to the new path", func(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
@@ -131,7 +132,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		r = e.runEdit("g.txt", r.Tag, "PUT 1.=1:\n+one\nMV h.txt")
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("h.txt"), session.Range{From: 1, To: 4})
-		wantCode(t, e.runEdit("h.txt", r.Tag, "PUT 5.=5:\n+five"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("h.txt", r.Tag, "PUT 5.=5:\n+five"), wire.ToolLinesUnseen)
 	})
 	t.Run("three chained calls on the tags they return need no re-read", func(t *testing.T) {
 		e := newProdEnv(t, config.DefaultLimits())
@@ -156,7 +157,7 @@ func TestEditSeenAfterEdit(t *testing.T) {
 		r := e.runEdit("f.txt", rd.Tag, "PUT 3.=3:\n+three")
 		wantOK(t, r)
 		wantSeen(t, e.seenRanges("f.txt"), session.Range{From: 2, To: 6})
-		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 1.=1:\n+changed"), CodeLinesUnseen)
+		wantCode(t, e.runEdit("f.txt", r.Tag, "PUT 1.=1:\n+changed"), wire.ToolLinesUnseen)
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -69,15 +70,15 @@ func TestEditTagRules(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("f.txt", "a\n")
 		for _, tag := range []string{"", "ABC", "ABCDE", "XYZW"} {
-			wantCode(t, e.edit("f.txt", tag, "PUT 1.=1:\n+b"), CodeTagRequired)
+			wantCode(t, e.edit("f.txt", tag, "PUT 1.=1:\n+b"), wire.ToolTagRequired)
 		}
 	})
 	t.Run("never minted is unknown even when it hashes the live file", func(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("f.txt", "a\n")
 		r := e.edit("f.txt", workspace.Sum("a\n").Tag(), "PUT 1.=1:\n+b")
-		wantCode(t, r, CodeTagUnknown)
-		if r.Error.Details.(TagUnknownDetails).LiveTag != workspace.Sum("a\n").Tag() {
+		wantCode(t, r, wire.ToolTagUnknown)
+		if r.Error.Details.(wire.TagUnknownDetails).LiveTag != workspace.Sum("a\n").Tag() {
 			t.Fatalf("details lack the live tag: %#v", r.Error.Details)
 		}
 		wantFile(t, e, "f.txt", "a\n")
@@ -87,7 +88,7 @@ func TestEditTagRules(t *testing.T) {
 		e.write("f.txt", "a\n")
 		other, _ := e.m.Create("", e.s.State().Workspace)
 		tag := e.showIn(other, "f.txt", 1, 1)
-		wantCode(t, e.edit("f.txt", tag, "PUT 1.=1:\n+b"), CodeTagUnknown)
+		wantCode(t, e.edit("f.txt", tag, "PUT 1.=1:\n+b"), wire.ToolTagUnknown)
 	})
 	t.Run("lowercase tag is accepted", func(t *testing.T) {
 		e := newEditEnv(t)
@@ -118,7 +119,7 @@ func TestEditTagCollisionAuthorizesNothing(t *testing.T) {
 	other := collide(t, "a\nb\n")
 	e.write("f.txt", other) // an external writer lands content with the same tag
 	r := e.edit("f.txt", tag, "PUT 1.=1:\n+CHANGED")
-	wantCode(t, r, CodeTagMismatch)
+	wantCode(t, r, wire.ToolTagMismatch)
 	wantFile(t, e, "f.txt", other)
 }
 
@@ -128,8 +129,8 @@ func TestEditProvenance(t *testing.T) {
 		e.write("f.txt", numbered(30))
 		tag := e.show("f.txt", 1, 10)
 		r := e.edit("f.txt", tag, "PUT 20.=21:\n+x")
-		wantCode(t, r, CodeLinesUnseen)
-		d := r.Error.Details.(LinesUnseenDetails)
+		wantCode(t, r, wire.ToolLinesUnseen)
+		d := r.Error.Details.(wire.LinesUnseenDetails)
 		if !d.Merged || len(d.Lines) != 2 {
 			t.Fatalf("details %#v", d)
 		}
@@ -145,8 +146,8 @@ func TestEditProvenance(t *testing.T) {
 		tag := e.show("f.txt", 1, 4)
 		e.show("f.txt", 6, 10) // line 5 never shown
 		r := e.edit("f.txt", tag, "PUT 3.=7:\n+x")
-		wantCode(t, r, CodeLinesUnseen)
-		if rows := r.Error.Details.(LinesUnseenDetails).Lines; len(rows) != 1 || rows[0].Line != 5 {
+		wantCode(t, r, wire.ToolLinesUnseen)
+		if rows := r.Error.Details.(wire.LinesUnseenDetails).Lines; len(rows) != 1 || rows[0].Line != 5 {
 			t.Fatalf("revealed %v, want line 5 only", rows)
 		}
 	})
@@ -155,13 +156,13 @@ func TestEditProvenance(t *testing.T) {
 		e.write("f.txt", numbered(100))
 		tag := e.show("f.txt", 1, 1)
 		r := e.edit("f.txt", tag, "CUT 10.=60")
-		wantCode(t, r, CodeLinesUnseen)
-		d := r.Error.Details.(LinesUnseenDetails)
+		wantCode(t, r, wire.ToolLinesUnseen)
+		d := r.Error.Details.(wire.LinesUnseenDetails)
 		if d.Merged || len(d.Lines) != 40 {
 			t.Fatalf("details %#v", d)
 		}
-		wantCode(t, e.edit("f.txt", tag, "CUT 10.=60"), CodeLinesUnseen)
-		wantCode(t, e.edit("f.txt", tag, "CUT 10.=20"), CodeLinesUnseen) // slices of a truncated reveal were never merged
+		wantCode(t, e.edit("f.txt", tag, "CUT 10.=60"), wire.ToolLinesUnseen)
+		wantCode(t, e.edit("f.txt", tag, "CUT 10.=20"), wire.ToolLinesUnseen) // slices of a truncated reveal were never merged
 	})
 	t.Run("a line over 512 characters is clipped and not merged", func(t *testing.T) {
 		e := newEditEnv(t)
@@ -169,23 +170,23 @@ func TestEditProvenance(t *testing.T) {
 		e.write("f.txt", "a\n"+long+"\nc\n")
 		tag := e.show("f.txt", 1, 1)
 		r := e.edit("f.txt", tag, "PUT 2.=2:\n+short")
-		wantCode(t, r, CodeLinesUnseen)
-		if r.Error.Details.(LinesUnseenDetails).Merged {
+		wantCode(t, r, wire.ToolLinesUnseen)
+		if r.Error.Details.(wire.LinesUnseenDetails).Merged {
 			t.Fatal("a clipped reveal was merged")
 		}
-		wantCode(t, e.edit("f.txt", tag, "PUT 2.=2:\n+short"), CodeLinesUnseen)
+		wantCode(t, e.edit("f.txt", tag, "PUT 2.=2:\n+short"), wire.ToolLinesUnseen)
 	})
 	t.Run("an empty seen set rejects every anchor", func(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("f.txt", "a\nb\n")
 		tag := e.show("f.txt", 1, 0) // as grep filesWithMatches records
-		wantCode(t, e.edit("f.txt", tag, "PUT 1.=1:\n+x"), CodeLinesUnseen)
+		wantCode(t, e.edit("f.txt", tag, "PUT 1.=1:\n+x"), wire.ToolLinesUnseen)
 	})
 	t.Run("seen is per line and version, not per text: a duplicate line elsewhere is not seen", func(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("f.txt", "f() {\n}\n"+numbered(40)+"}\n")
 		tag := e.show("f.txt", 1, 2)
-		wantCode(t, e.edit("f.txt", tag, "PUT 43.=43:\n+};"), CodeLinesUnseen)
+		wantCode(t, e.edit("f.txt", tag, "PUT 43.=43:\n+};"), wire.ToolLinesUnseen)
 	})
 	t.Run("head and tail inserts need no seen line", func(t *testing.T) {
 		e := newEditEnv(t)
@@ -238,8 +239,8 @@ func TestEditStaleTag(t *testing.T) {
 		changed := strings.Replace(numbered(10), "line 5\n", "line FIVE\n", 1)
 		e.write("f.txt", changed)
 		r := e.edit("f.txt", tag, "PUT 5.=5:\n+x")
-		wantCode(t, r, CodeTagMismatch)
-		d := r.Error.Details.(TagMismatchDetails)
+		wantCode(t, r, wire.ToolTagMismatch)
+		d := r.Error.Details.(wire.TagMismatchDetails)
 		if d.LiveTag != workspace.Sum(changed).Tag() {
 			t.Fatalf("liveTag %v", d.LiveTag)
 		}
@@ -253,21 +254,21 @@ func TestEditStaleTag(t *testing.T) {
 		wantFile(t, e, "f.txt", changed)
 		// The shown lines count as seen under the live tag; the rest do not.
 		live := d.LiveTag
-		wantCode(t, e.edit("f.txt", live, "PUT 9.=9:\n+x"), CodeLinesUnseen)
+		wantCode(t, e.edit("f.txt", live, "PUT 9.=9:\n+x"), wire.ToolLinesUnseen)
 		wantOK(t, e.edit("f.txt", live, "PUT 5.=5:\n+x"))
 	})
 }
 
 func TestEditErrorsLeaveFileAlone(t *testing.T) {
 	cases := []struct{ name, ops, code string }{
-		{"parse failure", "PUT 1.=1\n+x", CodeParseFailed},
-		{"reversed range", "PUT 2.=1:\n+x", CodeRangeInvalid},
-		{"out of bounds", "PUT 9.=9:\n+x", CodeRangeInvalid},
-		{"overlap", "PUT 1.=2:\n+x\nCUT 2.=2", CodeRangeInvalid},
-		{"no change", "PUT 1.=1:\n+a", CodeNoChange},
-		{"block op without grammars", "PUT 1*:\n+x", CodeBlockUnresolved},
-		{"paste before any capture", "PUT >1", CodeRegisterEmpty},
-		{"second op fails: nothing of the first lands", "PUT 1.=1:\n+ok\nPUT 7.=7:\n+bad", CodeRangeInvalid},
+		{"parse failure", "PUT 1.=1\n+x", wire.ToolParseFailed},
+		{"reversed range", "PUT 2.=1:\n+x", wire.ToolRangeInvalid},
+		{"out of bounds", "PUT 9.=9:\n+x", wire.ToolRangeInvalid},
+		{"overlap", "PUT 1.=2:\n+x\nCUT 2.=2", wire.ToolRangeInvalid},
+		{"no change", "PUT 1.=1:\n+a", wire.ToolNoChange},
+		{"block op without grammars", "PUT 1*:\n+x", wire.ToolBlockUnresolved},
+		{"paste before any capture", "PUT >1", wire.ToolRegisterEmpty},
+		{"second op fails: nothing of the first lands", "PUT 1.=1:\n+ok\nPUT 7.=7:\n+bad", wire.ToolRangeInvalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -286,8 +287,8 @@ func TestEditHeaderMustAgree(t *testing.T) {
 	tag := e.showAll("f.txt")
 	wantOK(t, e.edit("f.txt", tag, "[f.txt#"+tag+"]\nPUT 1.=1:\n+b"))
 	tag = e.showAll("f.txt")
-	wantCode(t, e.edit("f.txt", tag, "[g.txt#"+tag+"]\nPUT 1.=1:\n+c"), CodeInvalidArgument)
-	wantCode(t, e.edit("f.txt", tag, "[f.txt#0000]\nPUT 1.=1:\n+c"), CodeInvalidArgument)
+	wantCode(t, e.edit("f.txt", tag, "[g.txt#"+tag+"]\nPUT 1.=1:\n+c"), wire.ToolInvalidArgument)
+	wantCode(t, e.edit("f.txt", tag, "[f.txt#0000]\nPUT 1.=1:\n+c"), wire.ToolInvalidArgument)
 	wantFile(t, e, "f.txt", "b\n")
 }
 
@@ -309,7 +310,7 @@ func TestEditRemAndMove(t *testing.T) {
 			t.Fatal("file not removed")
 		}
 		e.write("f.txt", "a\n")
-		wantCode(t, e.edit("f.txt", tag, "PUT 1.=1:\n+b"), CodeTagUnknown)
+		wantCode(t, e.edit("f.txt", tag, "PUT 1.=1:\n+b"), wire.ToolTagUnknown)
 	})
 	t.Run("MV applies the other ops first", func(t *testing.T) {
 		e := newEditEnv(t)
@@ -327,35 +328,35 @@ func TestEditRemAndMove(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("f.txt", "a\n")
 		e.write("g.txt", "g\n")
-		wantCode(t, e.edit("f.txt", e.showAll("f.txt"), "PUT 1.=1:\n+A\nMV g.txt"), CodeInvalidArgument)
+		wantCode(t, e.edit("f.txt", e.showAll("f.txt"), "PUT 1.=1:\n+A\nMV g.txt"), wire.ToolInvalidArgument)
 		wantFile(t, e, "f.txt", "a\n")
 		wantFile(t, e, "g.txt", "g\n")
 	})
 	t.Run("MV outside the workspace changes nothing", func(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("f.txt", "a\n")
-		wantCode(t, e.edit("f.txt", e.showAll("f.txt"), "MV ../escaped.txt"), CodeOutsideWorkspace)
+		wantCode(t, e.edit("f.txt", e.showAll("f.txt"), "MV ../escaped.txt"), wire.ToolOutsideWorkspace)
 		wantFile(t, e, "f.txt", "a\n")
 	})
 	t.Run("MV into .git is denied", func(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("f.txt", "a\n")
-		wantCode(t, e.edit("f.txt", e.showAll("f.txt"), "MV .git/f.txt"), CodeToolDenied)
+		wantCode(t, e.edit("f.txt", e.showAll("f.txt"), "MV .git/f.txt"), wire.ToolDenied)
 	})
 }
 
 func TestEditDeniedPaths(t *testing.T) {
 	e := newEditEnv(t)
 	e.write(".git/config", "a\n")
-	wantCode(t, e.edit(".git/config", e.showAll(".git/config"), "PUT 1.=1:\n+b"), CodeToolDenied)
+	wantCode(t, e.edit(".git/config", e.showAll(".git/config"), "PUT 1.=1:\n+b"), wire.ToolDenied)
 	wantFile(t, e, ".git/config", "a\n")
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "o.txt"), []byte("o\n"), 0o644)
 	os.Symlink(filepath.Join(outside, "o.txt"), filepath.Join(e.root, "link.txt"))
-	wantCode(t, e.edit("link.txt", "ABCD", "PUT 1.=1:\n+b"), CodeOutsideWorkspace)
-	wantCode(t, e.edit("missing.txt", "ABCD", "PUT 1.=1:\n+b"), CodeNotFound)
+	wantCode(t, e.edit("link.txt", "ABCD", "PUT 1.=1:\n+b"), wire.ToolOutsideWorkspace)
+	wantCode(t, e.edit("missing.txt", "ABCD", "PUT 1.=1:\n+b"), wire.ToolNotFound)
 	os.Mkdir(filepath.Join(e.root, "dir"), 0o755)
-	wantCode(t, e.edit("dir", "ABCD", "PUT 1.=1:\n+b"), CodeNotAFile)
+	wantCode(t, e.edit("dir", "ABCD", "PUT 1.=1:\n+b"), wire.ToolNotAFile)
 }
 
 func TestEditPathRecovery(t *testing.T) {
@@ -376,20 +377,20 @@ func TestEditPathRecovery(t *testing.T) {
 		e.write("b/x.go", "same\n")
 		tag := e.showAll("a/x.go")
 		e.showAll("b/x.go")
-		wantCode(t, e.edit("c/x.go", tag, "PUT 1.=1:\n+b"), CodeNotFound)
+		wantCode(t, e.edit("c/x.go", tag, "PUT 1.=1:\n+b"), wire.ToolNotFound)
 	})
 	t.Run("the basename must match too", func(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("a/x.go", "a\n")
 		tag := e.showAll("a/x.go")
-		wantCode(t, e.edit("a/y.go", tag, "PUT 1.=1:\n+b"), CodeNotFound)
+		wantCode(t, e.edit("a/y.go", tag, "PUT 1.=1:\n+b"), wire.ToolNotFound)
 	})
 	t.Run("a deleted file does not recover onto its own history", func(t *testing.T) {
 		e := newEditEnv(t)
 		e.write("x.go", "a\n")
 		tag := e.showAll("x.go")
 		os.Remove(filepath.Join(e.root, "x.go"))
-		wantCode(t, e.edit("x.go", tag, "PUT 1.=1:\n+b"), CodeNotFound)
+		wantCode(t, e.edit("x.go", tag, "PUT 1.=1:\n+b"), wire.ToolNotFound)
 		if e.exists("x.go") {
 			t.Fatal("edit created a file")
 		}
@@ -402,7 +403,7 @@ func TestEditRepeatGuard(t *testing.T) {
 	tag := e.showAll("f.txt")
 	for i := 1; i <= 3; i++ {
 		r := e.editAs(e.s, "prompt-1", "f.txt", tag, "PUT 1.=1\n+b")
-		wantCode(t, r, CodeParseFailed)
+		wantCode(t, r, wire.ToolParseFailed)
 		if r.Terminate != (i == 3) {
 			t.Fatalf("attempt %d: terminate=%v", i, r.Terminate)
 		}
@@ -432,7 +433,7 @@ func TestEditNamedRegistersAcrossFiles(t *testing.T) {
 	other, _ := e.m.Create("", e.s.State().Workspace)
 	tag := e.showIn(other, "b.go", 1, 3)
 	r := e.editAs(other, "", "b.go", tag, "PUT >1 @fn")
-	wantCode(t, r, CodeRegisterEmpty)
+	wantCode(t, r, wire.ToolRegisterEmpty)
 }
 
 // Mutations of one session are serialized: concurrent edits with the same
@@ -442,7 +443,7 @@ func TestEditConcurrentSameSession(t *testing.T) {
 	e.write("f.txt", numbered(50))
 	tag := e.showAll("f.txt")
 	var wg sync.WaitGroup
-	results := make([]*EditResult, 8)
+	results := make([]*wire.EditResult, 8)
 	for i := range results {
 		wg.Add(1)
 		go func() {
@@ -496,7 +497,7 @@ func TestEditDigestTwinsAreNotTheSameVersion(t *testing.T) {
 	tag := e.showAll("f.txt")
 	e.write("f.txt", "alpha\n  ") // same digest, one more line
 	r := e.edit("f.txt", tag, "PUT 1.=1:\n+beta")
-	wantCode(t, r, CodeTagMismatch)
+	wantCode(t, r, wire.ToolTagMismatch)
 	wantFile(t, e, "f.txt", "alpha\n  ")
 }
 
@@ -510,7 +511,7 @@ func TestEditUnseenLineOverTheReadClip(t *testing.T) {
 		e.write("f.txt", "a\n"+long+"\nc\n")
 		tag := e.show("f.txt", 1, 1)
 		r := e.edit("f.txt", tag, "PUT 2.=2:\n+short")
-		wantCode(t, r, CodeLinesUnseen)
+		wantCode(t, r, wire.ToolLinesUnseen)
 		msg := r.Error.Message
 		for _, frag := range []string{"line 2 is longer than the 16384 characters read shows of a line", "only write, with the whole new content of f.txt, can change that line"} {
 			if !strings.Contains(msg, frag) {
@@ -527,7 +528,7 @@ func TestEditUnseenLineOverTheReadClip(t *testing.T) {
 		e.write("f.txt", "a\n"+long+"\n"+long[:600]+"\nd\n")
 		tag := e.show("f.txt", 1, 1)
 		r := e.edit("f.txt", tag, "PUT 2.=3:\n+short")
-		wantCode(t, r, CodeLinesUnseen)
+		wantCode(t, r, wire.ToolLinesUnseen)
 		msg := r.Error.Message
 		for _, frag := range []string{"line 2 is longer than the 16384 characters", "only write", `Read line 3 with read (path "f.txt", offset 3, limit 1) and retry an edit that leaves line 2 alone`} {
 			if !strings.Contains(msg, frag) {
@@ -540,7 +541,7 @@ func TestEditUnseenLineOverTheReadClip(t *testing.T) {
 		e.write("f.txt", "a\n"+strings.Repeat("é", lim.MaxLineChars)+"\nc\n")
 		tag := e.show("f.txt", 1, 1)
 		r := e.edit("f.txt", tag, "PUT 2.=2:\n+short")
-		wantCode(t, r, CodeLinesUnseen)
+		wantCode(t, r, wire.ToolLinesUnseen)
 		if msg := r.Error.Message; !strings.Contains(msg, `Read them with read (path "f.txt", offset 2, limit 1) and retry`) || strings.Contains(msg, "only write") {
 			t.Errorf("message %q", msg)
 		}

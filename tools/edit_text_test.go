@@ -6,6 +6,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // Untouched lines keep their bytes, their own line endings included; rows
@@ -121,19 +122,19 @@ func TestEditFinalNewlineRefusals(t *testing.T) {
 	cases := []struct {
 		name, in, ops, code, says string
 	}{
-		{"already ends with a newline", "a\n", "EOF NEWLINE", CodeNoChange, "already ends with a newline"},
-		{"already has none", "a", "EOF NO-NEWLINE", CodeNoChange, "has no newline at its end"},
-		{"CRLF already ends with one", "a\r\n", "EOF NEWLINE", CodeNoChange, "already"},
-		{"empty file has no last line", "", "EOF NEWLINE", CodeRangeInvalid, "no last line"},
-		{"a file that is only a newline", "\n", "EOF NO-NEWLINE", CodeRangeInvalid, "empty"},
-		{"an empty last line", "a\n\n", "EOF NO-NEWLINE", CodeRangeInvalid, "delete the empty line"},
-		{"everything cut", "a\n", "CUT 1.=1\nEOF NEWLINE", CodeRangeInvalid, "no lines"},
-		{"twice", "a\n", "EOF NEWLINE\nEOF NO-NEWLINE", CodeInvalidArgument, "second EOF"},
-		{"with REM", "a\n", "REM\nEOF NEWLINE", CodeInvalidArgument, "only op"},
-		{"body rows under it", "a\n", "EOF NEWLINE\n+x", CodeParseFailed, "takes no body rows"},
-		{"unknown state", "a\n", "EOF YES", CodeParseFailed, "NO-NEWLINE"},
-		{"a heredoc end written without +", "a\n", "EOF", CodeParseFailed, "+EOF"},
-		{"not canonical", "a\n", "EOF NL", CodeParseFailed, "EOF NEWLINE"},
+		{"already ends with a newline", "a\n", "EOF NEWLINE", wire.ToolNoChange, "already ends with a newline"},
+		{"already has none", "a", "EOF NO-NEWLINE", wire.ToolNoChange, "has no newline at its end"},
+		{"CRLF already ends with one", "a\r\n", "EOF NEWLINE", wire.ToolNoChange, "already"},
+		{"empty file has no last line", "", "EOF NEWLINE", wire.ToolRangeInvalid, "no last line"},
+		{"a file that is only a newline", "\n", "EOF NO-NEWLINE", wire.ToolRangeInvalid, "empty"},
+		{"an empty last line", "a\n\n", "EOF NO-NEWLINE", wire.ToolRangeInvalid, "delete the empty line"},
+		{"everything cut", "a\n", "CUT 1.=1\nEOF NEWLINE", wire.ToolRangeInvalid, "no lines"},
+		{"twice", "a\n", "EOF NEWLINE\nEOF NO-NEWLINE", wire.ToolInvalidArgument, "second EOF"},
+		{"with REM", "a\n", "REM\nEOF NEWLINE", wire.ToolInvalidArgument, "only op"},
+		{"body rows under it", "a\n", "EOF NEWLINE\n+x", wire.ToolParseFailed, "takes no body rows"},
+		{"unknown state", "a\n", "EOF YES", wire.ToolParseFailed, "NO-NEWLINE"},
+		{"a heredoc end written without +", "a\n", "EOF", wire.ToolParseFailed, "+EOF"},
+		{"not canonical", "a\n", "EOF NL", wire.ToolParseFailed, "EOF NEWLINE"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools/blocks"
 	"github.com/hostd-dev/hostd/tools/parsepool"
 )
@@ -47,7 +48,7 @@ func TestEditsThroughTheTreeCache(t *testing.T) {
 		for i, ops := range steps {
 			tag := e.showAll("m.ts")
 			r := e.edit("m.ts", tag, ops)
-			if r.Error != nil && r.Error.Code == CodeRepairAmbiguous {
+			if r.Error != nil && r.Error.Code == wire.ToolRepairAmbiguous {
 				// The question joins the warnings compared, and the
 				// repaired form is sent.
 				warnings = append(warnings, r.Error.Message)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 	"github.com/hostd-dev/hostd/workspace/textenc"
 )
@@ -16,24 +17,24 @@ import (
 // decoding them, may be nil) and what would make them text: a byte-order
 // mark or the workspace's encodings setting names the encoding, and hostd
 // never guesses one (edit-contract §3.4, §3.5).
-func notText(p workspace.Path, err error) *Error {
+func notText(p workspace.Path, err error) *wire.ToolError {
 	var nt *workspace.NotTextError
 	errors.As(err, &nt)
 	switch {
 	case nt != nil && nt.NUL && nt.Enc.IsUTF8() && p.Charset.Rule == nil:
 		if e, ok := resembles(p); ok {
-			return Errorf(CodeNotText, "%s holds NUL bytes and starts with no byte-order mark, so hostd reads it as binary (grep skips it too), but it looks like %s text without a mark; hostd never guesses an encoding. To read and edit it as text, name that encoding for it in the encodings setting of hostd's config file (for example {\"encodings\": [{\"glob\": %q, \"encoding\": %q}]}, read when hostd starts), or give the file a byte-order mark. Otherwise it is binary: replace it whole with write if you must", p.Display, e.Name(), globFor(p), strings.ToLower(e.Name()))
+			return Errorf(wire.ToolNotText, "%s holds NUL bytes and starts with no byte-order mark, so hostd reads it as binary (grep skips it too), but it looks like %s text without a mark; hostd never guesses an encoding. To read and edit it as text, name that encoding for it in the encodings setting of hostd's config file (for example {\"encodings\": [{\"glob\": %q, \"encoding\": %q}]}, read when hostd starts), or give the file a byte-order mark. Otherwise it is binary: replace it whole with write if you must", p.Display, e.Name(), globFor(p), strings.ToLower(e.Name()))
 		}
-		return Errorf(CodeNotText, "%s holds a NUL character in its first 8 KiB, so it is binary and cannot be shown or edited as text (grep skips it too). If it is text in UTF-16 or UTF-32 without a byte-order mark, hostd decodes it once the encodings setting of its config file names that encoding (utf-16le, utf-16be, utf-32le or utf-32be) for the file; it never guesses one. Otherwise replace it whole with write if you must", p.Display)
+		return Errorf(wire.ToolNotText, "%s holds a NUL character in its first 8 KiB, so it is binary and cannot be shown or edited as text (grep skips it too). If it is text in UTF-16 or UTF-32 without a byte-order mark, hostd decodes it once the encodings setting of its config file names that encoding (utf-16le, utf-16be, utf-32le or utf-32be) for the file; it never guesses one. Otherwise replace it whole with write if you must", p.Display)
 	case nt != nil && nt.NUL:
-		return Errorf(CodeNotText, "%s holds a NUL character in its first 8 KiB, so it is binary and cannot be shown or edited as text (grep skips it too); replace it whole with write if you must", p.Display)
+		return Errorf(wire.ToolNotText, "%s holds a NUL character in its first 8 KiB, so it is binary and cannot be shown or edited as text (grep skips it too); replace it whole with write if you must", p.Display)
 	case p.Charset.Rule != nil:
 		r := p.Charset.Rule
-		return Errorf(CodeNotText, "%s is not valid %s%s, the encoding hostd's encodings setting gives it (the rule for %q), so it cannot be shown or edited as text (grep skips it too); if the file is in another encoding, correct that setting in hostd's config file, otherwise replace it whole with write if you must", p.Display, p.Charset.Enc.Name(), at(nt), r.Glob)
+		return Errorf(wire.ToolNotText, "%s is not valid %s%s, the encoding hostd's encodings setting gives it (the rule for %q), so it cannot be shown or edited as text (grep skips it too); if the file is in another encoding, correct that setting in hostd's config file, otherwise replace it whole with write if you must", p.Display, p.Charset.Enc.Name(), at(nt), r.Glob)
 	case nt != nil && !nt.Enc.IsUTF8():
-		return Errorf(CodeNotText, "%s starts with the byte-order mark of %s but is not valid %s%s, so it cannot be shown or edited as text (grep skips it too); replace it whole with write if you must", p.Display, nt.Enc.Name(), nt.Enc.Name(), at(nt))
+		return Errorf(wire.ToolNotText, "%s starts with the byte-order mark of %s but is not valid %s%s, so it cannot be shown or edited as text (grep skips it too); replace it whole with write if you must", p.Display, nt.Enc.Name(), nt.Enc.Name(), at(nt))
 	}
-	return Errorf(CodeNotText, "%s is binary or not valid UTF-8%s and cannot be shown or edited as text (grep skips it too). If it is text in a legacy encoding such as windows-1252 or shift_jis, hostd decodes it once its config file's encodings setting names that encoding for the file (for example {\"glob\": \"*.txt\", \"encoding\": \"windows-1252\"}); it never guesses one. Otherwise replace it whole with write if you must", p.Display, at(nt))
+	return Errorf(wire.ToolNotText, "%s is binary or not valid UTF-8%s and cannot be shown or edited as text (grep skips it too). If it is text in a legacy encoding such as windows-1252 or shift_jis, hostd decodes it once its config file's encodings setting names that encoding for the file (for example {\"glob\": \"*.txt\", \"encoding\": \"windows-1252\"}); it never guesses one. Otherwise replace it whole with write if you must", p.Display, at(nt))
 }
 
 // resembles is the UTF-16 or UTF-32 byte order the start of p's bytes
@@ -70,12 +71,12 @@ func at(nt *workspace.NotTextError) string {
 
 // unencodable is the refusal of a write or edit whose new text holds a
 // character the file's encoding cannot represent: nothing was written.
-func unencodable(p workspace.Path, err error) *Error {
+func unencodable(p workspace.Path, err error) *wire.ToolError {
 	var ue *workspace.UnencodableError
 	if !errors.As(err, &ue) {
 		return nil
 	}
-	return Errorf(CodeInvalidArgument, "%s is stored in %s, and %s; nothing was written: write that character another way the file's language allows (an escape or entity), or leave it out", p.Display, ue.Enc.Name(), ue.Error())
+	return Errorf(wire.ToolInvalidArgument, "%s is stored in %s, and %s; nothing was written: write that character another way the file's language allows (an escape or entity), or leave it out", p.Display, ue.Enc.Name(), ue.Error())
 }
 
 // payloadSize is the size holdPayload reserves for a write or edit of a

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace/textenc"
 )
 
@@ -51,8 +52,8 @@ func TestEncodedProvenanceIsThatOfUTF8(t *testing.T) {
 
 				unseen := "PUT 50.=50:\n+changed"
 				wr, gr := plain.runEdit("f.enc", want.Tag, unseen), coded.runEdit("f.enc", got.Tag, unseen)
-				wantCode(t, wr, CodeLinesUnseen)
-				wantCode(t, gr, CodeLinesUnseen)
+				wantCode(t, wr, wire.ToolLinesUnseen)
+				wantCode(t, gr, wire.ToolLinesUnseen)
 				if gr.Error.Message != wr.Error.Message {
 					t.Fatalf("the refusal says\n%s\nin UTF-8 it says\n%s", gr.Error.Message, wr.Error.Message)
 				}

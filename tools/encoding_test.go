@@ -12,6 +12,7 @@ import (
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rollback"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 	"github.com/hostd-dev/hostd/workspace/textenc"
@@ -107,7 +108,7 @@ func roundTrip(t *testing.T, enc textenc.Encoding, c roundTripCase) {
 		t.Fatalf("tag %s, the same text in UTF-8 has %s: the tag must be of the decoded text", r.Tag, plain.Tag)
 	}
 
-	ed, ok := e.call("edit", map[string]string{"path": c.file, "tag": r.Tag, "ops": "PUT 2.=2:\n+" + c.line2}).(*EditResult)
+	ed, ok := e.call("edit", map[string]string{"path": c.file, "tag": r.Tag, "ops": "PUT 2.=2:\n+" + c.line2}).(*wire.EditResult)
 	if !ok || !ed.OK {
 		t.Fatalf("edit failed: %+v", ed)
 	}
@@ -130,7 +131,7 @@ func roundTrip(t *testing.T, enc textenc.Encoding, c roundTripCase) {
 	}
 
 	dest := filepath.Join(filepath.Dir(c.file), "moved"+filepath.Ext(c.file))
-	if mv, ok := e.call("edit", map[string]string{"path": c.file, "tag": w.Tag, "ops": "MV " + filepath.ToSlash(dest)}).(*EditResult); !ok || !mv.OK {
+	if mv, ok := e.call("edit", map[string]string{"path": c.file, "tag": w.Tag, "ops": "MV " + filepath.ToSlash(dest)}).(*wire.EditResult); !ok || !mv.OK {
 		t.Fatalf("MV failed: %+v", mv)
 	}
 	if got := e.cat(dest); got != written {
@@ -162,14 +163,14 @@ func TestEncodingRefusesUnrepresentable(t *testing.T) {
 	if !strings.Contains(r.Content, "café") {
 		t.Fatalf("read shows\n%s", r.Content)
 	}
-	msg := e.failure("edit", map[string]string{"path": "a.txt", "tag": r.Tag, "ops": "PUT 2.=2:\n+5 €"}, CodeInvalidArgument)
+	msg := e.failure("edit", map[string]string{"path": "a.txt", "tag": r.Tag, "ops": "PUT 2.=2:\n+5 €"}, wire.ToolInvalidArgument)
 	if !strings.Contains(msg, "ISO-8859-1") || !strings.Contains(msg, "line 2") || !strings.Contains(msg, "€") {
 		t.Fatalf("the refusal does not name the encoding, the line and the character: %s", msg)
 	}
 	if got := e.cat("a.txt"); got != before {
 		t.Fatalf("a refused edit changed the file: %q", got)
 	}
-	e.failure("write", map[string]string{"path": "a.txt", "content": "ok\n€\n"}, CodeInvalidArgument)
+	e.failure("write", map[string]string{"path": "a.txt", "content": "ok\n€\n"}, wire.ToolInvalidArgument)
 	if got := e.cat("a.txt"); got != before {
 		t.Fatalf("a refused write changed the file: %q", got)
 	}
@@ -192,14 +193,14 @@ func TestGrepFindsTextInUTF16(t *testing.T) {
 func TestNotTextNamesTheEncodingsSetting(t *testing.T) {
 	e, _ := newEncodedEnv(t, []config.EncodingRule{{Glob: "*.sjis", Encoding: "shift_jis"}})
 	e.put("latin1.txt", "caf\xe9\nna\xefve\n")
-	msg := e.failure("read", map[string]any{"path": "latin1.txt"}, CodeNotText)
+	msg := e.failure("read", map[string]any{"path": "latin1.txt"}, wire.ToolNotText)
 	for _, want := range []string{"encodings setting", `"encoding": "windows-1252"`, "never guesses"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the refusal of a Latin-1 file does not say %q: %s", want, msg)
 		}
 	}
 	e.put("bad.sjis", "ok\n\x81\n")
-	msg = e.failure("read", map[string]any{"path": "bad.sjis"}, CodeNotText)
+	msg = e.failure("read", map[string]any{"path": "bad.sjis"}, wire.ToolNotText)
 	for _, want := range []string{"Shift_JIS", `"*.sjis"`, "correct that setting"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the refusal of a file its rule misnames does not say %q: %s", want, msg)
@@ -236,7 +237,7 @@ func TestNotTextSaysAFileLooksLikeUTF16(t *testing.T) {
 				{"read", map[string]any{"path": c.file}},
 				{"edit", map[string]any{"path": c.file, "tag": "0000", "ops": "CUT 1.=1"}},
 			} {
-				msg = e.failure(call.tool, call.args, CodeNotText)
+				msg = e.failure(call.tool, call.args, wire.ToolNotText)
 				for _, want := range []string{"looks like " + enc.Name(), "encodings setting", "byte-order mark"} {
 					if !strings.Contains(msg, want) {
 						t.Errorf("%s's refusal does not say %q: %s", call.tool, want, msg)
@@ -260,7 +261,7 @@ func TestNotTextSaysAFileLooksLikeUTF16(t *testing.T) {
 	}
 	e, _ := newEncodedEnv(t, nil)
 	e.put("a.bin", "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3e\x00")
-	msg := e.failure("read", map[string]any{"path": "a.bin"}, CodeNotText)
+	msg := e.failure("read", map[string]any{"path": "a.bin"}, wire.ToolNotText)
 	if strings.Contains(msg, "looks like") || !strings.Contains(msg, "utf-16le, utf-16be, utf-32le or utf-32be") {
 		t.Errorf("the refusal of a binary file: %s", msg)
 	}

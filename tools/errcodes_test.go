@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,41 +40,57 @@ func goFiles(t *testing.T, dirs ...string) map[string]*ast.File {
 	return files
 }
 
-// The tools and the edit language spell no code of their own: each of
-// the tools' Code constants is package wire's, where the tool error table
+// The tools and the edit language spell no code of their own: the tools
+// name each code by package wire's constant, where the tool error table
 // (from which the OpenRPC document's x-tool-errors is made) is, and the
 // edit language's are kinds the tools map to those (languageCodes), so a
 // code is spelled once and cannot reach the wire without clients knowing
 // it.
 func TestCodesAreTheWiresConstants(t *testing.T) {
-	named := 0
+	named := map[string]bool{}
 	for name, f := range goFiles(t, ".", "hashline") {
 		ast.Inspect(f, func(n ast.Node) bool {
-			spec, ok := n.(*ast.ValueSpec)
-			if !ok {
-				return true
-			}
-			for i, id := range spec.Names {
-				if !strings.HasPrefix(id.Name, "Code") || i >= len(spec.Values) {
-					continue
-				}
-				switch v := spec.Values[i].(type) {
-				case *ast.BasicLit:
-					if v.Kind == token.STRING {
-						t.Errorf("%s: %s is the string %s: declare the code in rpc/wire's tool codes and name it here by its constant", name, id.Name, v.Value)
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				for i, id := range n.Names {
+					if v, ok := valueAt(n.Values, i).(*ast.BasicLit); ok && strings.HasPrefix(id.Name, "Code") && v.Kind == token.STRING {
+						t.Errorf("%s: %s is the string %s: declare the code in rpc/wire's tool codes and name it by its constant", name, id.Name, v.Value)
 					}
+				}
+			case *ast.CallExpr:
+				if id, ok := n.Fun.(*ast.Ident); !ok || id.Name != "Errorf" || len(n.Args) == 0 {
+					return true
+				}
+				switch v := n.Args[0].(type) {
+				case *ast.BasicLit:
+					t.Errorf("%s: Errorf(%s, ...): name the code by rpc/wire's constant", name, v.Value)
 				case *ast.SelectorExpr:
 					if x, ok := v.X.(*ast.Ident); ok && x.Name == "wire" {
-						named++
+						named[v.Sel.Name] = true
+					}
+				}
+			case *ast.KeyValueExpr:
+				if v, ok := n.Value.(*ast.SelectorExpr); ok {
+					if x, ok := v.X.(*ast.Ident); ok && x.Name == "wire" && strings.HasPrefix(v.Sel.Name, "Tool") {
+						named[v.Sel.Name] = true // languageCodes
 					}
 				}
 			}
 			return true
 		})
 	}
-	if named < len(wire.ToolCodes) {
-		t.Fatalf("found %d codes named by wire's constants, fewer than the table's %d rows", named, len(wire.ToolCodes))
+	// Every code but the runtime's (the retry budget's, which no tool
+	// returns) is a tool's.
+	if len(named) < len(wire.ToolCodes)-1 {
+		t.Fatalf("the tools name %d of wire's codes by their constants (%v), fewer than the table's %d rows less the runtime's", len(named), slices.Sorted(maps.Keys(named)), len(wire.ToolCodes))
 	}
+}
+
+func valueAt(vs []ast.Expr, i int) ast.Expr {
+	if i < len(vs) {
+		return vs[i]
+	}
+	return nil
 }
 
 // Details are set only as their code's row says: every assignment to an
@@ -101,8 +118,10 @@ func TestDetailsAreTheTablesTypes(t *testing.T) {
 				sites++
 				switch v := as.Rhs[i].(type) {
 				case *ast.CompositeLit:
-					if id, ok := v.Type.(*ast.Ident); ok && typed[id.Name] {
-						continue
+					if sel, ok := v.Type.(*ast.SelectorExpr); ok && typed[sel.Sel.Name] {
+						if x, ok := sel.X.(*ast.Ident); ok && x.Name == "wire" {
+							continue
+						}
 					}
 				case *ast.CallExpr:
 					if id, ok := v.Fun.(*ast.Ident); ok && id.Name == "withGuard" {
@@ -122,23 +141,23 @@ func TestDetailsAreTheTablesTypes(t *testing.T) {
 // The repeat guard's fields join the error's own details in one object,
 // as the OpenRPC document describes them (x-repeat-guard-details).
 func TestWithGuardMergesTheDetails(t *testing.T) {
-	rows := []LineText{{Line: 4, Text: "x"}}
-	got, _ := json.Marshal(withGuard(TagMismatchDetails{LiveTag: "ABCD", Context: &rows}, RepeatGuardDetails{Attempts: 3, Kind: "edit", Recovery: "read"}))
+	rows := []wire.LineText{{Line: 4, Text: "x"}}
+	got, _ := json.Marshal(withGuard(wire.TagMismatchDetails{LiveTag: "ABCD", Context: &rows}, wire.RepeatGuardDetails{Attempts: 3, Kind: "edit", Recovery: "read"}))
 	want := `{"attempts":3,"context":[{"line":4,"text":"x"}],"kind":"edit","liveTag":"ABCD","recovery":"read"}`
 	if string(got) != want {
 		t.Errorf("merged details %s, want %s", got, want)
 	}
-	got, _ = json.Marshal(withGuard(nil, RepeatGuardDetails{Attempts: 3, Kind: "edit", Recovery: "read"}))
+	got, _ = json.Marshal(withGuard(nil, wire.RepeatGuardDetails{Attempts: 3, Kind: "edit", Recovery: "read"}))
 	if string(got) != `{"attempts":3,"kind":"edit","recovery":"read"}` {
 		t.Errorf("the guard's details alone: %s", got)
 	}
 	// EDIT_TAG_MISMATCH's context: absent, null or lines.
 	for _, tt := range []struct {
-		d    TagMismatchDetails
+		d    wire.TagMismatchDetails
 		want string
 	}{
-		{TagMismatchDetails{LiveTag: "ABCD"}, `{"liveTag":"ABCD"}`},
-		{TagMismatchDetails{LiveTag: "ABCD", Context: new([]LineText)}, `{"context":null,"liveTag":"ABCD"}`},
+		{wire.TagMismatchDetails{LiveTag: "ABCD"}, `{"liveTag":"ABCD"}`},
+		{wire.TagMismatchDetails{LiveTag: "ABCD", Context: new([]wire.LineText)}, `{"context":null,"liveTag":"ABCD"}`},
 	} {
 		if got, _ := json.Marshal(tt.d); string(got) != tt.want {
 			t.Errorf("%+v marshals as %s, want %s", tt.d, got, tt.want)

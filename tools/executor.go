@@ -28,6 +28,7 @@ import (
 	"github.com/hostd-dev/hostd/internal/filelock"
 	"github.com/hostd-dev/hostd/internal/quote"
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/langserver"
 )
@@ -77,17 +78,17 @@ const payloadFactor = 6
 // hold it, and refuses with HOST_BUSY past the budget's wait bound. Taken
 // after the session's mutation lock and before the file locks, so a call
 // waiting for memory blocks no other session's edit of the same file.
-func (c *Call) holdPayload(ctx context.Context, size int64, what string) (func(), *Error) {
+func (c *Call) holdPayload(ctx context.Context, size int64, what string) (func(), *wire.ToolError) {
 	size = min(size, c.Limits.MaxWriteBytes+1) // larger is refused as FILE_TOO_LARGE on load
 	if lim := c.Budget.Limit(); lim > 0 && payloadFactor*size > lim {
-		return nil, Errorf(CodeFileTooLarge, "%s needs about %d bytes of memory, more than the daemon's whole budget (limits.maxMemoryBytes %d); work on a smaller file", what, payloadFactor*size, lim)
+		return nil, Errorf(wire.ToolFileTooLarge, "%s needs about %d bytes of memory, more than the daemon's whole budget (limits.maxMemoryBytes %d); work on a smaller file", what, payloadFactor*size, lim)
 	}
 	rel, err := c.Budget.Acquire(ctx, payloadFactor*size, what)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, Errorf(CodeToolFailed, "the call was cancelled while it waited for memory; nothing was changed, call again")
+			return nil, Errorf(wire.ToolFailed, "the call was cancelled while it waited for memory; nothing was changed, call again")
 		}
-		return nil, Errorf(CodeHostBusy, "%v; nothing was changed", err)
+		return nil, Errorf(wire.ToolHostBusy, "%v; nothing was changed", err)
 	}
 	return rel, nil
 }
@@ -96,10 +97,10 @@ func (c *Call) holdPayload(ctx context.Context, size int64, what string) (func()
 // reads and then replaces, so the version it checks is the version it
 // replaces whatever other sessions do meanwhile (lock order: the
 // session's mutation lock, then these, then the review store's).
-func (c *Call) lockFiles(ctx context.Context, abs ...string) (func(), *Error) {
+func (c *Call) lockFiles(ctx context.Context, abs ...string) (func(), *wire.ToolError) {
 	unlock, err := c.Files.Lock(ctx, abs...)
 	if err != nil {
-		return nil, Errorf(CodeToolFailed, "the call was cancelled while another call was changing the same file; nothing was changed, call again")
+		return nil, Errorf(wire.ToolFailed, "the call was cancelled while another call was changing the same file; nothing was changed, call again")
 	}
 	return unlock, nil
 }
@@ -211,7 +212,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (Outcome, error) {
 	start := time.Now()
 	var out Outcome
 	if err := ctx.Err(); err != nil {
-		out = Failed(Errorf(CodeToolFailed, "the call was cancelled before it ran; nothing was changed, call again"))
+		out = Failed(Errorf(wire.ToolFailed, "the call was cancelled before it ran; nothing was changed, call again"))
 	} else {
 		out = t.Run(ctx, c)
 	}
@@ -319,7 +320,7 @@ func newToolCallID() string {
 
 // DecodeArgs decodes a tool's JSON arguments strictly: unknown fields and
 // wrong types are INVALID_ARGUMENT naming the field.
-func DecodeArgs(raw json.RawMessage, v any) *Error {
+func DecodeArgs(raw json.RawMessage, v any) *wire.ToolError {
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		raw = json.RawMessage("{}")
 	}
@@ -328,13 +329,13 @@ func DecodeArgs(raw json.RawMessage, v any) *Error {
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return Errorf(CodeInvalidArgument, "argument %q must be %s, not a JSON %s", te.Field, jsonKind(te.Type), te.Value)
+			return Errorf(wire.ToolInvalidArgument, "argument %q must be %s, not a JSON %s", te.Field, jsonKind(te.Type), te.Value)
 		}
 		fields := argFields(v)
 		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return Errorf(CodeInvalidArgument, "unknown argument %s; this tool takes %s", clipMessageTo(name, 80), strings.Join(fields, ", "))
+			return Errorf(wire.ToolInvalidArgument, "unknown argument %s; this tool takes %s", clipMessageTo(name, 80), strings.Join(fields, ", "))
 		}
-		return Errorf(CodeInvalidArgument, "the arguments must be one JSON object with the fields %s", strings.Join(fields, ", "))
+		return Errorf(wire.ToolInvalidArgument, "the arguments must be one JSON object with the fields %s", strings.Join(fields, ", "))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/drift"
 	"github.com/hostd-dev/hostd/tools/linewindow"
@@ -32,20 +33,16 @@ func (c *Call) warm(path string, w *linewindow.Window) {
 	}
 }
 
-// SyntaxError is one error region a change added, in the new version's
+// syntaxRegion is one error region a change added, in the new version's
 // line numbers: a syntax.ErrorRegion as the "syntaxErrors" of an edit or
 // write result show it (resultErrors).
-type SyntaxError struct {
-	StartLine int `json:"startLine"`
-	EndLine   int `json:"endLine"`
-	// Missing is the token the parser had to assume there ("}", ";"),
-	// when that is the whole error.
-	Missing string `json:"missing,omitempty"`
+type syntaxRegion struct {
+	wire.SyntaxError
 	// Unsure: the file's grammar finds errors in valid code too often
 	// (blocks.GrammarTrust) for this one to be called the change's; the
 	// result says the parser could not read these lines, and the region
 	// is not among the result's syntaxErrors.
-	Unsure bool `json:"-"`
+	Unsure bool
 }
 
 // Context lines a result shows: up to feedbackLinesPerError of each
@@ -64,7 +61,7 @@ type pendingFeedback struct {
 
 // checked is a check's answer and the chain it continues.
 type checked struct {
-	added []SyntaxError
+	added []syntaxRegion
 	// carried are the regions of the chain's first version carried to
 	// the new version (ErrorChains).
 	carried []session.LineSpan
@@ -177,28 +174,30 @@ func (f *pendingFeedback) wait() *checked {
 // adds them to the result: the content line naming them and a few of
 // their lines, which become seen in the version recorded for path, as
 // any line shown in full does (edit-contract §4.3). It returns the
-// errors the change added (the result's syntaxErrors) and the regions
-// its grammar could not read but is not trusted to call errors. Nothing
+// errors the change added (the result's syntaxErrors); the regions its
+// grammar could not read but is not trusted to call errors are named in
+// the content only. Nothing
 // is added when what landed is not what was checked (the file changed as
 // it was saved: the warning already says so); when it is, the session's
 // chain of changes to path goes on from what landed.
-func (c *Call) addFeedback(f *pendingFeedback, p workspace.Path, landed bool, lines []string, content *string) (added, unsure []SyntaxError) {
+func (c *Call) addFeedback(f *pendingFeedback, p workspace.Path, landed bool, lines []string, content *string) []wire.SyntaxError {
 	got := f.wait()
 	if got == nil || !landed {
-		return nil, nil
+		return nil
 	}
 	v, recorded := c.State.Store.Head(p.Abs)
 	if c.State.Chains != nil && recorded {
 		c.State.Chains.Continue(p.Abs, v.Digest, got.carried)
 	}
 	if len(got.added) == 0 {
-		return nil, nil
+		return nil
 	}
+	var added, unsure []wire.SyntaxError
 	for _, e := range got.added {
 		if e.Unsure {
-			unsure = append(unsure, e)
+			unsure = append(unsure, e.SyntaxError)
 		} else {
-			added = append(added, e)
+			added = append(added, e.SyntaxError)
 		}
 	}
 	text, shown := renderFeedback(added, unsure, got.why, lines, c.Limits.MaxRevealLineChars)
@@ -206,14 +205,14 @@ func (c *Call) addFeedback(f *pendingFeedback, p workspace.Path, landed bool, li
 	if recorded && shown.Len() > 0 {
 		c.State.Store.MarkSeen(p.Abs, v, shown)
 	}
-	return added, unsure
+	return added
 }
 
 // renderFeedback names the errors a change added (added) and the
 // regions its grammar could not read (unsure, which it is not trusted to
 // call errors; why says why), and shows the first lines of the first of
 // them, clipped to maxChars; shown is the set of lines shown in full.
-func renderFeedback(added, unsure []SyntaxError, why string, lines []string, maxChars int) (string, session.LineSet) {
+func renderFeedback(added, unsure []wire.SyntaxError, why string, lines []string, maxChars int) (string, session.LineSet) {
 	var b strings.Builder
 	if n := len(added); n > 0 {
 		fmt.Fprintf(&b, "syntax: this change left %d new %s: ", n, plural(n, "error", "errors"))
@@ -250,7 +249,7 @@ func renderFeedback(added, unsure []SyntaxError, why string, lines []string, max
 
 // writeRegions names regions: "line 14 (missing "}"), lines 30-32", at
 // most feedbackErrorsNamed of them.
-func writeRegions(b *strings.Builder, rs []SyntaxError) {
+func writeRegions(b *strings.Builder, rs []wire.SyntaxError) {
 	n := len(rs)
 	for i, e := range rs {
 		if i == feedbackErrorsNamed {
@@ -296,10 +295,10 @@ func unchangedCopies(old, cur []string, timeout time.Duration) []workspace.Copy 
 
 // resultErrors are the regions a check found as the result shows them;
 // never nil, so a check that found none is told from none made.
-func resultErrors(rs []syntax.ErrorRegion) []SyntaxError {
-	out := make([]SyntaxError, len(rs))
+func resultErrors(rs []syntax.ErrorRegion) []syntaxRegion {
+	out := make([]syntaxRegion, len(rs))
 	for i, r := range rs {
-		out[i] = SyntaxError{StartLine: r.Start, EndLine: r.End, Missing: r.Missing, Unsure: r.Unsure}
+		out[i] = syntaxRegion{SyntaxError: wire.SyntaxError{StartLine: r.Start, EndLine: r.End, Missing: r.Missing}, Unsure: r.Unsure}
 	}
 	return out
 }

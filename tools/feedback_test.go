@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/blocks"
 	"github.com/hostd-dev/hostd/tools/parsepool"
@@ -33,14 +34,14 @@ func withFeedbackFunc(e *editEnv, f func(context.Context, syntax.Change) (syntax
 	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Parser: parserParts{added: f}})
 }
 
-func (e *editEnv) writeTool(path, content string) *WriteResult {
+func (e *editEnv) writeTool(path, content string) *wire.WriteResult {
 	e.t.Helper()
 	args, _ := json.Marshal(map[string]string{"path": path, "content": content})
 	out, err := e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: "write", Args: args})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return out.(*WriteResult)
+	return out.(*wire.WriteResult)
 }
 
 const goFile = "package a\n\nfunc f(x int) int {\n\tif x > 0 {\n\t\treturn x\n\t}\n\treturn 0\n}\n\nfunc g() {}\n"
@@ -174,8 +175,8 @@ func TestFeedbackOfAnUntrustedGrammarIsUnsure(t *testing.T) {
 	if len(r.SyntaxErrors) != 0 || strings.Contains(r.Content, "this change left") {
 		t.Fatalf("valid Swift was called broken: %+v\n%s", r.SyntaxErrors, r.Content)
 	}
-	if len(r.Unsure) != 1 || r.Unsure[0].StartLine != 5 || !strings.Contains(r.Content, "\nsyntax: the parser could not read line 5 after this change, which may be no error") || !strings.Contains(r.Content, "\n5:  #expect(x == 2)") {
-		t.Fatalf("the unread line is not named as such: %+v\n%s", r.Unsure, r.Content)
+	if u := unsureIn(r.Content); len(u) != 1 || u[0].StartLine != 5 || len(r.SyntaxErrors) != 0 || !strings.Contains(r.Content, "\nsyntax: the parser could not read line 5 after this change, which may be no error") || !strings.Contains(r.Content, "\n5:  #expect(x == 2)") {
+		t.Fatalf("the unread line is not named as such: %+v\n%s", r.SyntaxErrors, r.Content)
 	}
 	out, err := json.Marshal(r)
 	if err != nil || strings.Contains(string(out), "syntaxErrors") || strings.Contains(string(out), "nsure") {
@@ -188,14 +189,14 @@ func TestFeedbackOfAnUntrustedGrammarIsUnsure(t *testing.T) {
 	r = e.edit("b.swift", tag, "PUT 2:\n+  return f(x")
 	wantOK(t, r)
 	if len(r.SyntaxErrors) != 1 || r.SyntaxErrors[0].Missing != ")" || !strings.Contains(r.Content, "syntax: this change left 1 new error: line 2 (missing \")\")") {
-		t.Fatalf("a bracket left open in Swift: %+v %+v\n%s", r.SyntaxErrors, r.Unsure, r.Content)
+		t.Fatalf("a bracket left open in Swift: %+v %+v\n%s", r.SyntaxErrors, unsureIn(r.Content), r.Content)
 	}
 	e.write("a.go", goFile)
 	tag = e.showAll("a.go")
 	r = e.edit("a.go", tag, "PUT 5:\n+\t\treturn (x")
 	wantOK(t, r)
-	if len(r.SyntaxErrors) != 1 || len(r.Unsure) != 0 || !strings.Contains(r.Content, "syntax: this change left 1 new error") {
-		t.Fatalf("a Go error: %+v %+v\n%s", r.SyntaxErrors, r.Unsure, r.Content)
+	if len(r.SyntaxErrors) != 1 || len(unsureIn(r.Content)) != 0 || !strings.Contains(r.Content, "syntax: this change left 1 new error") {
+		t.Fatalf("a Go error: %+v %+v\n%s", r.SyntaxErrors, unsureIn(r.Content), r.Content)
 	}
 }
 
@@ -333,7 +334,7 @@ func TestReadsWarmWhatTheyRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	abs := p.Abs
-	first := run("read", map[string]any{"path": "a.go"}).(*ReadResult)
+	first := run("read", map[string]any{"path": "a.go"}).(*wire.ReadResult)
 	run("read", map[string]any{"path": "a.go", "offset": 2, "limit": 1})
 	e.write("a.go", goFile+"\nvar y = 2\n")
 	run("read", map[string]any{"path": "a.go", "since": first.Tag})

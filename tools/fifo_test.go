@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // A FIFO with no writer blocks an ordinary open forever. read, grep and
@@ -25,9 +26,9 @@ func TestFIFOIsNotAFileAndNeverBlocks(t *testing.T) {
 	// Reading a FIFO with no writer blocks for good: each call answering
 	// at all (within the hang guard) is the event that says none opened it.
 	within(t, time.Minute, func() {
-		e.failure("read", `{"path":"pipe"}`, CodeNotAFile)
-		e.failure("grep", `{"pattern":"x","path":"pipe"}`, CodeNotAFile)
-		e.failure("write", `{"path":"pipe","content":"x"}`, CodeNotAFile)
+		e.failure("read", `{"path":"pipe"}`, wire.ToolNotAFile)
+		e.failure("grep", `{"pattern":"x","path":"pipe"}`, wire.ToolNotAFile)
+		e.failure("write", `{"path":"pipe","content":"x"}`, wire.ToolNotAFile)
 		r := e.grep(`{"pattern":"pipe"}`)
 		if !slices.Equal(r.Files, []string{"a.txt"}) {
 			t.Errorf("grep over a directory with a FIFO: files %v", r.Files)

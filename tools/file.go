@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -17,7 +18,7 @@ import (
 //
 // Both go through the path's open root (workspace.Dir), so a directory
 // swapped for a link to elsewhere since Resolve is refused, not followed.
-func openRegular(p workspace.Path) (*os.File, fs.FileInfo, *Error) {
+func openRegular(p workspace.Path) (*os.File, fs.FileInfo, *wire.ToolError) {
 	info, err := p.Stat()
 	if err != nil {
 		return nil, nil, statError(p, err)
@@ -32,7 +33,7 @@ func openRegular(p workspace.Path) (*os.File, fs.FileInfo, *Error) {
 	info, err = f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, Errorf(CodeToolFailed, "cannot stat %s: %v; check the file and call again", p.Display, err)
+		return nil, nil, Errorf(wire.ToolFailed, "cannot stat %s: %v; check the file and call again", p.Display, err)
 	}
 	if e := notRegular(p, info); e != nil {
 		f.Close()
@@ -41,14 +42,14 @@ func openRegular(p workspace.Path) (*os.File, fs.FileInfo, *Error) {
 	return f, info, nil
 }
 
-func notRegular(p workspace.Path, info fs.FileInfo) *Error {
+func notRegular(p workspace.Path, info fs.FileInfo) *wire.ToolError {
 	if info.Mode().IsRegular() {
 		return nil
 	}
 	what := "not a regular file"
 	switch {
 	case info.IsDir():
-		return Errorf(CodeNotAFile, "%s is a directory; list its files with grep (outputMode \"filesWithMatches\", path %q) or read a file inside it", p.Display, p.Display)
+		return Errorf(wire.ToolNotAFile, "%s is a directory; list its files with grep (outputMode \"filesWithMatches\", path %q) or read a file inside it", p.Display, p.Display)
 	case info.Mode()&fs.ModeNamedPipe != 0:
 		what = "a FIFO"
 	case info.Mode()&fs.ModeSocket != 0:
@@ -56,29 +57,29 @@ func notRegular(p workspace.Path, info fs.FileInfo) *Error {
 	case info.Mode()&fs.ModeDevice != 0:
 		what = "a device"
 	}
-	return Errorf(CodeNotAFile, "%s is %s, not a text file; only regular files can be read or edited", p.Display, what)
+	return Errorf(wire.ToolNotAFile, "%s is %s, not a text file; only regular files can be read or edited", p.Display, what)
 }
 
-func statError(p workspace.Path, err error) *Error {
+func statError(p workspace.Path, err error) *wire.ToolError {
 	if errors.Is(err, workspace.ErrOutside) {
-		return Errorf(CodeOutsideWorkspace, "%s leads outside the workspace now (a directory on its way was replaced by a link); nothing outside is read or written: use a path inside the workspace", p.Display)
+		return Errorf(wire.ToolOutsideWorkspace, "%s leads outside the workspace now (a directory on its way was replaced by a link); nothing outside is read or written: use a path inside the workspace", p.Display)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return Errorf(CodeNotFound, "%s does not exist; check the path, or find the file with grep", p.Display)
+		return Errorf(wire.ToolNotFound, "%s does not exist; check the path, or find the file with grep", p.Display)
 	}
 	if errors.Is(err, workspace.ErrBusy) {
 		return busyError(p.Display, "read")
 	}
 	if errors.Is(err, fs.ErrPermission) {
-		return Errorf(CodeToolDenied, "%s cannot be opened: permission denied", p.Display)
+		return Errorf(wire.ToolDenied, "%s cannot be opened: permission denied", p.Display)
 	}
-	return Errorf(CodeToolFailed, "cannot open %s: %v", p.Display, err)
+	return Errorf(wire.ToolFailed, "cannot open %s: %v", p.Display, err)
 }
 
 // busyError is HOST_BUSY for a file another program holds open without
 // sharing it (workspace.ErrBusy): retriable, nothing was changed.
-func busyError(display, what string) *Error {
-	return Errorf(CodeHostBusy, "%s is open in another program that does not share it, so it cannot be %s now (Windows file sharing); nothing was changed: close it there or wait for that program to let go, then call again", display, what)
+func busyError(display, what string) *wire.ToolError {
+	return Errorf(wire.ToolHostBusy, "%s is open in another program that does not share it, so it cannot be %s now (Windows file sharing); nothing was changed: close it there or wait for that program to let go, then call again", display, what)
 }
 
 // readSized reads all of f, which stat said holds size bytes, in one
@@ -114,21 +115,21 @@ type loaded struct {
 // loadText reads a whole regular text file of at most maxBytes. For a file
 // that is not text it returns NOT_TEXT together with the raw bytes and
 // mode, which a whole-file replacement still needs for its review record.
-func loadText(p workspace.Path, maxBytes int64) (*loaded, *Error) {
+func loadText(p workspace.Path, maxBytes int64) (*loaded, *wire.ToolError) {
 	f, info, e := openRegular(p)
 	if e != nil {
 		return nil, e
 	}
 	defer f.Close()
 	if info.Size() > maxBytes {
-		return nil, Errorf(CodeFileTooLarge, "%s is %d bytes, over the %d-byte limit for whole-file tools; edit it with another tool or split it", p.Display, info.Size(), maxBytes)
+		return nil, Errorf(wire.ToolFileTooLarge, "%s is %d bytes, over the %d-byte limit for whole-file tools; edit it with another tool or split it", p.Display, info.Size(), maxBytes)
 	}
 	raw, err := readSized(f, info.Size(), maxBytes+1)
 	if err != nil {
-		return nil, Errorf(CodeToolFailed, "cannot read %s: %v; call again", p.Display, err)
+		return nil, Errorf(wire.ToolFailed, "cannot read %s: %v; call again", p.Display, err)
 	}
 	if int64(len(raw)) > maxBytes {
-		return nil, Errorf(CodeFileTooLarge, "%s grew past the %d-byte limit while it was read", p.Display, maxBytes)
+		return nil, Errorf(wire.ToolFileTooLarge, "%s grew past the %d-byte limit while it was read", p.Display, maxBytes)
 	}
 	l := &loaded{Raw: raw, Mode: info.Mode().Perm()}
 	t, err := workspace.DecodeOwnedAs(raw, p.Charset.Enc)

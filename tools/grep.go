@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/grep"
 	"github.com/hostd-dev/hostd/workspace"
@@ -41,28 +42,6 @@ type grepArgs struct {
 	HeadLimit  *int    `json:"headLimit"`
 }
 
-// GrepMatch is one matched line. Text is clipped like a read line; a
-// clipped match is not seen.
-type GrepMatch struct {
-	Path    string `json:"path"`
-	Line    int    `json:"line"`
-	Text    string `json:"text"`
-	Clipped bool   `json:"clipped,omitempty"`
-}
-
-// GrepResult is grep's result (wire-contract §4 grep). Files lists every file
-// shown, in walk order, in every mode.
-type GrepResult struct {
-	Result
-	Matches       []GrepMatch       `json:"matches,omitempty"`
-	Files         []string          `json:"files"`
-	Counts        map[string]int    `json:"counts,omitempty"`
-	Tags          map[string]string `json:"tags"`
-	Truncated     bool              `json:"truncated"`
-	FilesSearched int               `json:"filesSearched"`
-	Notice        string            `json:"notice,omitempty"`
-}
-
 // Run implements Tool.
 func (Grep) Run(ctx context.Context, c *Call) Outcome {
 	var a grepArgs
@@ -83,7 +62,7 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 	}
 	glob, err := grep.ParseGlob(a.Glob)
 	if err != nil {
-		return Failed(Errorf(CodeInvalidArgument, "glob %q is malformed: %v; use shell wildcards such as *.go or src/**/*.ts", a.Glob, err))
+		return Failed(Errorf(wire.ToolInvalidArgument, "glob %q is malformed: %v; use shell wildcards such as *.go or src/**/*.ts", a.Glob, err))
 	}
 	opt.Glob = glob
 	info, err := p.Stat()
@@ -94,7 +73,7 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 	case errors.Is(err, fs.ErrNotExist):
 		return Failed(missing(c, p))
 	case err != nil:
-		return Failed(Errorf(CodeToolFailed, "cannot search %s: %v; check the path and call again", p.Display, err))
+		return Failed(Errorf(wire.ToolFailed, "cannot search %s: %v; check the path and call again", p.Display, err))
 	case info.IsDir():
 		r, err = grep.SearchDir(ctx, c.State.Workspace, p, m, opt)
 	default:
@@ -104,7 +83,7 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 		}
 		wf, ferr := workspace.FileOf(f)
 		if ferr != nil {
-			return Failed(Errorf(CodeToolFailed, "cannot read %s: %v; call again", p.Display, ferr))
+			return Failed(Errorf(wire.ToolFailed, "cannot read %s: %v; call again", p.Display, ferr))
 		}
 		var skip *grep.Skip
 		r, skip, err = grep.SearchFile(ctx, p, wf, m, opt)
@@ -115,16 +94,16 @@ func (Grep) Run(ctx context.Context, c *Call) Outcome {
 	}
 	switch {
 	case ctx.Err() != nil:
-		return Failed(Errorf(CodeToolFailed, "grep was cancelled after searching %d files; nothing was recorded: call again with a narrower path or glob", r.Searched))
+		return Failed(Errorf(wire.ToolFailed, "grep was cancelled after searching %d files; nothing was recorded: call again with a narrower path or glob", r.Searched))
 	case err != nil:
-		return Failed(Errorf(CodeToolFailed, "grep failed: %v; call again", err))
+		return Failed(Errorf(wire.ToolFailed, "grep failed: %v; call again", err))
 	}
 	return grepResult(c, a, p, opt, r)
 }
 
 // grepOptions checks the arguments and turns them and the call's limits
 // into the search's matcher and options.
-func grepOptions(c *Call, a grepArgs) (*grep.Matcher, grep.Options, *Error) {
+func grepOptions(c *Call, a grepArgs) (*grep.Matcher, grep.Options, *wire.ToolError) {
 	lim := c.Limits
 	opt := grep.Options{
 		Max:             lim.MaxGrepMatches,
@@ -136,7 +115,7 @@ func grepOptions(c *Call, a grepArgs) (*grep.Matcher, grep.Options, *Error) {
 		Threads:         lim.GrepThreads,
 	}
 	if a.Pattern == nil {
-		return nil, opt, Errorf(CodeInvalidArgument, "pattern is required: pass an RE2 regular expression, e.g. {\"pattern\": \"func main\"}")
+		return nil, opt, Errorf(wire.ToolInvalidArgument, "pattern is required: pass an RE2 regular expression, e.g. {\"pattern\": \"func main\"}")
 	}
 	switch a.OutputMode {
 	case "", grepContent:
@@ -146,38 +125,38 @@ func grepOptions(c *Call, a grepArgs) (*grep.Matcher, grep.Options, *Error) {
 	case grepCount:
 		opt.Mode = grep.Count
 	default:
-		return nil, opt, Errorf(CodeInvalidArgument, "outputMode %q is not one of \"content\", \"filesWithMatches\", \"count\"; omit it for content", a.OutputMode)
+		return nil, opt, Errorf(wire.ToolInvalidArgument, "outputMode %q is not one of \"content\", \"filesWithMatches\", \"count\"; omit it for content", a.OutputMode)
 	}
 	if a.HeadLimit != nil {
 		if *a.HeadLimit < 1 {
-			return nil, opt, Errorf(CodeInvalidArgument, "headLimit %d must be at least 1; omit it for up to %d results", *a.HeadLimit, lim.MaxGrepMatches)
+			return nil, opt, Errorf(wire.ToolInvalidArgument, "headLimit %d must be at least 1; omit it for up to %d results", *a.HeadLimit, lim.MaxGrepMatches)
 		}
 		opt.Max = min(opt.Max, *a.HeadLimit)
 	}
 	m, err := grep.Compile(*a.Pattern, a.IgnoreCase)
 	if err != nil {
-		return nil, opt, Errorf(CodeInvalidArgument, "pattern %q is not a usable RE2 expression: %v; escape metacharacters such as ( [ . * + ? with a backslash (RE2 has no lookaround or backreferences) and match within one line", *a.Pattern, err)
+		return nil, opt, Errorf(wire.ToolInvalidArgument, "pattern %q is not a usable RE2 expression: %v; escape metacharacters such as ( [ . * + ? with a backslash (RE2 has no lookaround or backreferences) and match within one line", *a.Pattern, err)
 	}
 	return m, opt, nil
 }
 
 // skipError is the tool error for the file the model named, p, which the
 // search skipped.
-func skipError(p workspace.Path, s *grep.Skip) *Error {
+func skipError(p workspace.Path, s *grep.Skip) *wire.ToolError {
 	switch s.Reason {
 	case grep.NotText:
 		return notText(p, s.Err)
 	case grep.NotAFile:
-		return Errorf(CodeNotAFile, "%s is not a regular file; grep a regular file or a directory", s.Display)
+		return Errorf(wire.ToolNotAFile, "%s is not a regular file; grep a regular file or a directory", s.Display)
 	case grep.TooLarge:
-		return Errorf(CodeFileTooLarge, "%s is %d bytes, over grep's %d-byte limit; read it in windows with read's offset and limit instead", s.Display, s.Size, s.Limit)
+		return Errorf(wire.ToolFileTooLarge, "%s is %d bytes, over grep's %d-byte limit; read it in windows with read's offset and limit instead", s.Display, s.Size, s.Limit)
 	}
-	return Errorf(CodeToolFailed, "cannot read %s: %v; call again", s.Display, s.Err)
+	return Errorf(wire.ToolFailed, "cannot read %s: %v; call again", s.Display, s.Err)
 }
 
 // grepResult records every file shown, in order, and renders the result.
-func grepResult(c *Call, a grepArgs, p workspace.Path, opt grep.Options, gr *grep.Result) *GrepResult {
-	r := &GrepResult{Files: []string{}, Tags: map[string]string{}, Truncated: gr.Truncated, FilesSearched: gr.Searched}
+func grepResult(c *Call, a grepArgs, p workspace.Path, opt grep.Options, gr *grep.Result) *wire.GrepResult {
+	r := &wire.GrepResult{Files: []string{}, Tags: map[string]string{}, Truncated: gr.Truncated, FilesSearched: gr.Searched}
 	if opt.Mode == grep.Count {
 		r.Counts = map[string]int{}
 	}
@@ -203,7 +182,7 @@ func grepResult(c *Call, a grepArgs, p workspace.Path, opt grep.Options, gr *gre
 		switch opt.Mode {
 		case grep.Content:
 			for _, m := range gf.Matches {
-				r.Matches = append(r.Matches, GrepMatch{Path: gf.Display, Line: m.Line, Text: m.Text, Clipped: m.Clipped})
+				r.Matches = append(r.Matches, wire.GrepMatch{Path: gf.Display, Line: m.Line, Text: m.Text, Clipped: m.Clipped})
 				fmt.Fprintf(&b, "\n%d:%s", m.Line, m.Text)
 				if m.Clipped {
 					b.WriteString(clipMarker(c.Limits.MaxLineChars))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/testenv"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -184,7 +185,7 @@ func newBenchGrep(b *testing.B, src string, threads int, pattern string) func() 
 		if err != nil || !out.Base().OK {
 			b.Fatalf("grep failed: %v %s", err, out.Base().Content)
 		}
-		return len(out.(*GrepResult).Matches)
+		return len(out.(*wire.GrepResult).Matches)
 	}
 }
 
@@ -208,7 +209,7 @@ func TestGrepAgreesWithRipgrep(t *testing.T) {
 			t.Fatalf("grep %s: %v", p.pattern, err)
 		}
 		var got []string
-		for _, mt := range out.(*GrepResult).Matches {
+		for _, mt := range out.(*wire.GrepResult).Matches {
 			got = append(got, mt.Path+":"+strconv.Itoa(mt.Line))
 		}
 		cmd := exec.Command(rg, "-j1", "--no-config", "-n", "--no-heading", "--with-filename", p.pattern, ".")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/testenv"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools/grep"
 )
 
@@ -118,9 +119,9 @@ func TestGrepParallelMatchesSequential(t *testing.T) {
 func grepSnapshot(e *prodEnv, args string) string {
 	e.t.Helper()
 	r := e.grep(args)
-	r.Result = Result{Content: r.Content}
+	r.ToolResult = wire.ToolResult{Content: r.Content}
 	out, err := json.Marshal(struct {
-		R     *GrepResult
+		R     *wire.GrepResult
 		Store any
 	}{r, e.s.State().Store.Dump()})
 	if err != nil {
@@ -231,6 +232,6 @@ func TestGrepLargeFilesBinaryProbe(t *testing.T) {
 		if strings.Join(r.Files, ",") != "late.txt,text.txt" || r.FilesSearched != 3 || r.Matches[1].Line != 10001 {
 			t.Errorf("%d threads: files %v, %d searched, matches %+v", threads, r.Files, r.FilesSearched, r.Matches)
 		}
-		e.failure("grep", `{"pattern":"hit","path":"bin.dat"}`, CodeNotText)
+		e.failure("grep", `{"pattern":"hit","path":"bin.dat"}`, wire.ToolNotText)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -90,7 +91,7 @@ func TestGrepFileSizeBound(t *testing.T) {
 	if !slices.Equal(r.Files, []string{"small.txt"}) {
 		t.Errorf("files %v, want the large file skipped", r.Files)
 	}
-	e.failure("grep", `{"pattern":"needle","path":"large.txt"}`, CodeFileTooLarge)
+	e.failure("grep", `{"pattern":"needle","path":"large.txt"}`, wire.ToolFileTooLarge)
 }
 
 // A walk keeps only what the store can retain: texts of the earliest files
@@ -128,7 +129,7 @@ func TestGrepCancelledRecordsNothing(t *testing.T) {
 		e.put(fmt.Sprintf("d/f%02d.txt", i), "hit\n")
 	}
 	r := e.callCtx(newCancelAfter(6), "grep", `{"pattern":"hit"}`).Base()
-	if r.OK || r.Error.Code != CodeToolFailed || !strings.Contains(r.Error.Message, "cancelled") {
+	if r.OK || r.Error.Code != wire.ToolFailed || !strings.Contains(r.Error.Message, "cancelled") {
 		t.Fatalf("cancelled grep: ok=%v %+v", r.OK, r.Error)
 	}
 	if d := e.s.State().Store.Dump(); len(d) != 0 {
@@ -266,7 +267,7 @@ func TestGrepAnswerObeysTheByteLimitInEveryMode(t *testing.T) {
 	}
 	for _, mode := range []string{"content", "filesWithMatches", "count"} {
 		out := e.call("grep", map[string]any{"pattern": "needle", "outputMode": mode})
-		r := out.(*GrepResult)
+		r := out.(*wire.GrepResult)
 		raw, _ := json.Marshal(out)
 		if int64(len(raw)) > lim.MaxResultBytes+1024 {
 			t.Errorf("%s: the answer is %d bytes, over the %d-byte limit", mode, len(raw), lim.MaxResultBytes)
@@ -283,8 +284,8 @@ func TestGrepNamedBinaryFileWithoutAMatch(t *testing.T) {
 	e := newProdEnv(t, config.DefaultLimits())
 	e.put("nul-byte.txt", "abc\x00def\n")
 	e.put("crlf-latin1.txt", "caf\xe9\r\n")
-	e.failure("grep", `{"pattern":"zzz","path":"nul-byte.txt"}`, CodeNotText)
-	e.failure("grep", `{"pattern":"zzz","path":"crlf-latin1.txt"}`, CodeNotText)
+	e.failure("grep", `{"pattern":"zzz","path":"nul-byte.txt"}`, wire.ToolNotText)
+	e.failure("grep", `{"pattern":"zzz","path":"crlf-latin1.txt"}`, wire.ToolNotText)
 	if r := e.grep(`{"pattern":"zzz"}`); r.FilesSearched != 2 || len(r.Files) != 0 {
 		t.Errorf("a walk: %d searched, files %v", r.FilesSearched, r.Files)
 	}

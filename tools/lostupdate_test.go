@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -70,20 +71,20 @@ func TestConcurrentSessionsLoseNoUpdate(t *testing.T) {
 				return out
 			}
 			for r := range rounds {
-				rd, ok := call("read", "", map[string]any{"path": "shared.txt"}).(*ReadResult)
+				rd, ok := call("read", "", map[string]any{"path": "shared.txt"}).(*wire.ReadResult)
 				if !ok || !rd.OK {
 					t.Errorf("session %d: read failed", i)
 					return
 				}
 				text := fmt.Sprintf("line %d by %s round %d", line, s.ID, r)
 				id := fmt.Sprintf("%s-r%d", s.ID, r)
-				ed, ok := call("edit", id, map[string]any{"path": "shared.txt", "tag": rd.Tag, "ops": fmt.Sprintf("PUT %d.=%d:\n+%s", line, line, text)}).(*EditResult)
+				ed, ok := call("edit", id, map[string]any{"path": "shared.txt", "tag": rd.Tag, "ops": fmt.Sprintf("PUT %d.=%d:\n+%s", line, line, text)}).(*wire.EditResult)
 				if !ok {
 					return
 				}
 				if ed.OK {
 					lastOK[i] = text
-				} else if ed.Error.Code != CodeTagMismatch {
+				} else if ed.Error.Code != wire.ToolTagMismatch {
 					t.Errorf("session %d round %d: %s: %s", i, r, ed.Error.Code, ed.Content)
 				}
 			}
@@ -148,14 +149,14 @@ func TestEditRefusesAFileChangedRightBeforeTheRename(t *testing.T) {
 	testHookBeforeApply = func() { e.write("a.txt", "one\nTWO by another program\n") }
 	defer func() { testHookBeforeApply = nil }()
 	r := e.edit("a.txt", tag, "PUT 1.=1:\n+ONE")
-	if r.OK || r.Error.Code != CodeTagMismatch {
+	if r.OK || r.Error.Code != wire.ToolTagMismatch {
 		t.Fatalf("got ok=%v %+v, want EDIT_TAG_MISMATCH", r.OK, r.Error)
 	}
 	live := e.file("a.txt")
 	if live != "one\nTWO by another program\n" {
 		t.Fatalf("the other program's bytes were replaced: %q", live)
 	}
-	d, _ := r.Error.Details.(TagMismatchDetails)
+	d, _ := r.Error.Details.(wire.TagMismatchDetails)
 	if d.LiveTag != workspaceTag(live) || d.Context != nil {
 		t.Fatalf("details %v, want liveTag %s", r.Error.Details, workspaceTag(live))
 	}

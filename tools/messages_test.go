@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // A client string of any size quoted in an error (here a 4 MB path) makes
@@ -31,7 +32,7 @@ func TestErrorMessagesQuoteAShortPrefix(t *testing.T) {
 // A tool argument error names the tool's own fields, not Go's decoder.
 func TestArgumentErrorsNameTheToolsFields(t *testing.T) {
 	e := newProdEnv(t, config.DefaultLimits())
-	msg := e.failure("read", map[string]any{"file": "a.txt"}, CodeInvalidArgument)
+	msg := e.failure("read", map[string]any{"file": "a.txt"}, wire.ToolInvalidArgument)
 	if strings.Contains(msg, "json:") || !strings.Contains(msg, `"file"`) || !strings.Contains(msg, `"path", "offset", "limit"`) {
 		t.Fatalf("message %q", msg)
 	}
@@ -42,7 +43,7 @@ func TestArgumentErrorsNameTheToolsFields(t *testing.T) {
 func TestReusedToolCallIDIsInvalidArgument(t *testing.T) {
 	e := newProdEnv(t, config.DefaultLimits())
 	e.x, _ = reviewedExecutor(t, e.m, e.lim)
-	run := func(content string) *Result {
+	run := func(content string) *wire.ToolResult {
 		raw, _ := json.Marshal(map[string]any{"path": "a.txt", "content": content})
 		out, _ := e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: "write", Args: raw, ToolCallID: "call-1"})
 		return out.Base()
@@ -51,7 +52,7 @@ func TestReusedToolCallIDIsInvalidArgument(t *testing.T) {
 		t.Fatal(r.Content)
 	}
 	r := run("two\n")
-	if r.OK || r.Error.Code != CodeInvalidArgument || !strings.Contains(r.Error.Message, "toolCallId") {
+	if r.OK || r.Error.Code != wire.ToolInvalidArgument || !strings.Contains(r.Error.Message, "toolCallId") {
 		t.Fatalf("got ok=%v %+v", r.OK, r.Error)
 	}
 	if got := e.cat("a.txt"); got != "one\n" {
@@ -67,7 +68,7 @@ func TestToolCallsAreLogged(t *testing.T) {
 	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Log: zap.New(core)})
 	e.write(map[string]any{"path": "a.txt", "content": "x\n"})
 	e.read(map[string]any{"path": "a.txt"})
-	e.failure("edit", map[string]any{"path": "a.txt", "tag": "0000", "ops": "CUT 1.=1"}, CodeTagUnknown)
+	e.failure("edit", map[string]any{"path": "a.txt", "tag": "0000", "ops": "CUT 1.=1"}, wire.ToolTagUnknown)
 	got := logs.FilterMessage("tool call").All()
 	if len(got) != 3 {
 		t.Fatalf("%d tool call logs, want 3", len(got))
@@ -75,7 +76,7 @@ func TestToolCallsAreLogged(t *testing.T) {
 	want := []struct {
 		tool, outcome string
 		level         zapcore.Level
-	}{{"write", "ok", zap.InfoLevel}, {"read", "ok", zap.DebugLevel}, {"edit", CodeTagUnknown, zap.InfoLevel}}
+	}{{"write", "ok", zap.InfoLevel}, {"read", "ok", zap.DebugLevel}, {"edit", wire.ToolTagUnknown, zap.InfoLevel}}
 	for i, w := range want {
 		f := got[i].ContextMap()
 		if f["tool"] != w.tool || f["outcome"] != w.outcome || got[i].Level != w.level || f["path"] != "a.txt" || f["session"] != e.s.ID || f["toolCallId"] == "" {
@@ -92,7 +93,7 @@ func TestEditWithADroppedTagSaysWhy(t *testing.T) {
 	tag := e.showAll("a.txt")
 	e.s.State().Store.Invalidate(filepath.Join(e.root, "a.txt"), "was rolled back (review.rollback call-1)")
 	r := e.edit("a.txt", tag, "PUT 1.=1:\n+ONE")
-	if r.OK || r.Error.Code != CodeTagUnknown || !strings.Contains(r.Error.Message, "was rolled back (review.rollback call-1)") || strings.Contains(r.Error.Message, "never read") {
+	if r.OK || r.Error.Code != wire.ToolTagUnknown || !strings.Contains(r.Error.Message, "was rolled back (review.rollback call-1)") || strings.Contains(r.Error.Message, "never read") {
 		t.Fatalf("got %+v", r.Error)
 	}
 	// A new read mints the tag again; the old reason is gone with it.

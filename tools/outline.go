@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/linewindow"
 	"github.com/hostd-dev/hostd/tools/syntax"
@@ -31,13 +32,13 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 	from, to := 1, 0 // to 0: the end of the file
 	if a.Offset != nil {
 		if *a.Offset < 1 {
-			return Failed(Errorf(CodeInvalidArgument, "offset %d is not a line number: lines are numbered from 1; use offset 1 to outline from the top", *a.Offset))
+			return Failed(Errorf(wire.ToolInvalidArgument, "offset %d is not a line number: lines are numbered from 1; use offset 1 to outline from the top", *a.Offset))
 		}
 		from = *a.Offset
 	}
 	if a.Limit != nil {
 		if *a.Limit < 1 {
-			return Failed(Errorf(CodeInvalidArgument, "limit %d must be at least 1; omit it to outline to the end of the file", *a.Limit))
+			return Failed(Errorf(wire.ToolInvalidArgument, "limit %d must be at least 1; omit it to outline to the end of the file", *a.Limit))
 		}
 		to = from + min(*a.Limit, 1<<30) - 1
 	}
@@ -46,7 +47,7 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 		return Failed(e)
 	}
 	if c.Parser == nil {
-		return Failed(Errorf(CodeInvalidArgument, "this build of hostd has no grammars, so there are no outlines; read %s without mode (offset and limit pick the lines)", p.Display))
+		return Failed(Errorf(wire.ToolInvalidArgument, "this build of hostd has no grammars, so there are no outlines; read %s without mode (offset and limit pick the lines)", p.Display))
 	}
 	f, info, e := openRegular(p)
 	if e != nil {
@@ -55,7 +56,7 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 	defer f.Close()
 	maxParse := c.Limits.MaxBlockParseBytes
 	if info.Size() > maxParse {
-		return Failed(Errorf(CodeInvalidArgument, "%s has %d bytes, over the %d bytes an outline parses (limits.maxBlockParseBytes); read it without mode, with offset and limit, or grep for the declaration you need", p.Display, info.Size(), maxParse))
+		return Failed(Errorf(wire.ToolInvalidArgument, "%s has %d bytes, over the %d bytes an outline parses (limits.maxBlockParseBytes); read it without mode, with offset and limit, or grep for the declaration you need", p.Display, info.Size(), maxParse))
 	}
 	w, err := linewindow.ReadContext(ctx, f, linewindow.Options{
 		Offset:       1,
@@ -67,11 +68,11 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 	case errors.Is(err, workspace.ErrNotText):
 		return Failed(notText(p, err))
 	case ctx.Err() != nil:
-		return Failed(Errorf(CodeToolFailed, "the read of %s was cancelled; nothing was recorded, call again", p.Display))
+		return Failed(Errorf(wire.ToolFailed, "the read of %s was cancelled; nothing was recorded, call again", p.Display))
 	case err != nil:
-		return Failed(Errorf(CodeToolFailed, "cannot read %s: %v; call again", p.Display, err))
+		return Failed(Errorf(wire.ToolFailed, "cannot read %s: %v; call again", p.Display, err))
 	case !w.Retained:
-		return Failed(Errorf(CodeInvalidArgument, "%s grew past the %d bytes an outline parses while it was read; read it without mode, with offset and limit", p.Display, maxParse))
+		return Failed(Errorf(wire.ToolInvalidArgument, "%s grew past the %d bytes an outline parses while it was read; read it without mode, with offset and limit", p.Display, maxParse))
 	}
 	budget := c.Limits.ParseBudget()
 	if budget <= 0 {
@@ -82,9 +83,9 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 	decls, err := c.Parser.Outline(parse, p.Abs, w.Body, from, to)
 	if err != nil {
 		if ctx.Err() != nil {
-			return Failed(Errorf(CodeToolFailed, "the read of %s was cancelled; nothing was recorded, call again", p.Display))
+			return Failed(Errorf(wire.ToolFailed, "the read of %s was cancelled; nothing was recorded, call again", p.Display))
 		}
-		return Failed(Errorf(CodeInvalidArgument, "%s: %v", p.Display, err))
+		return Failed(Errorf(wire.ToolInvalidArgument, "%s: %v", p.Display, err))
 	}
 
 	lines := workspace.Lines(w.Body)
@@ -98,7 +99,7 @@ func readOutline(ctx context.Context, c *Call, a readArgs) Outcome {
 		snap.Text = w.Body
 	}
 	tag := c.State.Store.Record(p.Abs, snap)
-	r := &ReadResult{
+	r := &wire.ReadResult{
 		Path:       p.Display,
 		Root:       string(p.Root),
 		Offset:     from,

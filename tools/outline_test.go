@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -19,22 +20,22 @@ func withOutline(e *editEnv) {
 		Parser: parserParts{resolver: e.inProcess().Resolver, outline: e.inProcess().Outline}})
 }
 
-// read runs the read tool; a failure comes back as a ReadResult holding
+// read runs the read tool; a failure comes back as a wire.ReadResult holding
 // only the failed Result.
-func (e *editEnv) read(args map[string]any) *ReadResult {
+func (e *editEnv) read(args map[string]any) *wire.ReadResult {
 	e.t.Helper()
 	raw, _ := json.Marshal(args)
 	out, err := e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: "read", Args: raw})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if r, ok := out.(*ReadResult); ok {
+	if r, ok := out.(*wire.ReadResult); ok {
 		return r
 	}
-	return &ReadResult{Result: *out.Base()}
+	return &wire.ReadResult{ToolResult: *out.Base()}
 }
 
-func (e *editEnv) outline(path string) *ReadResult {
+func (e *editEnv) outline(path string) *wire.ReadResult {
 	e.t.Helper()
 	return e.read(map[string]any{"path": path, "mode": "outline"})
 }
@@ -109,7 +110,7 @@ func TestReadOutlineSeenSet(t *testing.T) {
 	if got := fmt.Sprint(seen.Ranges()); got != "[{3 4} {7 8} {10 10} {14 14}]" {
 		t.Fatalf("seen after the outline %s, want exactly the rows 3, 4, 7, 8, 10, 14", got)
 	}
-	wantCode(t, e.edit("cart.ts", r.Tag, "PUT 11.=11:\n+    this.items.unshift(item);"), CodeLinesUnseen)
+	wantCode(t, e.edit("cart.ts", r.Tag, "PUT 11.=11:\n+    this.items.unshift(item);"), wire.ToolLinesUnseen)
 	wantFile(t, e, "cart.ts", outlineTS)
 
 	// The block read of row 10 (…10-12) fuses into the same tag.
@@ -278,8 +279,8 @@ func TestReadOutlineRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := e.read(c.args)
-		if r.OK || r.Error == nil || r.Error.Code != CodeInvalidArgument || !strings.Contains(r.Error.Message, c.says) {
-			t.Errorf("%v: %+v", c.args, r.Result)
+		if r.OK || r.Error == nil || r.Error.Code != wire.ToolInvalidArgument || !strings.Contains(r.Error.Message, c.says) {
+			t.Errorf("%v: %+v", c.args, r.ToolResult)
 			continue
 		}
 		if !strings.Contains(r.Error.Message, "without mode") && !strings.Contains(r.Error.Message, "omit") && !strings.Contains(r.Error.Message, "drop") {
@@ -297,7 +298,7 @@ func TestReadOutlineRefusals(t *testing.T) {
 	// Without grammars (a build that wires none), outline says so.
 	e.x = NewExecutor(Options{Sessions: e.m, Limits: lim, Tools: Builtin()})
 	if r := e.read(map[string]any{"path": "broken.ts", "mode": "outline"}); r.OK || !strings.Contains(r.Error.Message, "no grammars") {
-		t.Fatalf("%+v", r.Result)
+		t.Fatalf("%+v", r.ToolResult)
 	}
 }
 
@@ -321,7 +322,7 @@ func TestReadOutlineConcurrent(t *testing.T) {
 				done <- "failed"
 				return
 			}
-			done <- out.(*ReadResult).Tag
+			done <- out.(*wire.ReadResult).Tag
 		}()
 	}
 	tags := map[string]bool{}

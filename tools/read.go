@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/linewindow"
 	"github.com/hostd-dev/hostd/workspace"
@@ -34,29 +35,6 @@ type readArgs struct {
 	Since string `json:"since"`
 }
 
-// ReadResult is read's result (wire-contract §4 read).
-type ReadResult struct {
-	Result
-	Path       string `json:"path"`
-	Root       string `json:"root"`
-	Offset     int    `json:"offset"`
-	LineCount  int    `json:"lineCount"`
-	TotalLines int    `json:"totalLines"`
-	Truncated  bool   `json:"truncated"`
-	FileBytes  int64  `json:"fileBytes"`
-	Notice     string `json:"notice,omitempty"`
-	Tag        string `json:"tag"`
-	// Mode is "outline" for an outline read (LineCount then counts its
-	// rows); absent for a read of lines.
-	Mode string `json:"mode,omitempty"`
-	// Since is the tag a read with since compared the file with, when it
-	// answered with what changed (LineCount then counts the rows shown);
-	// absent when it answered as a plain read.
-	Since string `json:"since,omitempty"`
-	// Unchanged counts the lines a since read found unchanged.
-	Unchanged int `json:"unchangedLines,omitempty"`
-}
-
 // Run implements Tool.
 func (Read) Run(ctx context.Context, c *Call) Outcome {
 	var a readArgs
@@ -64,25 +42,25 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 		return Failed(e)
 	}
 	if a.Since != "" && (a.Mode != "" || a.Offset != nil || a.Limit != nil) {
-		return Failed(Errorf(CodeInvalidArgument, "since shows what changed in the whole file, so it takes no mode, offset or limit: pass path and since alone, or drop since to read a window"))
+		return Failed(Errorf(wire.ToolInvalidArgument, "since shows what changed in the whole file, so it takes no mode, offset or limit: pass path and since alone, or drop since to read a window"))
 	}
 	switch a.Mode {
 	case "":
 	case modeOutline:
 		return readOutline(ctx, c, a)
 	default:
-		return Failed(Errorf(CodeInvalidArgument, "mode %q is not a read mode: use \"outline\" for the file's declarations, or omit mode to read lines", a.Mode))
+		return Failed(Errorf(wire.ToolInvalidArgument, "mode %q is not a read mode: use \"outline\" for the file's declarations, or omit mode to read lines", a.Mode))
 	}
 	offset, limit := 1, c.Limits.DefaultReadLimit
 	if a.Offset != nil {
 		if *a.Offset < 1 {
-			return Failed(Errorf(CodeInvalidArgument, "offset %d is not a line number: lines are numbered from 1; use offset 1 to read from the top", *a.Offset))
+			return Failed(Errorf(wire.ToolInvalidArgument, "offset %d is not a line number: lines are numbered from 1; use offset 1 to read from the top", *a.Offset))
 		}
 		offset = *a.Offset
 	}
 	if a.Limit != nil {
 		if *a.Limit < 1 {
-			return Failed(Errorf(CodeInvalidArgument, "limit %d must be at least 1; omit it to read %d lines", *a.Limit, c.Limits.DefaultReadLimit))
+			return Failed(Errorf(wire.ToolInvalidArgument, "limit %d must be at least 1; omit it to read %d lines", *a.Limit, c.Limits.DefaultReadLimit))
 		}
 		limit = *a.Limit
 	}
@@ -111,9 +89,9 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 	case errors.Is(err, workspace.ErrNotText):
 		return Failed(notText(p, err))
 	case ctx.Err() != nil:
-		return Failed(Errorf(CodeToolFailed, "the read of %s was cancelled; nothing was recorded, call again", p.Display))
+		return Failed(Errorf(wire.ToolFailed, "the read of %s was cancelled; nothing was recorded, call again", p.Display))
 	case err != nil:
-		return Failed(Errorf(CodeToolFailed, "cannot read %s: %v; call again", p.Display, err))
+		return Failed(Errorf(wire.ToolFailed, "cannot read %s: %v; call again", p.Display, err))
 	}
 	if a.Since != "" {
 		return readSince(c, p, w, a.Since, limit, capped)
@@ -124,7 +102,7 @@ func (Read) Run(ctx context.Context, c *Call) Outcome {
 // plainRead records and renders a window: the lines it displayed, and
 // carried (lines of the file a since read proved the session has seen)
 // are seen; note, when set, heads the notice.
-func plainRead(c *Call, p workspace.Path, w *linewindow.Window, offset, limit int, capped bool, carried session.LineSet, note string) *ReadResult {
+func plainRead(c *Call, p workspace.Path, w *linewindow.Window, offset, limit int, capped bool, carried session.LineSet, note string) *wire.ReadResult {
 	tag := c.State.Store.Record(p.Abs, session.Snapshot{
 		Digest:  w.Digest,
 		Text:    w.Body,
@@ -134,7 +112,7 @@ func plainRead(c *Call, p workspace.Path, w *linewindow.Window, offset, limit in
 		Seen:    displayedLines(w.Lines).Union(carried),
 	})
 	c.warm(p.Abs, w)
-	r := &ReadResult{
+	r := &wire.ReadResult{
 		Path:       p.Display,
 		Root:       string(p.Root),
 		Offset:     offset,
@@ -204,7 +182,7 @@ func renderWindow(display, tag string, lines []linewindow.Line, maxChars int, un
 }
 
 // readNotice says what the window leaves out and how to get it.
-func readNotice(r *ReadResult, limit int, capped bool, maxBytes int64) string {
+func readNotice(r *wire.ReadResult, limit int, capped bool, maxBytes int64) string {
 	var parts []string
 	switch {
 	case r.TotalLines == 0:
@@ -229,11 +207,11 @@ func readNotice(r *ReadResult, limit int, capped bool, maxBytes int64) string {
 // readOpenError adds what read knows to the shared open errors: the
 // nearest existing directory for a missing file, a few entries for a
 // directory.
-func readOpenError(c *Call, p workspace.Path, e *Error) *Error {
+func readOpenError(c *Call, p workspace.Path, e *wire.ToolError) *wire.ToolError {
 	switch e.Code {
-	case CodeNotFound:
+	case wire.ToolNotFound:
 		return missing(c, p)
-	case CodeNotAFile:
+	case wire.ToolNotAFile:
 		if info, err := p.Stat(); err == nil && info.IsDir() {
 			return directoryError(p)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/drift"
 	"github.com/hostd-dev/hostd/tools/linewindow"
@@ -27,9 +28,9 @@ const sinceContext = 2
 // read of the default window, saying why, when the session holds no
 // text under tag for the file, when the file is too large to keep or to
 // diff, and when the changes shown would be no smaller than the file.
-func readSince(c *Call, p workspace.Path, w *linewindow.Window, since string, limit int, capped bool) *ReadResult {
+func readSince(c *Call, p workspace.Path, w *linewindow.Window, since string, limit int, capped bool) *wire.ReadResult {
 	tag := strings.ToUpper(strings.TrimSpace(since))
-	plain := func(carried session.LineSet, why string) *ReadResult {
+	plain := func(carried session.LineSet, why string) *wire.ReadResult {
 		return plainRead(c, p, w, 1, limit, capped, carried, why)
 	}
 	if !validTag(tag) {
@@ -66,11 +67,11 @@ func readSince(c *Call, p workspace.Path, w *linewindow.Window, since string, li
 		Lines: w.TotalLines, Bytes: w.FileBytes, Seen: carried.Union(shown),
 	})
 	c.warm(p.Abs, w)
-	return &ReadResult{
+	return &wire.ReadResult{
 		Path: p.Display, Root: string(p.Root), Offset: 1, LineCount: shown.Len(),
 		TotalLines: w.TotalLines, FileBytes: w.FileBytes, Tag: newTag,
 		Since: tag, Unchanged: d.unchanged,
-		Result: Result{Content: content},
+		ToolResult: wire.ToolResult{Content: content},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 )
 
@@ -73,7 +74,7 @@ func TestReadSinceCarriesOnlyWhatWasSeen(t *testing.T) {
 	if fmt.Sprint(seen.Ranges()) != fmt.Sprint(want.Ranges()) {
 		t.Fatalf("seen %v, want %v", seen.Ranges(), want.Ranges())
 	}
-	wantCode(t, e.edit("f.txt", r.Tag, "PUT 20:\n+x"), CodeLinesUnseen)
+	wantCode(t, e.edit("f.txt", r.Tag, "PUT 20:\n+x"), wire.ToolLinesUnseen)
 	wantOK(t, e.edit("f.txt", r.Tag, "PUT 30:\n+line 30 again"))
 }
 
@@ -99,7 +100,7 @@ func TestReadSinceFallsBackToAPlainRead(t *testing.T) {
 		t.Fatalf("every line changed: %+v", r)
 	}
 	r = e.read(map[string]any{"path": "f.txt", "since": old, "offset": 3})
-	if r.OK || r.Error.Code != CodeInvalidArgument {
+	if r.OK || r.Error.Code != wire.ToolInvalidArgument {
 		t.Fatalf("since with offset: %+v", r)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 )
@@ -49,7 +50,7 @@ func TestSocketIsNotAFile(t *testing.T) {
 		t.Skipf("cannot make a socket here: %v", err)
 	}
 	defer l.Close()
-	msg := e.failure("read", `{"path":"sock"}`, CodeNotAFile)
+	msg := e.failure("read", `{"path":"sock"}`, wire.ToolNotAFile)
 	if !strings.Contains(msg, "socket") {
 		t.Errorf("message %q does not name the socket", msg)
 	}
@@ -72,9 +73,9 @@ func TestSymlinkOutsideTheWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	e.failure("read", `{"path":"leak.txt"}`, CodeOutsideWorkspace)
-	e.failure("read", `{"path":"up/secret.txt"}`, CodeOutsideWorkspace)
-	e.failure("grep", `{"pattern":"password","path":"leak.txt"}`, CodeOutsideWorkspace)
+	e.failure("read", `{"path":"leak.txt"}`, wire.ToolOutsideWorkspace)
+	e.failure("read", `{"path":"up/secret.txt"}`, wire.ToolOutsideWorkspace)
+	e.failure("grep", `{"pattern":"password","path":"leak.txt"}`, wire.ToolOutsideWorkspace)
 	r := e.grep(`{"pattern":"password"}`)
 	if !slices.Equal(r.Files, []string{"alias.txt", "real.txt"}) {
 		t.Errorf("grep files = %v; want the link inside searched and the links out skipped", r.Files)
@@ -164,7 +165,7 @@ func TestConcurrentReadsOfOneSession(t *testing.T) {
 				t.Errorf("read %d: %v %s", i, err, out.Base().Content)
 				return
 			}
-			tags[i] = out.(*ReadResult).Tag
+			tags[i] = out.(*wire.ReadResult).Tag
 			e.x.Execute(context.Background(), Request{SessionID: e.s.ID, Tool: "grep", Args: []byte(`{"pattern":"other 1"}`)})
 		}()
 	}
@@ -224,7 +225,7 @@ func TestReadCancelledRecordsNothing(t *testing.T) {
 	e := newProdEnv(t, config.DefaultLimits())
 	e.put("big.txt", strings.Repeat(lines(1000, "%d"), 200)) // several chunks
 	r := e.callCtx(newCancelAfter(2), "read", `{"path":"big.txt"}`).Base()
-	if r.OK || r.Error.Code != CodeToolFailed || !strings.Contains(r.Error.Message, "cancelled") {
+	if r.OK || r.Error.Code != wire.ToolFailed || !strings.Contains(r.Error.Message, "cancelled") {
 		t.Fatalf("cancelled read: %+v", r.Error)
 	}
 	if d := e.s.State().Store.Dump(); len(d) != 0 {
@@ -311,11 +312,11 @@ func TestReadOutputByteLimit(t *testing.T) {
 func TestReadOfAHeaderSpelledPathNamesTheFile(t *testing.T) {
 	e := newProdEnv(t, config.DefaultLimits())
 	e.put("src/main.go", "package main\n")
-	msg := e.failure("read", map[string]string{"path": "src/main.go#DBFD"}, CodeNotFound)
+	msg := e.failure("read", map[string]string{"path": "src/main.go#DBFD"}, wire.ToolNotFound)
 	if !strings.Contains(msg, "name the file as src/main.go") {
 		t.Fatalf("message %q", msg)
 	}
-	msg = e.failure("read", map[string]string{"path": "src/other.go#DBFD"}, CodeNotFound)
+	msg = e.failure("read", map[string]string{"path": "src/other.go#DBFD"}, wire.ToolNotFound)
 	if !strings.Contains(msg, "nearest existing directory") {
 		t.Fatalf("a missing file whose plain name is missing too: %q", msg)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/internal/testenv"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools/blocks"
 	"github.com/hostd-dev/hostd/tools/syntax"
@@ -195,7 +196,7 @@ func TestReplayValidCorpus(t *testing.T) {
 	for _, f := range files {
 		tl := tally(f.Lang)
 		out, _ := r.call(r.on, s, "write", map[string]any{"path": f.Rel, "content": f.Text})
-		wr := out.(*WriteResult)
+		wr := out.(*wire.WriteResult)
 		if !wr.OK {
 			t.Fatalf("write %s: %s", f.Rel, wr.Content)
 		}
@@ -204,7 +205,7 @@ func TestReplayValidCorpus(t *testing.T) {
 			tl.fileFlags++
 			t.Logf("FLAGGED FILE %s: %+v", f.Rel, wr.SyntaxErrors)
 		}
-		if len(wr.Unsure) > 0 {
+		if len(unsureIn(wr.Content)) > 0 {
 			tl.fileUnsure++
 		}
 	}
@@ -225,7 +226,7 @@ func TestReplayValidCorpus(t *testing.T) {
 		if i%2 == 1 {
 			ways = []*Executor{r.off, r.on}
 		}
-		var res *EditResult
+		var res *wire.EditResult
 		for _, x := range ways {
 			path := map[*Executor]string{r.on: "on/", r.off: "off/"}[x] + p.Dir + "/" + p.Path
 			r.write(path, p.Pre)
@@ -234,7 +235,7 @@ func TestReplayValidCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, took := r.call(x, s, "edit", map[string]any{"path": path, "tag": tag, "ops": ops})
-			er := out.(*EditResult)
+			er := out.(*wire.EditResult)
 			if !er.OK || r.file(path) != p.Post {
 				t.Fatalf("%s: the edit did not land byte-exact: %.300s", p.Dir, er.Content)
 			}
@@ -251,7 +252,7 @@ func TestReplayValidCorpus(t *testing.T) {
 			tl.flagged++
 			t.Logf("FLAGGED %s (%s of %s): %+v", p.Dir, p.Path, p.Repo, res.SyntaxErrors)
 		}
-		if len(res.Unsure) > 0 {
+		if len(unsureIn(res.Content)) > 0 {
 			tl.unsure++
 		}
 		o, a := oldErrorFlags(res.SyntaxErrors, lineSpansOf(preErrs), copies)
@@ -349,7 +350,7 @@ func lineSpansOf(rs []syntax.ErrorRegion) []session.LineSpan {
 // oldAsNew those whose first and last lines the change kept too, which
 // edit-contract §5.6 says are the old error, grown, shrunk or moved, not
 // a new one.
-func oldErrorFlags(flags []SyntaxError, old []session.LineSpan, copies []workspace.Copy) (oldAsNew, overOld int) {
+func oldErrorFlags(flags []wire.SyntaxError, old []session.LineSpan, copies []workspace.Copy) (oldAsNew, overOld int) {
 	if len(flags) == 0 || len(old) == 0 {
 		return 0, 0
 	}
@@ -423,7 +424,7 @@ func (r *replayEnv) replayChain(t *testing.T, s *session.Session, p corpusPair, 
 			t.Fatal(err)
 		}
 		out, _ := r.call(r.on, s, "edit", map[string]any{"path": path, "tag": tag, "ops": ops})
-		er := out.(*EditResult)
+		er := out.(*wire.EditResult)
 		if !er.OK || r.file(path) != next {
 			t.Fatalf("%s: chain call %d did not land: %.300s", p.Dir, k, er.Content)
 		}
@@ -484,7 +485,7 @@ func (r *replayEnv) replayBreaks(t *testing.T, s *session.Session, p corpusPair,
 		r.write(path, p.Pre)
 		tag := r.read(r.on, s, path)
 		out, _ := r.call(r.on, s, "edit", map[string]any{"path": path, "tag": tag, "ops": broken})
-		er := out.(*EditResult)
+		er := out.(*wire.EditResult)
 		if !er.OK {
 			t.Fatalf("%s %s: %.300s", p.Dir, kind, er.Content)
 		}
@@ -502,10 +503,10 @@ func (r *replayEnv) replayBreaks(t *testing.T, s *session.Session, p corpusPair,
 		case covers(er.SyntaxErrors, at, 2):
 			tl.caught++
 			tl.caughtSure++
-		case covers(er.Unsure, at, 2):
+		case covers(unsureIn(er.Content), at, 2):
 			tl.caught++
 		default:
-			t.Logf("MISSED %s %s (%s): broken at line %d, flagged %+v, unsure %+v", p.Dir, kind, p.Lang, at, er.SyntaxErrors, er.Unsure)
+			t.Logf("MISSED %s %s (%s): broken at line %d, flagged %+v, unsure %+v", p.Dir, kind, p.Lang, at, er.SyntaxErrors, unsureIn(er.Content))
 		}
 	}
 }

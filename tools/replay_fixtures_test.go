@@ -13,6 +13,7 @@ import (
 	tiktoken "github.com/pkoukk/tiktoken-go"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -54,7 +55,7 @@ func TestReplayBrokenFixtureFixes(t *testing.T) {
 			r.write(path, string(input))
 			tag := r.showIn(s, path, 1, 1<<30)
 			out, _ := r.call(r.on, s, "edit", map[string]any{"path": path, "tag": tag, "ops": ops})
-			er := out.(*EditResult)
+			er := out.(*wire.EditResult)
 			if !er.OK {
 				t.Fatalf("%s %s: %s", c.ID, kind, er.Content)
 			}
@@ -141,7 +142,7 @@ func TestReplayFixtureFixesCost(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, took := r.call(x, s, "edit", map[string]any{"path": path, "tag": tag, "ops": ops})
-			er := out.(*EditResult)
+			er := out.(*wire.EditResult)
 			if !er.OK || r.file(path) != string(want) {
 				t.Fatalf("%s: the fix did not land: %.300s", c.ID, er.Content)
 			}

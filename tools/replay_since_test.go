@@ -6,6 +6,7 @@ import (
 
 	"github.com/hostd-dev/hostd/session"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -37,7 +38,7 @@ func TestReplayHistoryReadSince(t *testing.T) {
 		whole0 := r.readWhole(s, before.Path)
 		r.write(before.Path, before.Post)
 		out, _ := r.call(r.on, s, "read", map[string]any{"path": before.Path, "since": whole0.Tag})
-		since := out.(*ReadResult)
+		since := out.(*wire.ReadResult)
 		if !since.OK {
 			t.Fatalf("%s %s: since read: %s", before.Commit, before.Path, since.Content)
 		}
@@ -59,7 +60,7 @@ func TestReplayHistoryReadSince(t *testing.T) {
 			unchangedNexts++
 		}
 		out, _ = r.call(r.on, s, "edit", map[string]any{"path": ed.Path, "tag": since.Tag, "ops": ops})
-		if er := out.(*EditResult); er.OK && r.file(ed.Path) == ed.Post {
+		if er := out.(*wire.EditResult); er.OK && r.file(ed.Path) == ed.Post {
 			applied++
 			if unchanged {
 				unchangedApplied++
@@ -97,12 +98,12 @@ func TestReplayHistoryReadSince(t *testing.T) {
 
 // readWhole reads path whole in s, page after page as a model does
 // before editing it: the last page's result, with every page's content.
-func (r *replayEnv) readWhole(s *session.Session, path string) *ReadResult {
+func (r *replayEnv) readWhole(s *session.Session, path string) *wire.ReadResult {
 	r.t.Helper()
 	var content strings.Builder
 	for offset := 1; ; {
 		out, _ := r.call(r.on, s, "read", map[string]any{"path": path, "offset": offset, "limit": r.lim.MaxReadLimit})
-		rr := out.(*ReadResult)
+		rr := out.(*wire.ReadResult)
 		if !rr.OK || rr.LineCount == 0 {
 			r.t.Fatalf("%s: read at %d: %s", path, offset, rr.Content)
 		}

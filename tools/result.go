@@ -8,59 +8,24 @@ import (
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
-// The tool error codes (wire-contract §4, edit-contract §11), by the
-// names the tools use; each is package wire's constant, where the code
-// is declared once. A tool that runs and fails returns one of these in a
-// result with ok=false; it is never a JSON-RPC error, because the model
-// must read it.
-const (
-	CodeInvalidArgument      = wire.ToolInvalidArgument
-	CodeToolDenied           = wire.ToolDenied
-	CodeOutsideWorkspace     = wire.ToolOutsideWorkspace
-	CodeToolFailed           = wire.ToolFailed
-	CodeNotFound             = wire.ToolNotFound
-	CodeNotAFile             = wire.ToolNotAFile
-	CodeNotText              = wire.ToolNotText
-	CodeFileTooLarge         = wire.ToolFileTooLarge
-	CodeTagRequired          = wire.ToolTagRequired
-	CodeTagMismatch          = wire.ToolTagMismatch
-	CodeTagUnknown           = wire.ToolTagUnknown
-	CodeLinesUnseen          = wire.ToolLinesUnseen
-	CodeParseFailed          = wire.ToolParseFailed
-	CodeRangeInvalid         = wire.ToolRangeInvalid
-	CodeBlockUnresolved      = wire.ToolBlockUnresolved
-	CodeRegisterEmpty        = wire.ToolRegisterEmpty
-	CodeRegisterAmbiguous    = wire.ToolRegisterAmbiguous
-	CodeRepairAmbiguous      = wire.ToolRepairAmbiguous
-	CodeNoChange             = wire.ToolNoChange
-	CodeAmplificationLimit   = wire.ToolAmplificationLimit
-	CodeRetryBudgetExhausted = wire.ToolRetryBudgetExhausted
-	CodeHostBusy             = wire.ToolHostBusy
-)
-
-// Error is a tool failure as the model and the runtime see it: the wire's
-// tool error.
-type Error = wire.ToolError
-
-// Errorf builds a tool Error; the message must name one concrete next step
-// (edit-contract §11).
-func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retriable: wire.ToolCodeRetriable(code)}
+// Errorf builds a tool error: code is one of rpc/wire's tool codes
+// (wire.ToolCodes, wire-contract §4, edit-contract §11), and the message
+// must name one concrete next step. A tool that runs and fails returns
+// it in a result with ok=false; it is never a JSON-RPC error, because the
+// model must read it.
+func Errorf(code, format string, args ...any) *wire.ToolError {
+	return &wire.ToolError{Code: code, Message: fmt.Sprintf(format, args...), Retriable: wire.ToolCodeRetriable(code)}
 }
 
-// Result is the part of every tools.execute result that all tools share
-// (wire-contract §4): the wire's ToolResult. Each tool's result type
-// embeds it and adds its own fields.
-type Result = wire.ToolResult
-
-// Outcome is any tool's result.
+// Outcome is any tool's result: one of rpc/wire's tool result types,
+// each of which embeds the shared part, wire.ToolResult.
 type Outcome interface {
-	Base() *Result
+	Base() *wire.ToolResult
 }
 
 // Failed is the outcome of a tool that failed with err.
-func Failed(err *Error) *Result {
-	return &Result{Error: err}
+func Failed(err *wire.ToolError) *wire.ToolResult {
+	return &wire.ToolResult{Error: err}
 }
 
 // finish fills the fields every result carries: the tool call id, a

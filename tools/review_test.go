@@ -8,6 +8,7 @@ import (
 
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rollback"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // Every mutating tool goes through review: a write that creates, an edit
@@ -28,9 +29,9 @@ func TestMutationsAreReviewed(t *testing.T) {
 		}
 		return out
 	}
-	w := call("write", "c1", map[string]string{"path": "a.txt", "content": "one\ntwo\n"}).(*WriteResult)
-	ed := call("edit", "c2", map[string]string{"path": "a.txt", "tag": w.Tag, "ops": "PUT 2.=2:\n+TWO"}).(*EditResult)
-	mv := call("edit", "c3", map[string]string{"path": "a.txt", "tag": ed.Tag, "ops": "MV b.txt"}).(*EditResult)
+	w := call("write", "c1", map[string]string{"path": "a.txt", "content": "one\ntwo\n"}).(*wire.WriteResult)
+	ed := call("edit", "c2", map[string]string{"path": "a.txt", "tag": w.Tag, "ops": "PUT 2.=2:\n+TWO"}).(*wire.EditResult)
+	mv := call("edit", "c3", map[string]string{"path": "a.txt", "tag": ed.Tag, "ops": "MV b.txt"}).(*wire.EditResult)
 	call("edit", "c4", map[string]string{"path": "b.txt", "tag": mv.Tag, "ops": "REM"})
 
 	entries, err := store.List(e.s.ID, "")
@@ -66,7 +67,7 @@ func TestFailedEditRecordsNoReview(t *testing.T) {
 	var store *review.Store
 	e.x, store = reviewedExecutor(t, e.m, e.lim)
 	e.write("f.txt", "a\n")
-	wantCode(t, e.edit("f.txt", e.showAll("f.txt"), "PUT 1.=1:\n+a"), CodeNoChange)
+	wantCode(t, e.edit("f.txt", e.showAll("f.txt"), "PUT 1.=1:\n+a"), wire.ToolNoChange)
 	if entries, _ := store.List(e.s.ID, ""); len(entries) != 0 {
 		t.Fatalf("a failed edit was recorded: %+v", entries)
 	}

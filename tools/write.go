@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/review"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -28,25 +29,6 @@ type writeArgs struct {
 	Content *string `json:"content"`
 }
 
-// WriteResult is write's result (wire-contract §4 write).
-type WriteResult struct {
-	Result
-	Path    string `json:"path"`
-	Tag     string `json:"tag"`
-	Created bool   `json:"created"`
-	Bytes   int64  `json:"bytes"`
-	// SyntaxErrors are the syntax errors the write added (feedback.go).
-	SyntaxErrors []SyntaxError `json:"syntaxErrors,omitempty"`
-	// Unsure are the regions the file's grammar could not read but is not
-	// trusted to call errors (SyntaxError.Unsure): in the content only.
-	Unsure []SyntaxError `json:"-"`
-	// Diagnostics are the errors the write added, as the file's language
-	// server reports them (diagnostics.go); DiagnosticsPending: it did
-	// not answer in time.
-	Diagnostics        []Diagnostic `json:"diagnostics,omitempty"`
-	DiagnosticsPending bool         `json:"diagnosticsPending,omitempty"`
-}
-
 // newFilePerm is the mode of a file write creates; an existing file keeps
 // its own.
 const newFilePerm fs.FileMode = 0o644
@@ -58,7 +40,7 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 		return Failed(e)
 	}
 	if a.Content == nil {
-		return Failed(Errorf(CodeInvalidArgument, "content is required: pass the complete new text of the file (\"\" for an empty file)"))
+		return Failed(Errorf(wire.ToolInvalidArgument, "content is required: pass the complete new text of the file (\"\" for an empty file)"))
 	}
 	lim := c.Limits
 	if n := int64(len(*a.Content)); n > lim.MaxWriteBytes {
@@ -92,7 +74,7 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 	defer unlockFile()
 	incoming, err := workspace.DecodeString(*a.Content)
 	if err != nil {
-		return Failed(Errorf(CodeInvalidArgument, "content holds a NUL byte in its first %d bytes; write creates text files only: remove the NUL bytes", workspace.NULScanBytes))
+		return Failed(Errorf(wire.ToolInvalidArgument, "content holds a NUL byte in its first %d bytes; write creates text files only: remove the NUL bytes", workspace.NULScanBytes))
 	}
 	body := stripPasted(incoming.Body)
 
@@ -114,9 +96,9 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 		if len(old.Text.Other) > 0 {
 			warnings = append(warnings, mixedEndings(p.Display, old.Text, len(old.Text.Other)))
 		}
-	case e.Code == CodeNotFound:
+	case e.Code == wire.ToolNotFound:
 		created, old = true, nil
-	case e.Code == CodeNotText: // replaced whole; old holds its bytes for review
+	case e.Code == wire.ToolNotText: // replaced whole; old holds its bytes for review
 	default:
 		return Failed(e)
 	}
@@ -125,7 +107,7 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 		if e := unencodable(p, err); e != nil {
 			return Failed(e)
 		}
-		return Failed(Errorf(CodeToolFailed, "cannot encode the content of %s: %v", p.Display, err))
+		return Failed(Errorf(wire.ToolFailed, "cannot encode the content of %s: %v", p.Display, err))
 	}
 	if int64(len(data)) > lim.MaxWriteBytes {
 		// A part of the content that fits whatever it holds: a byte of
@@ -155,12 +137,12 @@ func (Write) Run(ctx context.Context, c *Call) Outcome {
 		verb = "created"
 	}
 	l := recordLanded(c, p, body, data, onDisk[p.Abs])
-	r := &WriteResult{Path: p.Display, Tag: l.Tag, Created: created, Bytes: int64(len(onDisk[p.Abs]))}
+	r := &wire.WriteResult{Path: p.Display, Tag: l.Tag, Created: created, Bytes: int64(len(onDisk[p.Abs]))}
 	r.Warnings = append(warnings, l.Warnings...)
 	r.Content = fmt.Sprintf("%s, %d %s", verb, n, plural(n, "line", "lines"))
 	if l.Tag != "" {
 		r.Content = tagHeader(p.Display, l.Tag) + "\n" + r.Content
-		r.SyntaxErrors, r.Unsure = c.addFeedback(fb, p, bytes.Equal(data, onDisk[p.Abs]), l.Lines, &r.Content)
+		r.SyntaxErrors = c.addFeedback(fb, p, bytes.Equal(data, onDisk[p.Abs]), l.Lines, &r.Content)
 		if bytes.Equal(data, onDisk[p.Abs]) {
 			r.Diagnostics, r.DiagnosticsPending = c.addDiagnostics(startWriteDiagnostics(c, p, old, wasText, body), p, l.Lines, &r.Content)
 		}
@@ -244,7 +226,7 @@ func stripPasted(body string) string {
 // (edit-contract §6), write takes no tag, and a second file named
 // "main.go#DBFD" is never what was meant. An existing file of that name
 // is written as usual, and so is a new one whose PATH does not exist.
-func refuseHeaderSpelling(c *Call, arg string, p workspace.Path) *Error {
+func refuseHeaderSpelling(c *Call, arg string, p workspace.Path) *wire.ToolError {
 	i := strings.LastIndexByte(arg, '#')
 	if i <= 0 || !validTag(strings.ToUpper(arg[i+1:])) {
 		return nil
@@ -259,7 +241,7 @@ func refuseHeaderSpelling(c *Call, arg string, p workspace.Path) *Error {
 	if exists, _ := fileExists(base); !exists {
 		return nil
 	}
-	return Errorf(CodeInvalidArgument, "%s is spelled like the [PATH#TAG] header of %s, and write takes the path alone: write %s (a whole file needs no tag); nothing was written", arg, base.Display, base.Display)
+	return Errorf(wire.ToolInvalidArgument, "%s is spelled like the [PATH#TAG] header of %s, and write takes the path alone: write %s (a whole file needs no tag); nothing was written", arg, base.Display, base.Display)
 }
 
 // overWriteLimit refuses a write whose content, n bytes as the call sent
@@ -268,8 +250,8 @@ func refuseHeaderSpelling(c *Call, arg string, p workspace.Path) *Error {
 // write or edit handles, so no series of calls makes one file that large
 // (appending with edit stops at it too): the content has to go into
 // several files, unless whoever runs hostd raises the limit.
-func overWriteLimit(what string, n, perFile, limit int64) *Error {
-	return Errorf(CodeFileTooLarge, "%s, over the %d-byte write limit (limits.maxWriteBytes), which bounds every file write and edit handle, so no series of calls makes one file this large: split the content into %d or more files of at most %d bytes each and write each one. If it must be one file, the limit is raised in hostd's config file (limits.maxWriteBytes, with limits.maxFrameBytes above it), which hostd reads when it starts",
+func overWriteLimit(what string, n, perFile, limit int64) *wire.ToolError {
+	return Errorf(wire.ToolFileTooLarge, "%s, over the %d-byte write limit (limits.maxWriteBytes), which bounds every file write and edit handle, so no series of calls makes one file this large: split the content into %d or more files of at most %d bytes each and write each one. If it must be one file, the limit is raised in hostd's config file (limits.maxWriteBytes, with limits.maxFrameBytes above it), which hostd reads when it starts",
 		what, limit, (n+perFile-1)/perFile, perFile)
 }
 

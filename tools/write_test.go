@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/workspace"
 	"github.com/hostd-dev/hostd/workspace/textenc"
@@ -136,10 +137,10 @@ func TestWriteSizeBound(t *testing.T) {
 	lim := config.DefaultLimits()
 	lim.MaxWriteBytes = 8
 	e := newProdEnv(t, lim)
-	e.failure("write", `{"path":"a.txt","content":"123456789"}`, CodeFileTooLarge)
+	e.failure("write", `{"path":"a.txt","content":"123456789"}`, wire.ToolFileTooLarge)
 	// CRLF restoration may push content over the bound.
 	e.put("crlf.txt", "a\r\nb\r\n")
-	e.failure("write", `{"path":"crlf.txt","content":"1\n2\n3\n4\n"}`, CodeFileTooLarge)
+	e.failure("write", `{"path":"crlf.txt","content":"1\n2\n3\n4\n"}`, wire.ToolFileTooLarge)
 	if got := e.cat("crlf.txt"); got != "a\r\nb\r\n" {
 		t.Errorf("file changed by a refused write: %q", got)
 	}
@@ -152,9 +153,9 @@ func TestWriteDenied(t *testing.T) {
 	outside := filepath.Join(filepath.Dir(e.root), "outside")
 	os.Mkdir(outside, 0o755)
 	os.Symlink(outside, filepath.Join(e.root, "out"))
-	e.failure("write", `{"path":".git/HEAD","content":"x"}`, CodeToolDenied)
-	e.failure("write", `{"path":"sub/.git/objects/x","content":"x"}`, CodeToolDenied)
-	e.failure("write", `{"path":"out/x.txt","content":"x"}`, CodeOutsideWorkspace)
+	e.failure("write", `{"path":".git/HEAD","content":"x"}`, wire.ToolDenied)
+	e.failure("write", `{"path":"sub/.git/objects/x","content":"x"}`, wire.ToolDenied)
+	e.failure("write", `{"path":"out/x.txt","content":"x"}`, wire.ToolOutsideWorkspace)
 	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err == nil {
 		t.Error("a write escaped through a symlinked directory")
 	}
@@ -174,7 +175,7 @@ func TestWriteDenied(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.s = s
-	e.failure("write", fmt.Sprintf(`{"path":%q,"content":"x"}`, filepath.Join(ext, "a.txt")), CodeToolDenied)
+	e.failure("write", fmt.Sprintf(`{"path":%q,"content":"x"}`, filepath.Join(ext, "a.txt")), wire.ToolDenied)
 }
 
 // §5.4: when the bytes on disk differ from the bytes written, the tag is
@@ -263,7 +264,7 @@ func TestConcurrentWrites(t *testing.T) {
 func TestWriteRefusesAHeaderSpelledPath(t *testing.T) {
 	e := newProdEnv(t, config.DefaultLimits())
 	e.put("main.go", "package main\n")
-	msg := e.failure("write", map[string]string{"path": "main.go#DBFD", "content": "package other\n"}, CodeInvalidArgument)
+	msg := e.failure("write", map[string]string{"path": "main.go#DBFD", "content": "package other\n"}, wire.ToolInvalidArgument)
 	if !strings.Contains(msg, "write main.go") {
 		t.Fatalf("message %q does not name the path to write", msg)
 	}
@@ -335,7 +336,7 @@ func TestWriteOverTheLimitAdviceWorks(t *testing.T) {
 	lim := config.DefaultLimits()
 	lim.MaxWriteBytes = 1000
 	e := newProdEnv(t, lim)
-	msg := e.failure("write", map[string]any{"path": "big.txt", "content": content}, CodeFileTooLarge)
+	msg := e.failure("write", map[string]any{"path": "big.txt", "content": content}, wire.ToolFileTooLarge)
 	follow(t, e, msg, content, "big.txt", "")
 	if !strings.Contains(msg, "limits.maxWriteBytes") {
 		t.Errorf("the refusal does not name the limit's setting: %s", msg)
@@ -349,7 +350,7 @@ func TestWriteOverTheLimitAdviceWorks(t *testing.T) {
 	short := strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyz\n", 26) // 962 bytes, 988 with CRLF
 	e.write(map[string]any{"path": "crlf.txt", "content": short})
 	long := short + strings.Repeat("z\n", 10) // 982 bytes, 1018 with CRLF
-	msg = e.failure("write", map[string]any{"path": "crlf.txt", "content": long}, CodeFileTooLarge)
+	msg = e.failure("write", map[string]any{"path": "crlf.txt", "content": long}, wire.ToolFileTooLarge)
 	follow(t, e, msg, long, "crlf.txt", "a\r\nb\r\n")
 
 	e, _ = newEncodedEnv(t, nil)
@@ -358,6 +359,6 @@ func TestWriteOverTheLimitAdviceWorks(t *testing.T) {
 	wide := encodeAs(t, textenc.UTF16LE, true, "a\r\nb\r\n")
 	e.put("wide.txt", wide)
 	long = strings.Repeat("wörld\n", 100) // 700 bytes, 1402 in UTF-16LE with CRLF and its mark
-	msg = e.failure("write", map[string]any{"path": "wide.txt", "content": long}, CodeFileTooLarge)
+	msg = e.failure("write", map[string]any{"path": "wide.txt", "content": long}, wire.ToolFileTooLarge)
 	follow(t, e, msg, long, "wide.txt", wide)
 }

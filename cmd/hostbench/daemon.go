@@ -174,7 +174,7 @@ func (c *rpcClient) close() { c.conn.Close() }
 func (c *rpcClient) typed() *client.Client { return client.Typed(c.conn) }
 
 // toolResult is a tools.execute result and the tag it carries (read's,
-// write's and edit's own field).
+// write's and edit's own field, read from the tool's result type).
 type toolResult struct {
 	wire.ExecuteResult
 	Tag string
@@ -187,10 +187,8 @@ func (c *rpcClient) execute(ctx context.Context, sessionID, tool, args string) (
 	if err != nil {
 		return r, err
 	}
-	if fields, err := res.Fields(); err == nil && fields["tag"] != nil {
-		if err := json.Unmarshal(fields["tag"], &r.Tag); err != nil {
-			return r, fmt.Errorf("%s %s: the result's tag is not a string: %w", tool, args, err)
-		}
+	if r.Tag, err = tagOf(tool, &res); err != nil {
+		return r, fmt.Errorf("%s %s: the result is not %s's: %w", tool, args, tool, err)
 	}
 	if !r.OK {
 		if r.Error != nil {
@@ -199,6 +197,26 @@ func (c *rpcClient) execute(ctx context.Context, sessionID, tool, args string) (
 		return r, fmt.Errorf("%s failed", tool)
 	}
 	return r, nil
+}
+
+// tagOf is the tag a read, write or edit result carries; "" for another
+// tool's.
+func tagOf(tool string, res *wire.ExecuteResult) (string, error) {
+	switch tool {
+	case "read":
+		var r wire.ReadResult
+		err := res.Decode(&r)
+		return r.Tag, err
+	case "write":
+		var r wire.WriteResult
+		err := res.Decode(&r)
+		return r.Tag, err
+	case "edit":
+		var r wire.EditResult
+		err := res.Decode(&r)
+		return r.Tag, err
+	}
+	return "", nil
 }
 
 // createSession opens a session on workspace and returns its id.

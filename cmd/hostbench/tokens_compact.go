@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
 )
@@ -52,7 +53,7 @@ func runCompactEdits(ctx context.Context, c tokenCorpus, real realEdits) (compac
 	if err != nil {
 		return out, err
 	}
-	tag := read.(*tools.ReadResult).Tag
+	tag := read.(*wire.ReadResult).Tag
 	out.shown = append(out.shown, shownOf("read", read))
 	grep, err := x.call(ctx, "grep", jsonArgs("pattern", mcpGrepPattern))
 	if err != nil {
@@ -68,7 +69,7 @@ func runCompactEdits(ctx context.Context, c tokenCorpus, real realEdits) (compac
 		out.shown = append(out.shown, shownOf("edit", res))
 		out.contents = append(out.contents, res.Base().Content)
 		out.perCallArgs = append(out.perCallArgs, jsonArgs("path", benchPath+"#"+tag, "ops", ops, "result", "compact"))
-		tag = res.(*tools.EditResult).Tag
+		tag = res.(*wire.EditResult).Tag
 	}
 	if x.file() != real.final {
 		return out, fmt.Errorf("the compact edit-by-edit run left a different file")
@@ -83,7 +84,7 @@ func runCompactEdits(ctx context.Context, c tokenCorpus, real realEdits) (compac
 	if err != nil {
 		return out, err
 	}
-	res, err := y.call(ctx, "edit", hostdArgs(benchPath, read.(*tools.ReadResult).Tag, real.batchOps))
+	res, err := y.call(ctx, "edit", hostdArgs(benchPath, read.(*wire.ReadResult).Tag, real.batchOps))
 	if err != nil {
 		return out, fmt.Errorf("compact one call: %w", err)
 	}

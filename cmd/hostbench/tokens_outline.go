@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hostd-dev/hostd/tools"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/workspace"
 )
 
@@ -207,7 +207,7 @@ func (o *outliner) outline(w lineSpan) ([]lineSpan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("outline %v: %w", w, err)
 	}
-	if tag := out.(*tools.ReadResult).Tag; o.tag == "" {
+	if tag := out.(*wire.ReadResult).Tag; o.tag == "" {
 		o.tag = tag
 	} else if tag != o.tag {
 		return nil, fmt.Errorf("outline %v minted %s, the first outline %s", w, tag, o.tag)
@@ -263,7 +263,7 @@ func runOutlineFixture(ctx context.Context, f outlineFixture, enc cl100k, drill 
 		return c, err
 	}
 	c.whole = enc.Count(read.Base().Content)
-	c.totalLines = read.(*tools.ReadResult).TotalLines
+	c.totalLines = read.(*wire.ReadResult).TotalLines
 
 	x, err := newToolRigAt(f.File, f.Input)
 	if err != nil {
@@ -284,8 +284,8 @@ func runOutlineFixture(ctx context.Context, f outlineFixture, enc cl100k, drill 
 		if err != nil {
 			return c, fmt.Errorf("block read %d-%d: %w", b.from, b.to, err)
 		}
-		if r.(*tools.ReadResult).Tag != o.tag {
-			return c, fmt.Errorf("block read %d-%d minted %s, the outline %s", b.from, b.to, r.(*tools.ReadResult).Tag, o.tag)
+		if r.(*wire.ReadResult).Tag != o.tag {
+			return c, fmt.Errorf("block read %d-%d minted %s, the outline %s", b.from, b.to, r.(*wire.ReadResult).Tag, o.tag)
 		}
 		c.reads += enc.Count(r.Base().Content)
 		c.blocks++

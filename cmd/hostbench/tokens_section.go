@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
 	"github.com/hostd-dev/hostd/tools/parsepool"
@@ -131,7 +132,7 @@ func runRealEdits(ctx context.Context, c tokenCorpus) (realEdits, error) {
 		return r, err
 	}
 	r.readContent = read.Base().Content
-	tag := read.(*tools.ReadResult).Tag
+	tag := read.(*wire.ReadResult).Tag
 	for _, e := range c.Edits {
 		r.tags = append(r.tags, tag)
 		out, err := x.call(ctx, "edit", hostdArgs(benchPath, tag, hostdOp(e.SeqStart, e.SeqEnd, e.Replacement)))
@@ -139,7 +140,7 @@ func runRealEdits(ctx context.Context, c tokenCorpus) (realEdits, error) {
 			return r, fmt.Errorf("edit %d: %w", e.I, err)
 		}
 		r.contents = append(r.contents, out.Base().Content)
-		tag = out.(*tools.EditResult).Tag
+		tag = out.(*wire.EditResult).Tag
 	}
 	r.final = x.file()
 
@@ -167,7 +168,7 @@ func runRealEdits(ctx context.Context, c tokenCorpus) (realEdits, error) {
 			y.close()
 			return r, err
 		}
-		tag := read.(*tools.ReadResult).Tag
+		tag := read.(*wire.ReadResult).Tag
 		ops := batchOps(variant.edits, hostdOp)
 		out, err := y.call(ctx, "edit", hostdArgs(benchPath, tag, ops))
 		final := y.file()

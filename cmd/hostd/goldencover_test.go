@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/rpc/wire"
-	"github.com/hostd-dev/hostd/tools"
 )
 
 // notInGoldens are the codes no golden exchange can show, and why: each
@@ -107,12 +106,12 @@ func TestGoldensCoverTheWire(t *testing.T) {
 		want = append(want, c.Name)
 	}
 	want = append(want,
-		tools.CodeInvalidArgument, tools.CodeToolDenied, tools.CodeOutsideWorkspace, tools.CodeToolFailed,
-		tools.CodeNotFound, tools.CodeNotAFile, tools.CodeNotText, tools.CodeFileTooLarge,
-		tools.CodeTagRequired, tools.CodeTagMismatch, tools.CodeTagUnknown, tools.CodeLinesUnseen,
-		tools.CodeParseFailed, tools.CodeRangeInvalid, tools.CodeBlockUnresolved, tools.CodeRegisterEmpty,
-		tools.CodeRegisterAmbiguous, tools.CodeRepairAmbiguous, tools.CodeNoChange, tools.CodeAmplificationLimit,
-		tools.CodeRetryBudgetExhausted, tools.CodeHostBusy,
+		wire.ToolInvalidArgument, wire.ToolDenied, wire.ToolOutsideWorkspace, wire.ToolFailed,
+		wire.ToolNotFound, wire.ToolNotAFile, wire.ToolNotText, wire.ToolFileTooLarge,
+		wire.ToolTagRequired, wire.ToolTagMismatch, wire.ToolTagUnknown, wire.ToolLinesUnseen,
+		wire.ToolParseFailed, wire.ToolRangeInvalid, wire.ToolBlockUnresolved, wire.ToolRegisterEmpty,
+		wire.ToolRegisterAmbiguous, wire.ToolRepairAmbiguous, wire.ToolNoChange, wire.ToolAmplificationLimit,
+		wire.ToolRetryBudgetExhausted, wire.ToolHostBusy,
 	)
 	for _, c := range want {
 		why, exempt := notInGoldens[c]

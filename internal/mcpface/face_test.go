@@ -18,6 +18,7 @@ import (
 	"github.com/hostd-dev/hostd/internal/budget"
 	"github.com/hostd-dev/hostd/review"
 	"github.com/hostd-dev/hostd/rpc"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/session"
 	"github.com/hostd-dev/hostd/tools"
 )
@@ -161,7 +162,7 @@ func TestToolsAreTheDaemonsDefinitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var defs struct{ Tools []tools.Definition }
+	var defs struct{ Tools []wire.ToolDefinition }
 	if err := d.Call(context.Background(), "tools.definitions", nil, &defs); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -105,11 +104,10 @@ func outputSchemas(ctx context.Context, d Daemon) (map[string]map[string]any, er
 	} else if err != nil {
 		return nil, fmt.Errorf("ask hostd for its result schemas: %w", err)
 	}
-	base := doc.Components.Schemas["ToolResult"]
+	base := doc.Components.Schemas[wire.ToolResultSchema]
 	out := map[string]map[string]any{}
 	for _, t := range doc.Tools {
-		ref, _ := t.Result["$ref"].(string)
-		name, ok := strings.CutPrefix(ref, "#/components/schemas/")
+		name, ok := t.Result.RefName()
 		if result := doc.Components.Schemas[name]; ok && result != nil && base != nil {
 			out[t.Name] = outputSchema(result, base)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // The rpc.discover document's shape (OpenRPC 1.2.6 with hostd's
@@ -12,6 +13,28 @@ import (
 
 // Schema is a JSON Schema object as OpenRPC embeds it.
 type Schema map[string]any
+
+// componentsRef starts a reference to a schema of components.schemas.
+const componentsRef = "#/components/schemas/"
+
+// ToolResultSchema is the name in components.schemas of the part every
+// tool's result shares (ToolResult's schema); each tool's own result
+// schema is named by its x-tools entry's Result.
+const ToolResultSchema = "ToolResult"
+
+// SchemaRef is a schema that refers to the one named name in the
+// document's components.schemas.
+func SchemaRef(name string) Schema { return Schema{"$ref": componentsRef + name} }
+
+// RefName is the name in components.schemas that s, a schema made by
+// SchemaRef, refers to; false when s is not such a reference.
+func (s Schema) RefName() (string, bool) {
+	ref, ok := s["$ref"].(string)
+	if !ok {
+		return "", false
+	}
+	return strings.CutPrefix(ref, componentsRef)
+}
 
 // OpenRPC is the rpc.discover document, and docs/openrpc.json: the same
 // document, byte for byte (a test regenerates the file and compares).

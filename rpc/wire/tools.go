@@ -81,6 +81,19 @@ func (r ExecuteResult) MarshalJSON() ([]byte, error) {
 	return json.Marshal(r.ToolResult)
 }
 
+// Decode decodes the result into v, the tool's own result type: a
+// *ReadResult for read, *GrepResult for grep, *WriteResult, *EditResult,
+// *DiagnosticsResult (toolresults.go). The shared part is v's too. It
+// reads the bytes as sent, so a member v has no field for is left out
+// (Fields has every one).
+func (r *ExecuteResult) Decode(v any) error {
+	b, err := r.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
 // Fields are the result's top-level members as sent, by name.
 func (r *ExecuteResult) Fields() (map[string]json.RawMessage, error) {
 	var m map[string]json.RawMessage

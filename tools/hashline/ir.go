@@ -87,10 +87,10 @@ type Source struct {
 // Resolution is one block locator and the span it resolved to, echoed in
 // the tool result (edit-contract §8.2).
 type Resolution struct {
-	AnchorLine int    `json:"anchorLine"`
-	Start      int    `json:"start"`
-	End        int    `json:"end"`
-	Op         string `json:"op"` // the op header as written
+	AnchorLine int
+	Start      int
+	End        int
+	Op         string // the op header as written
 }
 
 // Capture is a named-register write waiting for Commit.
