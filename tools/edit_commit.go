@@ -106,7 +106,7 @@ func (ed *editor) decide(p plan) (change, *wire.ToolError) {
 		ch.data = ed.file.Raw // a bare MV moves the bytes as they are
 	}
 	if n, limit := int64(len(ch.data)), ed.c.Limits.MaxWriteBytes; n > limit {
-		return change{}, Errorf(CodeFileTooLarge, "the edit would make %s %d bytes, over the %d-byte write limit (limits.maxWriteBytes), which bounds every file a write or an edit leaves, so the next call could still read and edit it; nothing was written. Move part of the file into a new file (write it, then CUT those lines here), or raise the limit in hostd's config file (limits.maxWriteBytes, with limits.maxFrameBytes above it), which hostd reads when it starts",
+		return change{}, Errorf(wire.ToolFileTooLarge, "the edit would make %s %d bytes, over the %d-byte write limit (limits.maxWriteBytes), which bounds every file a write or an edit leaves, so the next call could still read and edit it; nothing was written. Move part of the file into a new file (write it, then CUT those lines here), or raise the limit in hostd's config file (limits.maxWriteBytes, with limits.maxFrameBytes above it), which hostd reads when it starts",
 			ed.path.Display, n, limit)
 	}
 	ch.edits = []review.Edit{{Path: ed.path, Before: ed.file.Raw, Existed: true, Mode: ed.file.Mode, After: ch.data}}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // TestEditCannotGrowAFilePastTheWriteLimit: limits.maxWriteBytes bounds
@@ -21,7 +22,7 @@ func TestEditCannotGrowAFilePastTheWriteLimit(t *testing.T) {
 	e.write("f.txt", before)
 	tag := e.show("f.txt", 1, 20)
 	r := e.edit("f.txt", tag, "PUT >20:\n"+strings.Repeat("+yy\n", 9)) // 40 + 27 = 67 bytes
-	wantCode(t, r, CodeFileTooLarge)
+	wantCode(t, r, wire.ToolFileTooLarge)
 	if !strings.Contains(r.Content, "limits.maxWriteBytes") || !strings.Contains(r.Content, "67 bytes") {
 		t.Errorf("the refusal does not say the size and the limit:\n%s", r.Content)
 	}
