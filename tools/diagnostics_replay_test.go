@@ -75,7 +75,7 @@ func newDiagReplay(t *testing.T) *diagReplay {
 func (r *diagReplay) step(version string, changed map[string]string, gone map[string]bool, oneChange bool) {
 	t, e := r.t, r.e
 	// New files first, then the changed ones, then the removals, as a
-	// change that adds a helper and calls it is written: fewer versions
+	// change that adds a function and calls it is written: fewer versions
 	// met half-way that do not compile.
 	rank := func(rel string) int {
 		switch {
