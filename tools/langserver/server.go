@@ -523,6 +523,17 @@ func (s *server) close1(p *proc, uri string) {
 	}
 }
 
+// deleted tells the server the file at uri is gone from disk: every
+// file's errors may change with it.
+func (s *server) deleted(p *proc, uri string) {
+	s.mu.Lock()
+	s.edits++
+	s.mu.Unlock()
+	s.watch(p, s.m.opt.StartTimeout, func() error {
+		return p.conn.Notify(context.Background(), "workspace/didChangeWatchedFiles", didChangeWatchedFilesParams{Changes: []fileEvent{{URI: uri, Type: fileDeleted}}})
+	})
+}
+
 // saved tells the server the document's text is now on disk.
 func (s *server) saved(p *proc, d *document) error {
 	return s.watch(p, s.m.opt.StartTimeout, func() error {
