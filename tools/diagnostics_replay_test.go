@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,8 +47,9 @@ import (
 type diagReplay struct {
 	t        *testing.T
 	e        *editEnv
-	serves   func(rel string) bool           // the files the language server checks
-	compiles func(rel string) (bool, string) // the judge, on the workspace as it is
+	m        *langserver.Manager
+	serves   func(rel string) bool                               // the files the language server checks
+	compiles func(rel string, found []Diagnostic) (bool, string) // the judge, on the workspace as it is
 	// names says the judge's output names an error at d's line of rel;
 	// nil when it names only the first (go vet): then it is enough that
 	// it fails.
@@ -59,13 +61,15 @@ type diagReplay struct {
 
 func newDiagReplay(t *testing.T) *diagReplay {
 	e := newEditEnvLimits(t, config.DefaultLimits())
-	m := langserver.New(langserver.Options{})
+	// The daemon's bounds: a server over its memory is ended, and
+	// restarted on the next need, up to its restarts.
+	m := langserver.New(langserver.Options{MaxRestarts: langserver.DefaultMaxRestarts})
 	t.Cleanup(m.Close)
 	// The daemon's default wait: what a model sees. A result past it is
 	// pending, and the replay asks the diagnostics tool, as a model would.
 	wait := time.Duration(config.DefaultLanguageServers().DiagnosticsMs) * time.Millisecond
 	e.x = NewExecutor(Options{Sessions: e.m, Limits: e.lim, Tools: Builtin(), Diagnostics: m, DiagnosticsWait: wait})
-	return &diagReplay{t: t, e: e}
+	return &diagReplay{t: t, e: e, m: m}
 }
 
 // step moves the workspace to the next version: changed maps each path
@@ -197,7 +201,7 @@ func (r *diagReplay) current(version, rel string) []Diagnostic {
 // workspace as it is, finds an error too (a version met half-way), or
 // they are false alarms.
 func (r *diagReplay) judge(version, rel, where string, found []Diagnostic) {
-	ok, out := r.compiles(rel)
+	ok, out := r.compiles(rel, found)
 	var b strings.Builder
 	unnamed := false
 	for _, d := range found {
@@ -219,6 +223,9 @@ func (r *diagReplay) judge(version, rel, where string, found []Diagnostic) {
 func (r *diagReplay) report(lang string) {
 	r.t.Logf("%s: %d edits, %d writes of new files, %d removals replayed (and %d files written by merges, judged as the version they reach); %d results pending past the daemon's wait; %d results or files with errors: %d where the compiler agrees (a change of several files met half-way), %d false alarms; time per edit or write p50 %v p99 %v",
 		lang, r.edits, r.writes, r.removes, r.merged, r.pending, r.reported, r.brokenMid, r.falseAlarms, quantile(r.took, 0.5), quantile(r.took, 0.99))
+	for _, st := range r.m.Status() {
+		r.t.Logf("%s server: %s, %s, %d restarts %s", st.Language, st.State, fmtMiB(st.RSSBytes), st.Restarts, st.LastError)
+	}
 	if r.edits == 0 {
 		r.t.Fatal("no edit replayed")
 	}
@@ -275,15 +282,33 @@ func TestDiagnosticsReplayGo(t *testing.T) {
 	r.serves = func(rel string) bool {
 		return strings.HasSuffix(rel, ".go") && !slices.Contains(strings.Split(rel, "/"), "testdata")
 	}
-	r.compiles = func(rel string) (bool, string) {
-		// -trimpath: the packages' paths in this temporary copy do not
-		// key the build cache, so a package built once is not built
-		// again for the next judgement.
-		cmd := exec.Command(goCmd, "vet", "-trimpath", "./"+path.Dir(rel))
-		cmd.Dir = r.e.root
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")
-		out, err := cmd.CombinedOutput()
-		return err == nil, string(out)
+	r.compiles = func(rel string, found []Diagnostic) (bool, string) {
+		// The platform of this machine, and any other gopls names an
+		// error for ("undefined: f [darwin]": a file of that platform).
+		platforms := []string{""}
+		for _, d := range found {
+			if m := platformTag.FindStringSubmatch(d.Message); m != nil && !slices.Contains(platforms, m[1]) {
+				platforms = append(platforms, m[1])
+			}
+		}
+		var all strings.Builder
+		for _, goos := range platforms {
+			// -trimpath: the packages' paths in this temporary copy do
+			// not key the build cache, so a package built once is not
+			// built again for the next judgement.
+			cmd := exec.Command(goCmd, "vet", "-trimpath", "./"+path.Dir(rel))
+			cmd.Dir = r.e.root
+			cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")
+			if goos != "" {
+				cmd.Env = append(cmd.Env, "GOOS="+goos)
+			}
+			out, err := cmd.CombinedOutput()
+			all.Write(out)
+			if err != nil {
+				return false, all.String()
+			}
+		}
+		return true, all.String()
 	}
 	extractGitTree(t, repo, commits[0], r.e.root)
 	for i := 1; i < len(commits); i++ {
@@ -316,6 +341,10 @@ func TestDiagnosticsReplayGo(t *testing.T) {
 	}
 	r.report(fmt.Sprintf("go (%d commits of this repository)", len(commits)-1))
 }
+
+// platformTag is the platform gopls names at the end of an error found
+// by a build of another one.
+var platformTag = regexp.MustCompile(` \[(aix|android|darwin|dragonfly|freebsd|illumos|ios|js|linux|netbsd|openbsd|plan9|solaris|wasip1|windows)\]$`)
 
 // extractGitTree writes commit's tree into dir.
 func extractGitTree(t *testing.T, repo, commit, dir string) {
@@ -390,7 +419,7 @@ func TestDiagnosticsReplayTypeScript(t *testing.T) {
 
 	r := newDiagReplay(t)
 	r.serves = func(rel string) bool { return strings.HasSuffix(rel, ".ts") }
-	r.compiles = func(string) (bool, string) {
+	r.compiles = func(string, []Diagnostic) (bool, string) {
 		cmd := exec.Command(tsc, "-p", ".", "--pretty", "false")
 		cmd.Dir = r.e.root
 		out, err := cmd.CombinedOutput()
@@ -408,7 +437,7 @@ func TestDiagnosticsReplayTypeScript(t *testing.T) {
 			for rel, text := range next {
 				r.e.write(rel, text)
 			}
-			if ok, out := r.compiles(""); !ok {
+			if ok, out := r.compiles("", nil); !ok {
 				t.Fatalf("%s does not compile, the replay cannot start from it:\n%s", filepath.Base(tgz), out)
 			}
 		} else {
@@ -476,3 +505,5 @@ func semver(tgz string) []int {
 	}
 	return out
 }
+
+func fmtMiB(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
