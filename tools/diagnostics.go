@@ -112,12 +112,14 @@ func (c *Call) addDiagnostics(d *pendingDiagnostics, p workspace.Path, lines []s
 	return wireDiagnostics(found), false
 }
 
-// newDiagnostics are the errors of after that before does not explain:
-// an error is old when it stands on a line the change left as it was
-// (copies) and that line had an error with the same message before (its
-// first sentence: the hint after it may change with the rest of the
-// file, as TypeScript's "Did you mean" does once it has made ten).
-// Every error of a new file is new.
+// newDiagnostics are the errors of after that before does not explain,
+// by syntax feedback's rule for what a change made: the errors of before
+// are carried to after through the lines the change left as they were
+// (carryRegions, as a chain of changes carries its first version's
+// regions), and an error of after is old when one with the same message
+// (its first sentence: the hint after it may change with the rest of the
+// file, as TypeScript's "Did you mean" does once it has made ten) was
+// carried to its line. Every error of a new file is new.
 func newDiagnostics(before, after []Diagnostic, hadBefore bool, copies []workspace.Copy) []Diagnostic {
 	if !hadBefore {
 		return after
@@ -128,27 +130,17 @@ func newDiagnostics(before, after []Diagnostic, hadBefore bool, copies []workspa
 	}
 	old := map[at]bool{}
 	for _, d := range before {
-		old[at{d.Line, firstSentence(d.Message)}] = true
+		for _, r := range carryRegions([]session.LineSpan{{Start: d.Line, End: d.Line}}, copies) {
+			old[at{r.Start, firstSentence(d.Message)}] = true
+		}
 	}
 	var out []Diagnostic
 	for _, d := range after {
-		if o, ok := oldLine(copies, d.Line); ok && old[at{o, firstSentence(d.Message)}] {
-			continue
+		if !old[at{d.Line, firstSentence(d.Message)}] {
+			out = append(out, d)
 		}
-		out = append(out, d)
 	}
 	return out
-}
-
-// oldLine is the line of the old version that line of the new one is a
-// copy of.
-func oldLine(copies []workspace.Copy, line int) (int, bool) {
-	for _, cp := range copies {
-		if line >= cp.New && line < cp.New+cp.N {
-			return cp.Old + line - cp.New, true
-		}
-	}
-	return 0, false
 }
 
 // renderDiagnostics is head, then each error (up to diagnosticsNamed)
@@ -157,8 +149,7 @@ func oldLine(copies []workspace.Copy, line int) (int, bool) {
 func renderDiagnostics(head string, found []Diagnostic, lines []string, maxChars int) (string, session.LineSet) {
 	var b strings.Builder
 	b.WriteString(head)
-	shown := session.Empty()
-	count := 0
+	show := newLineShow(lines, maxChars, diagnosticLinesShown)
 	for i, d := range found {
 		if i == diagnosticsNamed {
 			fmt.Fprintf(&b, "\n(%d more)", len(found)-i)
@@ -169,18 +160,9 @@ func renderDiagnostics(head string, found []Diagnostic, lines []string, maxChars
 			code = " [" + d.Code + "]"
 		}
 		fmt.Fprintf(&b, "\nline %d: %s%s", d.Line, d.Message, code)
-		l := d.Line
-		if l < 1 || l > len(lines) || shown.Contains(l) || count == diagnosticLinesShown {
-			continue
-		}
-		text, clipped := clipRunes(lines[l-1], maxChars)
-		fmt.Fprintf(&b, "\n%d:%s", l, text)
-		if !clipped {
-			shown = shown.Add(l, l)
-		}
-		count++
+		show.line(&b, d.Line)
 	}
-	return b.String(), shown
+	return b.String(), show.shown
 }
 
 // Diagnostics is the read-only diagnostics tool: the current errors of

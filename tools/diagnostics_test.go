@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/hostd-dev/hostd/internal/testenv"
 	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools/langserver"
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 // withServers gives the executor every builtin tool and the language
@@ -146,5 +148,40 @@ func TestMissingServerIsQuiet(t *testing.T) {
 	d = e.diagnostics(map[string]any{"path": "notes.txt"})
 	if d.OK || d.Error.Code != wire.ToolInvalidArgument {
 		t.Fatalf("a file no server serves: %+v", d.Error)
+	}
+}
+
+// The rule for a change's new errors, as syntax feedback's: an error of
+// before carried through the lines the change left is old at its new
+// line when the message agrees (its first sentence); one on a line the
+// change wrote, one with another message, and every error of a new file
+// is new; and the lines shown under the errors are the feedback's.
+func TestNewDiagnosticsRule(t *testing.T) {
+	before := []Diagnostic{
+		{Line: 2, Message: "undefined: x. Did you mean y?"},
+		{Line: 5, Message: "undefined: z"},
+		{Line: 7, Message: "missing return"},
+	}
+	// Old 1..3 became new 2..4 (a line inserted above), old 4 was
+	// rewritten, old 5..7 became new 6..8.
+	copies := []workspace.Copy{{New: 2, Old: 1, N: 3}, {New: 6, Old: 5, N: 3}}
+	after := []Diagnostic{
+		{Line: 3, Message: "undefined: x. Did you mean w?"}, // old, carried from 2
+		{Line: 5, Message: "undefined: z"},                  // on the rewritten line: new
+		{Line: 6, Message: "undefined: z"},                  // old, carried from 5
+		{Line: 8, Message: "too many return values"},        // another message: new
+		{Line: 2, Message: "undefined: x"},                  // old 1 had no error: new
+	}
+	got := lineOfErrors(newDiagnostics(before, after, true, copies))
+	if !slices.Equal(got, []int{5, 8, 2}) {
+		t.Fatalf("new errors at %v, want 5, 8, 2", got)
+	}
+	if got := newDiagnostics(before, after, false, nil); len(got) != len(after) {
+		t.Fatalf("a new file: %v", got)
+	}
+	lines := []string{"a", "b", strings.Repeat("c", 30)}
+	text, shown := renderDiagnostics("head", []Diagnostic{{Line: 2, Message: "m", Code: "X"}, {Line: 2, Message: "n"}, {Line: 3, Message: "o"}, {Line: 9, Message: "p"}}, lines, 10)
+	if !strings.HasPrefix(text, "head\nline 2: m [X]\n2:b\nline 2: n\nline 3: o\n3:cccccccccc") || !strings.HasSuffix(text, "\nline 9: p") || !shown.Contains(2) || shown.Contains(3) {
+		t.Fatalf("render:\n%s\nshown %v", text, shown)
 	}
 }

@@ -229,22 +229,13 @@ func renderFeedback(added, unsure []wire.SyntaxError, why string, lines []string
 			b.WriteString(": " + why)
 		}
 	}
-	shown := session.Empty()
-	count := 0
+	show := newLineShow(lines, maxChars, feedbackLines)
 	for _, e := range append(slices.Clone(added), unsure...) {
-		for l := e.StartLine; l <= e.EndLine && l-e.StartLine < feedbackLinesPerError && count < feedbackLines; l++ {
-			if l < 1 || l > len(lines) || shown.Contains(l) {
-				continue
-			}
-			text, clipped := clipRunes(lines[l-1], maxChars)
-			fmt.Fprintf(&b, "\n%d:%s", l, text)
-			if !clipped {
-				shown = shown.Add(l, l)
-			}
-			count++
+		for l := e.StartLine; l <= e.EndLine && l-e.StartLine < feedbackLinesPerError; l++ {
+			show.line(&b, l)
 		}
 	}
-	return b.String(), shown
+	return b.String(), show.shown
 }
 
 // writeRegions names regions: "line 14 (missing "}"), lines 30-32", at

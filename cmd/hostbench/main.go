@@ -7,7 +7,8 @@
 // the figures the packages' own Go benchmarks produce, and what parsing in
 // worker processes costs beside a daemon that parsed in its own (built
 // from a base commit), and how the parse workers are shared between
-// sessions (a small block op beside sessions parsing large files). It
+// sessions (a small block op beside sessions parsing large files), and
+// what a warm language server adds to an edit. It
 // prints a table per section and, for a full run, writes
 // docs/benchmarks.md whole, from that run alone, with the run's record
 // beside it (docs/benchmarks.json); a -quick run, or one of some
@@ -86,6 +87,7 @@ var sectionDefs = []sectionDef{
 	{"parse", "Parsing in worker processes", parseSection},
 	{"replay", "Replay of real edits: syntax feedback and reads since a tag", replaySection},
 	{"fair", "Parse workers shared between sessions: a small block op beside heavy parsing", fairSection},
+	{"langserver", "Language servers: what gopls and typescript-language-server add to an edit", langServerSection},
 }
 
 func sectionKeys() []string {

@@ -247,7 +247,10 @@ func (m *Manager) Changed(root, path, before string, hadBefore bool, after strin
 
 // Removed tells root's server of path's language that hostd removed
 // path (REM, or the source of a move): the document is closed, so the
-// server no longer reads the text it had. It returns at once.
+// server no longer reads the text it had, and the file is reported
+// deleted (workspace/didChangeWatchedFiles), so a server that read it
+// from disk (gopls keeps a package's files) drops it too. It returns at
+// once.
 func (m *Manager) Removed(root, path string) {
 	if m == nil || !m.Serves(root, path) {
 		return
@@ -262,6 +265,7 @@ func (m *Manager) Removed(root, path string) {
 	s.submit(func(p *proc, err error) {
 		if err == nil {
 			s.close1(p, fileURI(path))
+			s.deleted(p, fileURI(path))
 		}
 	})
 }

@@ -75,6 +75,18 @@ type didCloseParams struct {
 	TextDocument textDocumentIdentifier `json:"textDocument"`
 }
 
+// fileDeleted is a file event's type for a removed file.
+const fileDeleted = 3
+
+type fileEvent struct {
+	URI  string `json:"uri"`
+	Type int    `json:"type"`
+}
+
+type didChangeWatchedFilesParams struct {
+	Changes []fileEvent `json:"changes"`
+}
+
 type workspaceFolder struct {
 	URI  string `json:"uri"`
 	Name string `json:"name"`

@@ -70,9 +70,13 @@ type document struct {
 	pushedVersion *int
 	pushSeq       uint64
 	pushAt        time.Time
-	// errs are the errors of version known (0: none known yet).
-	errs  []Diagnostic
-	known int
+	// errs are the errors of version known (0: none known yet), found
+	// when the server had been sent knownEdits texts: a file's errors
+	// depend on the others', so they hold only while no other text
+	// changed.
+	errs       []Diagnostic
+	known      int
+	knownEdits uint64
 }
 
 // proc is one run of a server's process.
@@ -123,6 +127,7 @@ type server struct {
 	used     time.Time
 	docs     map[string]*document
 	pushes   uint64
+	edits    uint64        // texts sent: every didOpen, didChange of another text and didClose
 	notify   chan struct{} // closed and replaced at every push
 	queued   int
 	current  *proc  // the process, once started: close ends it
@@ -449,20 +454,27 @@ func (s *server) pushed(pd publishDiagnosticsParams) {
 // open makes the server hold text for path: opened, or changed when it
 // held another text. It returns the document, and the count of pushes
 // before the change was sent (a push after it may be for it); changed
-// is false when the server already held text.
+// is false when the server already held text. A server that only pushes
+// errors, and pushes again only those that changed, is sent the text it
+// holds once more (a new version) when other texts changed since its
+// errors were known: a push for that version is its word on them now.
 func (s *server) open(p *proc, path, langID, text string) (d *document, seq uint64, changed bool, err error) {
 	uri := fileURI(path)
 	s.mu.Lock()
 	d = s.docs[uri]
 	seq = s.pushes
 	now := time.Now()
-	if d != nil && d.text == text {
+	pushOnly := !s.lang.tsserver && !p.pull
+	if d != nil && d.text == text && (!pushOnly || d.known == d.version && d.knownEdits == s.edits) {
 		d.used = now
 		s.mu.Unlock()
 		return d, seq, false, nil
 	}
 	var method string
 	var params any
+	if d == nil || d.text != text {
+		s.edits++
+	}
 	if d == nil {
 		if len(s.docs) >= maxOpenDocuments {
 			s.closeOldest(p)
@@ -490,6 +502,7 @@ func (s *server) closeOldest(p *proc) {
 	}
 	if old != nil {
 		delete(s.docs, old.uri)
+		s.edits++
 		go p.conn.Notify(context.Background(), "textDocument/didClose", didCloseParams{TextDocument: textDocumentIdentifier{URI: old.uri}})
 	}
 }
@@ -499,12 +512,26 @@ func (s *server) close1(p *proc, uri string) {
 	s.mu.Lock()
 	_, open := s.docs[uri]
 	delete(s.docs, uri)
+	if open {
+		s.edits++
+	}
 	s.mu.Unlock()
 	if open {
 		s.watch(p, s.m.opt.StartTimeout, func() error {
 			return p.conn.Notify(context.Background(), "textDocument/didClose", didCloseParams{TextDocument: textDocumentIdentifier{URI: uri}})
 		})
 	}
+}
+
+// deleted tells the server the file at uri is gone from disk: every
+// file's errors may change with it.
+func (s *server) deleted(p *proc, uri string) {
+	s.mu.Lock()
+	s.edits++
+	s.mu.Unlock()
+	s.watch(p, s.m.opt.StartTimeout, func() error {
+		return p.conn.Notify(context.Background(), "workspace/didChangeWatchedFiles", didChangeWatchedFilesParams{Changes: []fileEvent{{URI: uri, Type: fileDeleted}}})
+	})
 }
 
 // saved tells the server the document's text is now on disk.
@@ -520,8 +547,8 @@ func (s *server) saved(p *proc, d *document) error {
 // server is slow, or hung and ended).
 func (s *server) errorsOf(p *proc, d *document, seq uint64, limit time.Duration) ([]Diagnostic, error) {
 	s.mu.Lock()
-	version := d.version
-	if d.known == version {
+	version, edits := d.version, s.edits
+	if d.known == version && d.knownEdits == edits {
 		errs := d.errs
 		s.mu.Unlock()
 		return errs, nil
@@ -550,7 +577,7 @@ func (s *server) errorsOf(p *proc, d *document, seq uint64, limit time.Duration)
 	errs := errorsIn(raw)
 	s.mu.Lock()
 	if d.version == version {
-		d.errs, d.known = errs, version
+		d.errs, d.known, d.knownEdits = errs, version, edits
 	}
 	s.mu.Unlock()
 	return errs, nil
