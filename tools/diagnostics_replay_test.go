@@ -19,6 +19,7 @@ import (
 
 	"github.com/hostd-dev/hostd/config"
 	"github.com/hostd-dev/hostd/internal/testenv"
+	"github.com/hostd-dev/hostd/rpc/wire"
 	"github.com/hostd-dev/hostd/tools/langserver"
 )
 
@@ -48,12 +49,12 @@ type diagReplay struct {
 	t        *testing.T
 	e        *editEnv
 	m        *langserver.Manager
-	serves   func(rel string) bool                               // the files the language server checks
-	compiles func(rel string, found []Diagnostic) (bool, string) // the judge, on the workspace as it is
+	serves   func(rel string) bool                                    // the files the language server checks
+	compiles func(rel string, found []wire.Diagnostic) (bool, string) // the judge, on the workspace as it is
 	// names says the judge's output names an error at d's line of rel;
 	// nil when it names only the first (go vet): then it is enough that
 	// it fails.
-	names func(out, rel string, d Diagnostic) bool
+	names func(out, rel string, d wire.Diagnostic) bool
 	// The figures.
 	edits, writes, removes, merged, pending, reported, brokenMid, falseAlarms int
 	took                                                                      []time.Duration
@@ -113,7 +114,7 @@ func (r *diagReplay) step(version string, changed map[string]string, gone map[st
 			}
 			continue
 		}
-		var found []Diagnostic
+		var found []wire.Diagnostic
 		var pending bool
 		start := time.Now()
 		switch {
@@ -183,7 +184,7 @@ func (r *diagReplay) step(version string, changed map[string]string, gone map[st
 
 // current is rel's errors by the diagnostics tool, asked again while its
 // server has not answered for the file's current text.
-func (r *diagReplay) current(version, rel string) []Diagnostic {
+func (r *diagReplay) current(version, rel string) []wire.Diagnostic {
 	for range 30 { // each ask waits up to diagnosticsToolWait
 		d := r.e.diagnostics(map[string]any{"path": rel})
 		if !d.OK {
@@ -200,7 +201,7 @@ func (r *diagReplay) current(version, rel string) []Diagnostic {
 // judge decides on errors reported for rel: the compiler, on the
 // workspace as it is, finds an error too (a version met half-way), or
 // they are false alarms.
-func (r *diagReplay) judge(version, rel, where string, found []Diagnostic) {
+func (r *diagReplay) judge(version, rel, where string, found []wire.Diagnostic) {
 	ok, out := r.compiles(rel, found)
 	var b strings.Builder
 	unnamed := false
@@ -282,7 +283,7 @@ func TestDiagnosticsReplayGo(t *testing.T) {
 	r.serves = func(rel string) bool {
 		return strings.HasSuffix(rel, ".go") && !slices.Contains(strings.Split(rel, "/"), "testdata")
 	}
-	r.compiles = func(rel string, found []Diagnostic) (bool, string) {
+	r.compiles = func(rel string, found []wire.Diagnostic) (bool, string) {
 		// The platform of this machine, and any other gopls names an
 		// error for ("undefined: f [darwin]": a file of that platform).
 		platforms := []string{""}
@@ -419,13 +420,13 @@ func TestDiagnosticsReplayTypeScript(t *testing.T) {
 
 	r := newDiagReplay(t)
 	r.serves = func(rel string) bool { return strings.HasSuffix(rel, ".ts") }
-	r.compiles = func(string, []Diagnostic) (bool, string) {
+	r.compiles = func(string, []wire.Diagnostic) (bool, string) {
 		cmd := exec.Command(tsc, "-p", ".", "--pretty", "false")
 		cmd.Dir = r.e.root
 		out, err := cmd.CombinedOutput()
 		return err == nil, string(out)
 	}
-	r.names = func(out, rel string, d Diagnostic) bool {
+	r.names = func(out, rel string, d wire.Diagnostic) bool {
 		return strings.Contains(out, fmt.Sprintf("%s(%d,", rel, d.Line))
 	}
 	r.e.write("tsconfig.json", immerTSConfig)

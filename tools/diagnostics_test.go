@@ -172,7 +172,7 @@ func TestNewDiagnosticsRule(t *testing.T) {
 		{Line: 8, Message: "too many return values"},        // another message: new
 		{Line: 2, Message: "undefined: x"},                  // old 1 had no error: new
 	}
-	got := lineOfErrors(newDiagnostics(before, after, true, copies))
+	got := lineOfErrors(wireDiagnostics(newDiagnostics(before, after, true, copies)))
 	if !slices.Equal(got, []int{5, 8, 2}) {
 		t.Fatalf("new errors at %v, want 5, 8, 2", got)
 	}

@@ -42,13 +42,7 @@ func langServerSection(ctx context.Context, o options) *Section {
 		{"TypeScript", "typescript-language-server", "a.ts", "", "export function f%d(x: number): number {\n  return x + %d;\n}\n\n", "  return x + %d;"},
 	}
 	t := Table{Title: "An edit with its language server warm, beside the same edit with language servers off", Header: []string{"file", "server", "off p50", "off p99", "on p50", "on p99", "added at p50", "on/off p50", "server memory"}}
-	dir, err := os.MkdirTemp("", "hostbench-lsp-")
-	if err != nil {
-		s.Notes = append(s.Notes, "not measured: "+err.Error())
-		return s
-	}
-	defer os.RemoveAll(dir)
-	var bin string
+	var dir, bin string // a temporary directory with hostd built in it, once a server is found
 	for _, l := range langs {
 		goal := l.name + " edit with " + l.server + " warm, p99"
 		target := "<= " + strconv.Itoa(wait) + " ms"
@@ -60,10 +54,12 @@ func langServerSection(ctx context.Context, o options) *Section {
 			continue
 		}
 		if bin == "" {
-			if bin, err = buildHostd(ctx, o, dir); err != nil {
+			var err error
+			if dir, bin, err = tempHostd(ctx, o, "lsp"); err != nil {
 				s.Notes = append(s.Notes, "not measured: "+err.Error())
 				return s
 			}
+			defer os.RemoveAll(dir)
 		}
 		var text strings.Builder
 		text.WriteString(l.head)
