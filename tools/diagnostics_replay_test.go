@@ -246,6 +246,10 @@ func (e *editEnv) readWhole(rel string) string {
 	return rr.Tag
 }
 
+// goReplayEnd is the last commit of this repository's history the Go
+// replay moves through (its CI size the 40 first-parent commits up to it).
+const goReplayEnd = "0445cc549a6891fda9942b29b11d790111fb24ed"
+
 // TestDiagnosticsReplayGo replays this repository's Go history through
 // gopls.
 func TestDiagnosticsReplayGo(t *testing.T) {
@@ -259,13 +263,18 @@ func TestDiagnosticsReplayGo(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("the replay needs git")
 	}
-	// The commits since go.mod last changed: the module cache holds what
-	// each needs, and no commit changes what gopls loaded from go.mod.
-	since, err := git(repo, "log", "--first-parent", "--format=%H", "-n", "1", "--", "go.mod", "go.sum")
-	if err != nil {
-		t.Skipf("the replay needs the module to be a git checkout: %v", err)
+	// A fixed stretch of history, so every run replays the same edits:
+	// the commits up to goReplayEnd since go.mod last changed before it
+	// (the module cache holds what each needs, and no commit changes what
+	// gopls loaded from go.mod).
+	if _, err := git(repo, "cat-file", "-e", goReplayEnd+"^{commit}"); err != nil {
+		t.Skipf("the replay needs the module to be a git checkout with commit %s: %v", goReplayEnd, err)
 	}
-	out, err := git(repo, "rev-list", "--first-parent", "--reverse", strings.TrimSpace(since)+"..HEAD")
+	since, err := git(repo, "log", "--first-parent", "--format=%H", "-n", "1", goReplayEnd, "--", "go.mod", "go.sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := git(repo, "rev-list", "--first-parent", "--reverse", strings.TrimSpace(since)+".."+goReplayEnd)
 	if err != nil {
 		t.Fatal(err)
 	}
