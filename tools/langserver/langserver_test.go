@@ -215,9 +215,7 @@ func TestIdleServerIsShutDownAndStartedAgain(t *testing.T) {
 	if _, _, err := change(t, m, root, p, "", false, "x\n"); err != nil {
 		t.Fatal(err)
 	}
-	for status(t, m).State != StateIdle {
-		time.Sleep(50 * time.Millisecond)
-	}
+	testenv.Until(t, 30*time.Second, "the idle server to be shut down", func() bool { return status(t, m).State == StateIdle })
 	if _, a, err := change(t, m, root, p, "x\n", true, "ERR\n"); err != nil || !slices.Equal(lines(a), []int{1}) {
 		t.Fatalf("after idle: %v %v", a, err)
 	}
@@ -236,16 +234,13 @@ func TestServerCountBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The first one is shut down by its own goroutine: wait for it.
-	for {
+	testenv.Until(t, 30*time.Second, "the first server to be shut down and the second ready", func() bool {
 		st := m.Status()
 		if len(st) != 2 {
 			t.Fatalf("status %+v: want two servers", st)
 		}
-		if st[0].State == StateIdle && st[1].State == StateReady || st[1].State == StateIdle && st[0].State == StateReady {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return st[0].State == StateIdle && st[1].State == StateReady || st[1].State == StateIdle && st[0].State == StateReady
+	})
 }
 
 // The config file's defaults are the ones New applies to zero options,
