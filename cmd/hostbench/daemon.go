@@ -72,6 +72,22 @@ func (s *syncBuffer) String() string {
 
 // startDaemon starts bin on a socket in dir and waits until it answers.
 // Extra flags follow the socket and state flags.
+// languageServersOff is the config field every section but langserver
+// runs this checkout's daemon with: they measure hostd's own work, and a
+// language server found on the PATH would add its wait to every write
+// and edit (section 9 measures that on its own).
+const languageServersOff = `"languageServers": {"enabled": false}`
+
+// configArgs writes a config file of fields into dir and returns the
+// flag that names it.
+func configArgs(dir string, fields ...string) ([]string, error) {
+	path := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(path, []byte("{"+strings.Join(fields, ", ")+"}"), 0o600); err != nil {
+		return nil, err
+	}
+	return []string{"--config", path}, nil
+}
+
 func startDaemon(ctx context.Context, bin, dir string, extra ...string) (*daemon, error) {
 	d := &daemon{sock: filepath.Join(dir, "hostd.sock"), output: &syncBuffer{}, exited: make(chan struct{})}
 	args := append([]string{"--socket", d.sock, "--state-dir", filepath.Join(dir, "state"), "--log-level", "error"}, extra...)

@@ -94,7 +94,11 @@ func fairRun(ctx context.Context, bin, dir string, heavy, ops int) (fairResult, 
 	if err := os.MkdirAll(ws, 0o700); err != nil {
 		return r, err
 	}
-	d, err := startDaemon(ctx, bin, dir)
+	args, err := configArgs(dir, languageServersOff)
+	if err != nil {
+		return r, err
+	}
+	d, err := startDaemon(ctx, bin, dir, args...)
 	if err != nil {
 		return r, err
 	}

@@ -50,7 +50,11 @@ func hostSection(ctx context.Context, o options) *Section {
 			return fail(err)
 		}
 	}
-	d, err := startDaemon(ctx, bin, dir)
+	args, err := configArgs(dir, languageServersOff)
+	if err != nil {
+		return fail(err)
+	}
+	d, err := startDaemon(ctx, bin, dir, args...)
 	if err != nil {
 		return fail(err)
 	}

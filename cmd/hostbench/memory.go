@@ -79,7 +79,12 @@ func sessionMemory(ctx context.Context, o options, s *Section) {
 			return
 		}
 	}
-	d, err := startDaemon(ctx, bin, dir)
+	args, err := configArgs(dir, languageServersOff)
+	if err != nil {
+		fail(err)
+		return
+	}
+	d, err := startDaemon(ctx, bin, dir, args...)
 	if err != nil {
 		fail(err)
 		return

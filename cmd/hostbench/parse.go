@@ -156,11 +156,17 @@ func parseEndToEnd(ctx context.Context, dir, baseBin, newBin string, rounds int)
 		// A parse time far above the calls' own: on a loaded machine a
 		// parse past the default 500 ms is declined, and a declined call
 		// measures nothing.
-		cfg := filepath.Join(sd, "config.json")
-		if err := os.WriteFile(cfg, []byte(`{"limits": {"maxParseMs": 30000}}`), 0o600); err != nil {
+		// This checkout's daemon runs with no language server (the
+		// base has none), so the calls compare parsing alone.
+		fields := []string{`"limits": {"maxParseMs": 30000}`}
+		if bin == newBin {
+			fields = append(fields, languageServersOff)
+		}
+		args, err := configArgs(sd, fields...)
+		if err != nil {
 			return nil, nil, err
 		}
-		d, err := startDaemon(ctx, bin, sd, "--config", cfg)
+		d, err := startDaemon(ctx, bin, sd, args...)
 		if err != nil {
 			return nil, nil, err
 		}
