@@ -270,3 +270,74 @@ func TestRemovedClosesTheDocument(t *testing.T) {
 		t.Fatalf("status %+v: the removed file is still open", st)
 	}
 }
+
+// hold makes m's server of root busy: one job it runs until release is
+// closed, and a full queue behind it.
+func hold(t *testing.T, m *Manager, root string) (release chan struct{}) {
+	t.Helper()
+	m.mu.Lock()
+	s := m.servers[key{root, "go"}]
+	m.mu.Unlock()
+	release = make(chan struct{})
+	if s == nil || !s.submit(func(*proc, error) { <-release }) {
+		t.Fatal("the holding job was refused")
+	}
+	for s.submit(func(*proc, error) {}) {
+	}
+	return release
+}
+
+// A server whose queue is full refuses a write's check (busy), but not
+// its news: once it is free it holds the text on disk of the file it had
+// open. The diagnostics of a busy server are pending, not failed, and
+// come once it has room.
+func TestBusyServerStillLearnsOfWrites(t *testing.T) {
+	m := fake(t, "ok", Options{})
+	root := testenv.TempDir(t)
+	a, b := filepath.Join(root, "a.go"), filepath.Join(root, "b.go")
+	if _, _, err := change(t, m, root, a, "", false, "one\n"); err != nil {
+		t.Fatal(err)
+	}
+	release := hold(t, m, root)
+	if err := os.WriteFile(a, []byte("one\nERR two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok, err := m.Changed(root, a, "one\n", true, "one\nERR two\n").Wait(far()); ok || err == nil || !strings.Contains(err.Error(), "busy") {
+		t.Fatalf("a write to a busy server: ok %v err %v; want busy", ok, err)
+	}
+	// Its queue stays full past this deadline: pending, no error.
+	if errs, ok, err := m.Errors(root, b, "ERR b\n", time.Now()); ok || err != nil || errs != nil {
+		t.Fatalf("Errors of a busy server: %v %v %v; want pending", errs, ok, err)
+	}
+	type answer struct {
+		errs []Diagnostic
+		ok   bool
+		err  error
+	}
+	asked := make(chan answer, 1)
+	go func() {
+		errs, ok, err := m.Errors(root, b, "ERR b\n", far())
+		asked <- answer{errs, ok, err}
+	}()
+	close(release)
+	if got := <-asked; !got.ok || got.err != nil || !slices.Equal(lines(got.errs), []int{1}) {
+		t.Fatalf("Errors once the server is free: %+v", got)
+	}
+	m.mu.Lock()
+	s := m.servers[key{root, "go"}]
+	m.mu.Unlock()
+	s.mu.Lock()
+	d := s.docs[fileURI(a)]
+	var held string
+	if d != nil {
+		held = d.text
+	}
+	s.mu.Unlock()
+	if held != "one\nERR two\n" {
+		t.Fatalf("the server holds %q of a.go; want its text on disk", held)
+	}
+	errs, ok, err := m.Errors(root, a, "one\nERR two\n", far())
+	if !ok || err != nil || !slices.Equal(lines(errs), []int{2}) {
+		t.Fatalf("a.go: %v %v %v", errs, ok, err)
+	}
+}

@@ -238,6 +238,7 @@ func (m *Manager) Changed(root, path, before string, hadBefore bool, after strin
 		}
 		c.err = err
 	})
+	s.noteMissed(path, id, !hadBefore, !ok)
 	if !ok {
 		c.err = fmt.Errorf("the %s server is busy with earlier work", s.lang.name)
 		close(c.done)
@@ -255,19 +256,20 @@ func (m *Manager) Removed(root, path string) {
 	if m == nil || !m.Serves(root, path) {
 		return
 	}
-	lang, _, _ := languageOf(path)
+	lang, id, _ := languageOf(path)
 	m.mu.Lock()
 	s := m.servers[key{root, lang.name}]
 	m.mu.Unlock()
 	if s == nil {
 		return
 	}
-	s.submit(func(p *proc, err error) {
+	ok := s.submit(func(p *proc, err error) {
 		if err == nil {
 			s.close1(p, fileURI(path))
 			s.deleted(p, fileURI(path))
 		}
 	})
+	s.noteMissed(path, id, false, !ok)
 }
 
 // Errors finds the errors of path, whose text is text, by deadline; ok
@@ -283,7 +285,7 @@ func (m *Manager) Errors(root, path, text string, deadline time.Time) (errs []Di
 		err  error
 	}
 	ch := make(chan answer, 1)
-	if !s.submit(func(p *proc, err error) {
+	if !s.submitBy(deadline, func(p *proc, err error) {
 		if err == nil {
 			var d *document
 			var seq uint64
@@ -296,7 +298,9 @@ func (m *Manager) Errors(root, path, text string, deadline time.Time) (errs []Di
 		}
 		ch <- answer{nil, err}
 	}) {
-		return nil, false, fmt.Errorf("the %s server is busy with earlier work", s.lang.name)
+		// Its queue stayed full until the deadline: pending, as a slow
+		// answer is.
+		return nil, false, nil
 	}
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()

@@ -75,8 +75,12 @@ type didCloseParams struct {
 	TextDocument textDocumentIdentifier `json:"textDocument"`
 }
 
-// fileDeleted is a file event's type for a removed file.
-const fileDeleted = 3
+// A file event's type: the file was made, changed, or removed.
+const (
+	fileCreated = 1
+	fileChanged = 2
+	fileDeleted = 3
+)
 
 type fileEvent struct {
 	URI  string `json:"uri"`

@@ -144,3 +144,89 @@ func TestRemovedFileIsGoneForTheServer(t *testing.T) {
 		})
 	}
 }
+
+// An import turned around file by file, as a refactor through hostd's
+// tools writes it: w came to own the shape r had and w imported; a new
+// file of w declares it, then r comes to import w while w still imports
+// r (a cycle, for a moment), then the user of both, then w stops
+// importing r. Once all are written every file's errors are none (the
+// replay of this repository's history found the cycle's errors kept
+// after it: "missing metadata for import", and r's types as they were,
+// when the server's queue was full and refused the news of the writes).
+func TestImportTurnedAroundLeavesNoErrors(t *testing.T) {
+	testenv.LanguageServer(t, "gopls")
+	m := New(Options{})
+	defer m.Close()
+	root := testenv.TempDir(t)
+	write := func(rel, text string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"r/entry.go":  "package r\n\ntype Entry struct {\n\tPath string\n}\n",
+		"r/use.go":    "package r\n\nfunc PathOf(e Entry) string { return e.Path }\n",
+		"w/types.go":  "package w\n\nimport \"example.com/m/r\"\n\ntype Answer struct {\n\tEntries []r.Entry\n}\n",
+		"w/codes.go":  "package w\n\nconst Code = 1\n",
+		"w/old.go":    "package w\n\nconst Other = 2\n",
+		"c/c.go":      "package c\n\nimport (\n\t\"example.com/m/r\"\n\t\"example.com/m/w\"\n)\n\nfunc F(e r.Entry) w.Answer { return w.Answer{Entries: []r.Entry{e}} }\n",
+		"c/c_test.go": "package c\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/r\"\n)\n\nfunc TestF(t *testing.T) {\n\tif F(r.Entry{Path: \"x\"}).Entries[0].Path != \"x\" {\n\t\tt.Fatal()\n\t}\n}\n",
+	}
+	for rel, text := range before {
+		write(rel, text)
+	}
+	p := func(rel string) string { return filepath.Join(root, rel) }
+	// Before: clean, and the server has loaded the packages.
+	if errs, ok, err := m.Errors(root, p("c/c.go"), before["c/c.go"], far()); !ok || err != nil || len(errs) != 0 {
+		t.Fatalf("c/c.go before: %v %v %v", errs, ok, err)
+	}
+	after := []struct{ rel, text string }{
+		{"w/review.go", "package w\n\ntype ReviewEntry struct {\n\tPath string\n}\n"},
+		{"w/codes2.go", "package w\n\nconst Other = 2\n"}, // moved here from w/old.go, removed below
+		{"r/entry.go", "package r\n\nimport \"example.com/m/w\"\n\ntype Entry struct {\n\tw.ReviewEntry\n\tCanon string\n}\n"},
+		{"c/c.go", "package c\n\nimport (\n\t\"example.com/m/r\"\n\t\"example.com/m/w\"\n)\n\nfunc F(e r.Entry) w.Answer { return w.Answer{Entries: []w.ReviewEntry{e.ReviewEntry}} }\n"},
+		{"c/c_test.go", "package c\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/r\"\n\t\"example.com/m/w\"\n)\n\nfunc TestF(t *testing.T) {\n\tif F(r.Entry{ReviewEntry: w.ReviewEntry{Path: \"x\"}}).Entries[0].Path != \"x\" {\n\t\tt.Fatal()\n\t}\n}\n"},
+		{"w/types.go", "package w\n\ntype Answer struct {\n\tEntries []ReviewEntry\n}\n"},
+	}
+	// The server is held on earlier work, its queue full, while the
+	// files are written: each write's check is refused (busy), and the
+	// server must still come to know every file as it is on disk.
+	m.mu.Lock()
+	s := m.servers[key{root, "go"}]
+	m.mu.Unlock()
+	release := make(chan struct{})
+	if !s.submit(func(*proc, error) { <-release }) {
+		t.Fatal("the holding job was refused")
+	}
+	for s.submit(func(*proc, error) {}) {
+	}
+	for _, a := range after {
+		write(a.rel, a.text)
+		old, had := before[a.rel]
+		if _, _, ok, err := m.Changed(root, p(a.rel), old, had, a.text).Wait(far()); ok || err == nil {
+			t.Fatalf("%s: the check was not refused (%v)", a.rel, err)
+		}
+	}
+	if err := os.Remove(p("w/old.go")); err != nil {
+		t.Fatal(err)
+	}
+	m.Removed(root, p("w/old.go"))
+	close(release)
+	// Each file asked is opened with its text, as the diagnostics tool
+	// asks; the files they depend on the server knows from disk only.
+	for _, rel := range []string{"c/c.go", "r/use.go", "w/codes.go", "w/codes2.go"} {
+		text, err := os.ReadFile(p(rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs, ok, err := m.Errors(root, p(rel), string(text), far())
+		if !ok || err != nil || len(errs) != 0 {
+			t.Errorf("%s after the turn: %v %v %v; want no error", rel, errs, ok, err)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -130,11 +131,16 @@ type server struct {
 	edits    uint64        // texts sent: every didOpen, didChange of another text and didClose
 	notify   chan struct{} // closed and replaced at every push
 	queued   int
-	current  *proc  // the process, once started: close ends it
-	noServer bool   // failed for want of a command (ErrNoServer)
-	crashed  bool   // the last process ended without being asked
-	endedWhy string // why hostd ended it (a bound), when it did
-	shutdown bool   // the manager ended it: jobs are refused
+	// behind are the files hostd wrote or removed whose news the
+	// server's queue refused (it was full), by path: sent from disk
+	// after the jobs queued before them (sync).
+	behind   map[string]*missedFile
+	room     chan struct{} // closed and replaced when a job leaves the queue
+	current  *proc         // the process, once started: close ends it
+	noServer bool          // failed for want of a command (ErrNoServer)
+	crashed  bool          // the last process ended without being asked
+	endedWhy string        // why hostd ended it (a bound), when it did
+	shutdown bool          // the manager ended it: jobs are refused
 }
 
 // job is work for the server's goroutine: run with a live process, or
@@ -143,7 +149,7 @@ type job func(p *proc, err error)
 
 func newServer(m *Manager, root string, lang *language) *server {
 	s := &server{m: m, root: root, lang: lang, jobs: make(chan job, maxQueuedJobs), quit: make(chan struct{}), gone: make(chan struct{}),
-		state: StateIdle, docs: map[string]*document{}, notify: make(chan struct{}), used: time.Now()}
+		state: StateIdle, docs: map[string]*document{}, behind: map[string]*missedFile{}, notify: make(chan struct{}), room: make(chan struct{}), used: time.Now()}
 	go s.run()
 	return s
 }
@@ -166,6 +172,31 @@ func (s *server) submit(j job) bool {
 	}
 }
 
+// submitBy queues j, waiting for room in the queue until deadline;
+// false when there was none by then, or the server was shut down.
+func (s *server) submitBy(deadline time.Time, j job) bool {
+	if s.submit(j) {
+		return true
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		room := s.room
+		s.mu.Unlock()
+		if s.submit(j) {
+			return true
+		}
+		select {
+		case <-room:
+		case <-s.quit:
+			return false
+		case <-t.C:
+			return false
+		}
+	}
+}
+
 // run is the server's goroutine.
 func (s *server) run() {
 	var p *proc
@@ -183,6 +214,8 @@ func (s *server) run() {
 		case j := <-s.jobs:
 			s.mu.Lock()
 			s.queued--
+			close(s.room)
+			s.room = make(chan struct{})
 			s.mu.Unlock()
 			if j == nil { // idle: shut the process down
 				if p != nil {
@@ -195,6 +228,9 @@ func (s *server) run() {
 			var err error
 			p, err = s.ensure(p)
 			j(p, err)
+			if err == nil {
+				s.sync(p)
+			}
 		}
 	}
 }
@@ -505,6 +541,104 @@ func (s *server) closeOldest(p *proc) {
 		s.edits++
 		go p.conn.Notify(context.Background(), "textDocument/didClose", didCloseParams{TextDocument: textDocumentIdentifier{URI: old.uri}})
 	}
+}
+
+// missedFile is a file whose change the server was not told of.
+type missedFile struct {
+	langID  string
+	created bool // new: reported as created when it is not open
+	told    bool // reported as changed on disk (it was not open)
+}
+
+// maxMissed bounds the files remembered as missed; past it a change is
+// not remembered (the server's view of that file may stay behind until
+// it is written again).
+const maxMissed = 4096
+
+// noteMissed notes path's change (refused: the queue turned it away) or
+// forgets an earlier refused one (a job now queued carries the news).
+func (s *server) noteMissed(path, langID string, created, refused bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !refused {
+		delete(s.behind, path)
+		return
+	}
+	if f := s.behind[path]; f != nil {
+		f.told = false
+		return
+	}
+	if len(s.behind) >= maxMissed {
+		s.m.log.Warn("language server too far behind to remember a change", zap.String("root", s.root), zap.String("path", path))
+		return
+	}
+	s.behind[path] = &missedFile{langID: langID, created: created}
+}
+
+// sync tells the server, after a job, of the files whose news its queue
+// refused, from what is on disk now: an open document is sent its text
+// (or closed when the file is gone), and a file the server reads from
+// disk is reported created, changed or deleted
+// (workspace/didChangeWatchedFiles). They are forgotten once no job
+// queued before them remains (one could still send an older text).
+func (s *server) sync(p *proc) {
+	s.mu.Lock()
+	if len(s.behind) == 0 {
+		s.mu.Unlock()
+		return
+	}
+	paths := make(map[string]missedFile, len(s.behind))
+	for path, f := range s.behind {
+		paths[path] = *f
+	}
+	if s.queued == 0 {
+		clear(s.behind)
+	}
+	s.mu.Unlock()
+	var events []fileEvent
+	for _, path := range slices.Sorted(maps.Keys(paths)) {
+		f := paths[path]
+		uri := fileURI(path)
+		b, err := os.ReadFile(path)
+		s.mu.Lock()
+		d, open := s.docs[uri]
+		same := open && err == nil && d.text == string(b)
+		s.mu.Unlock()
+		typ := 0
+		switch {
+		case same:
+		case err != nil:
+			if open {
+				s.close1(p, uri)
+			}
+			typ = fileDeleted
+		case open:
+			if d, _, changed, err := s.open(p, path, f.langID, string(b)); err == nil && changed {
+				s.saved(p, d)
+			}
+		case f.created:
+			typ = fileCreated
+		default:
+			typ = fileChanged
+		}
+		if typ != 0 && !f.told {
+			events = append(events, fileEvent{URI: uri, Type: typ})
+			s.mu.Lock()
+			if g := s.behind[path]; g != nil {
+				g.told = true
+			}
+			s.mu.Unlock()
+		}
+	}
+	if len(events) == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.edits++
+	s.mu.Unlock()
+	s.watch(p, s.m.opt.StartTimeout, func() error {
+		return p.conn.Notify(context.Background(), "workspace/didChangeWatchedFiles", didChangeWatchedFilesParams{Changes: events})
+	})
 }
 
 // close1 closes uri's document, when the server has it open.
