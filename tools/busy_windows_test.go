@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // A file another program holds open without sharing it for deletion,
@@ -37,7 +39,7 @@ func TestEditOfAFileHeldOpenIsBusyAndLosesNothing(t *testing.T) {
 	}
 	r := e.edit("a.txt", tag, "PUT 1.=1:\n+ONE")
 	windows.CloseHandle(h)
-	if r.OK || r.Error.Code != CodeHostBusy || !r.Error.Retriable || !strings.Contains(r.Error.Message, "open in another program") {
+	if r.OK || r.Error.Code != wire.ToolHostBusy || !r.Error.Retriable || !strings.Contains(r.Error.Message, "open in another program") {
 		t.Fatalf("got ok=%v %+v, want retriable HOST_BUSY naming the other program", r.OK, r.Error)
 	}
 	if got := e.file("a.txt"); got != "one\ntwo\n" {
