@@ -11,7 +11,7 @@ func (s *Server) hostLanguageServers(context.Context, wire.NoParams) (wire.Langu
 	out := wire.LanguageServers{Enabled: s.opts.LanguageServers != nil, Servers: []wire.LanguageServer{}}
 	for _, st := range s.opts.LanguageServers.Status() {
 		out.Servers = append(out.Servers, wire.LanguageServer{Root: st.Root, Language: st.Language, Command: st.Command, State: st.State, PID: st.PID,
-			RSSBytes: st.RSSBytes, Restarts: st.Restarts, Documents: st.Documents, IdleMs: st.IdleMs, LastError: st.LastError})
+			RSSBytes: st.RSSBytes, Restarts: st.Restarts, Refreshes: st.Refreshes, Documents: st.Documents, IdleMs: st.IdleMs, LastError: st.LastError})
 	}
 	return out, nil
 }

@@ -537,7 +537,7 @@ func (f formatter) languageServers(w io.Writer, l wire.LanguageServers) {
 		return
 	}
 	tw := table(w)
-	row(tw, "ROOT", "LANGUAGE", "STATE", "PID", "MEMORY", "RESTARTS", "FILES", "IDLE", "LAST ERROR")
+	row(tw, "ROOT", "LANGUAGE", "STATE", "PID", "MEMORY", "RESTARTS", "REFRESHES", "FILES", "IDLE", "LAST ERROR")
 	for _, s := range l.Servers {
 		pid, mem := "-", "-"
 		if s.PID != 0 {
@@ -551,7 +551,7 @@ func (f formatter) languageServers(w io.Writer, l wire.LanguageServers) {
 		if s.LastError != "" {
 			lastErr = cell(s.LastError)
 		}
-		row(tw, cell(s.Root), cell(s.Language), cell(s.State), pid, mem, strconv.Itoa(s.Restarts), strconv.Itoa(s.Documents), idle, lastErr)
+		row(tw, cell(s.Root), cell(s.Language), cell(s.State), pid, mem, strconv.Itoa(s.Restarts), strconv.Itoa(s.Refreshes), strconv.Itoa(s.Documents), idle, lastErr)
 	}
 	tw.Flush()
 }

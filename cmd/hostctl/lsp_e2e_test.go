@@ -66,7 +66,7 @@ func TestLanguageServersAgainstRealHostd(t *testing.T) {
 	}
 	out := hc("lsp")
 	canon, _ := filepath.EvalSymlinks(ws)
-	if !strings.Contains(out, canon) || !strings.Contains(out, " go ") || !strings.Contains(out, " ready ") {
+	if !strings.Contains(out, canon) || !strings.Contains(out, " go ") || !strings.Contains(out, " ready ") || !strings.Contains(out, "REFRESHES") {
 		t.Fatalf("hostctl lsp:\n%s", out)
 	}
 	var l struct {

@@ -15,6 +15,7 @@ type LanguageServer struct {
 	PID       int    `json:"pid,omitempty"`
 	RSSBytes  int64  `json:"rssBytes,omitempty" doc:"resident memory of it and what it started, last measured (Linux)"`
 	Restarts  int    `json:"restarts" doc:"restarts after a crash"`
+	Refreshes int    `json:"refreshes" doc:"restarts because the server said its view of the workspace was stale (gopls after an import cycle); not bounded by maxRestarts: at most one per write"`
 	Documents int    `json:"documents" doc:"files it has open"`
 	IdleMs    int64  `json:"idleMs" doc:"since it was last used"`
 	LastError string `json:"lastError,omitempty" doc:"why it last failed, crashed or was ended"`

@@ -33,6 +33,10 @@ func TestMain(m *testing.M) {
 //	flood       pushes thousands of diagnostics for files nobody opened,
 //	            and log messages, before each real push
 //	stall       stops reading once initialized
+//	stale       says its view of the workspace is stale (gopls's words,
+//	            language.stale) in its push for every changed text
+//	            (a version after the first)
+//	stalealways says so in every push
 func fakeServer(mode string) {
 	if mode == "crashstart" {
 		fmt.Fprintln(os.Stderr, "fake: cannot start")
@@ -96,6 +100,10 @@ func fakeServer(mode string) {
 				}
 			}
 			var diags []any
+			if mode == "stalealways" || mode == "stale" && p.TextDocument.Version > 1 {
+				diags = append(diags, map[string]any{"severity": 1, "message": `could not import example.com/w (missing metadata for import of "example.com/w")`,
+					"range": map[string]any{"start": map[string]any{"line": 0}, "end": map[string]any{"line": 0}}})
+			}
 			line := 0
 			for l := range strings.Lines(text) {
 				if strings.Contains(l, "ERR") {

@@ -341,3 +341,70 @@ func TestBusyServerStillLearnsOfWrites(t *testing.T) {
 		t.Fatalf("a.go: %v %v %v", errs, ok, err)
 	}
 }
+
+// A server that says its view of the workspace is stale after a write
+// (gopls after an import cycle, golang/go#46667) gives no answer from
+// that view: the check is pending, and the next need starts it again
+// (a refresh, not a restart after a crash), which answers from disk.
+func TestStaleServerIsStartedAgain(t *testing.T) {
+	m := fake(t, "stale", Options{MaxRestarts: 0})
+	root := testenv.TempDir(t)
+	p := filepath.Join(root, "a.go")
+	if _, a, err := change(t, m, root, p, "", false, "x\n"); err != nil || len(a) != 0 {
+		t.Fatalf("new file: %v %v", a, err)
+	}
+	if err := os.WriteFile(p, []byte("ERR\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, a, ok, err := m.Changed(root, p, "x\n", true, "ERR\n").Wait(far())
+	if ok || err != nil || b != nil || a != nil {
+		t.Fatalf("change seen by a stale view: before %v after %v ok %v err %v; want pending", b, a, ok, err)
+	}
+	errs, ok, err := m.Errors(root, p, "ERR\n", far())
+	if !ok || err != nil || !slices.Equal(lines(errs), []int{1}) || strings.Contains(errs[0].Message, "missing metadata") {
+		t.Fatalf("after the refresh: %v %v %v; want the file's one error, from a fresh view", errs, ok, err)
+	}
+	if st := status(t, m); st.State != StateReady || st.Refreshes != 1 || st.Restarts != 0 || st.LastError != "" {
+		t.Fatalf("status %+v: want ready after one refresh, no restart", st)
+	}
+}
+
+// A server that says its view is stale before it was told of any write
+// has read the workspace as it is (the program has an import cycle): its
+// answer is given, and it is started again at most once per write.
+func TestServerStaleFromItsStartIsBelieved(t *testing.T) {
+	m := fake(t, "stalealways", Options{})
+	root := testenv.TempDir(t)
+	p := filepath.Join(root, "a.go")
+	if err := os.WriteFile(p, []byte("ERR\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		errs, ok, err := m.Errors(root, p, "ERR\n", far())
+		if !ok || err != nil || len(errs) != 2 {
+			t.Fatalf("ask %d of a fresh view: %v %v %v; want its two errors", i, errs, ok, err)
+		}
+	}
+	if st := status(t, m); st.Refreshes != 0 {
+		t.Fatalf("status %+v: refreshed with no write", st)
+	}
+	prev := "ERR\n"
+	for i := range 2 {
+		text := strings.Repeat("x\n", i+1) + "ERR\n"
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, ok, err := m.Changed(root, p, prev, true, text).Wait(far()); ok || err != nil {
+			t.Fatalf("write %d: ok %v err %v; want pending", i, ok, err)
+		}
+		for range 2 {
+			if errs, ok, err := m.Errors(root, p, text, far()); !ok || err != nil || len(errs) != 2 {
+				t.Fatalf("write %d: %v %v %v", i, errs, ok, err)
+			}
+		}
+		prev = text
+	}
+	if st := status(t, m); st.Refreshes != 2 || st.Restarts != 0 || st.State != StateReady {
+		t.Fatalf("status %+v: want one refresh per write", st)
+	}
+}

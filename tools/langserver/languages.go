@@ -20,10 +20,23 @@ type language struct {
 	// and not at all when a file stays clean, so a push cannot tell "no
 	// errors" from "not yet").
 	tsserver bool
+	// stale is what the server says, in a diagnostic, when its own view
+	// of the workspace has lost track of the files on disk rather than
+	// found an error in them: gopls names an import it has no metadata
+	// for after an import cycle that a later change broke (golang/go#46667
+	// and its kin), and keeps naming it, with the old types, until it
+	// starts again. "" for a server with no such word.
+	stale string
+	// unbuilt is what the server says of a file that is in no package of
+	// its build (gopls, of a file whose build tags it does not use): the
+	// errors it reports there come from checking the file alone, without
+	// the package's other files, and are not the program's. "" for a
+	// server with no such word.
+	unbuilt string
 }
 
 var languages = []language{
-	{name: "go", command: []string{"gopls"}, ids: map[string]string{".go": "go"}},
+	{name: "go", command: []string{"gopls"}, ids: map[string]string{".go": "go"}, stale: "(missing metadata for import of ", unbuilt: "No packages found for open file"},
 	{name: "typescript", command: []string{"typescript-language-server", "--stdio"}, tsserver: true, ids: map[string]string{
 		".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact",
 		".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact",

@@ -13,6 +13,7 @@
 package langserver
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -193,6 +194,9 @@ func (c *Check) Wait(deadline time.Time) (before, after []Diagnostic, ok bool, e
 	defer t.Stop()
 	select {
 	case <-c.done:
+		if errors.Is(c.err, errStale) {
+			return nil, nil, false, nil
+		}
 		return c.before, c.after, c.err == nil, c.err
 	case <-t.C:
 		return nil, nil, false, nil
@@ -229,6 +233,7 @@ func (m *Manager) Changed(root, path, before string, hadBefore bool, after strin
 				return
 			}
 		}
+		s.tellingOfWrite()
 		d, seq, _, err := s.open(p, path, id, after)
 		if err == nil {
 			err = s.saved(p, d)
@@ -306,6 +311,9 @@ func (m *Manager) Errors(root, path, text string, deadline time.Time) (errs []Di
 	defer t.Stop()
 	select {
 	case a := <-ch:
+		if errors.Is(a.err, errStale) {
+			return nil, false, nil
+		}
 		return a.errs, a.err == nil, a.err
 	case <-t.C:
 		return nil, false, nil
@@ -360,6 +368,7 @@ type Status struct {
 	PID       int    `json:"pid,omitempty"`
 	RSSBytes  int64  `json:"rssBytes,omitempty"`
 	Restarts  int    `json:"restarts"`
+	Refreshes int    `json:"refreshes"`
 	Documents int    `json:"documents"`
 	IdleMs    int64  `json:"idleMs"`
 	LastError string `json:"lastError,omitempty"`
@@ -380,7 +389,7 @@ func (m *Manager) Status() []Status {
 	for _, s := range all {
 		s.mu.Lock()
 		out = append(out, Status{Root: s.root, Language: s.lang.name, Command: s.command, State: s.state, PID: s.pid, RSSBytes: s.rss,
-			Restarts: s.restarts, Documents: len(s.docs), IdleMs: time.Since(s.used).Milliseconds(), LastError: s.lastErr})
+			Restarts: s.restarts, Refreshes: s.refreshes, Documents: len(s.docs), IdleMs: time.Since(s.used).Milliseconds(), LastError: s.lastErr})
 		s.mu.Unlock()
 	}
 	slices.SortFunc(out, func(a, b Status) int {

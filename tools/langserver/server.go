@@ -139,8 +139,20 @@ type server struct {
 	current  *proc         // the process, once started: close ends it
 	noServer bool          // failed for want of a command (ErrNoServer)
 	crashed  bool          // the last process ended without being asked
-	endedWhy string        // why hostd ended it (a bound), when it did
-	shutdown bool          // the manager ended it: jobs are refused
+	// stale is the diagnostic in which the running process said its
+	// view of the workspace is stale (language.stale), "" when it has
+	// not: before its next job the process is ended and started again
+	// (a refresh, counted in refreshes, not a crash).
+	stale     string
+	refreshes int
+	// wrote: the running process was told of a change hostd made on
+	// disk. One that was not has read the workspace as it is: its word
+	// that its view is stale is not taken (a refresh would say the
+	// same), so while the program has an import cycle its errors are
+	// given, and a refresh follows a write, at most one each.
+	wrote    bool
+	endedWhy string // why hostd ended it (a bound), when it did
+	shutdown bool   // the manager ended it: jobs are refused
 }
 
 // job is work for the server's goroutine: run with a live process, or
@@ -225,6 +237,10 @@ func (s *server) run() {
 				}
 				continue
 			}
+			if p != nil && s.isStale() {
+				s.refresh(p)
+				p = nil
+			}
 			var err error
 			p, err = s.ensure(p)
 			j(p, err)
@@ -233,6 +249,33 @@ func (s *server) run() {
 			}
 		}
 	}
+}
+
+// isStale reports whether the server said its view is stale.
+func (s *server) isStale() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stale != ""
+}
+
+// tellingOfWrite notes that the running process is about to be told of
+// a change hostd made on disk: from now on its word that its view is
+// stale is taken.
+func (s *server) tellingOfWrite() {
+	s.mu.Lock()
+	s.wrote = true
+	s.mu.Unlock()
+}
+
+// refresh ends p, a process whose view of the workspace is stale, so
+// that the next job starts one that reads the workspace as it is now.
+func (s *server) refresh(p *proc) {
+	s.mu.Lock()
+	said := s.stale
+	s.refreshes++
+	s.mu.Unlock()
+	s.m.log.Info("language server restarted: it said its view of the workspace is stale", zap.String("root", s.root), zap.String("language", s.lang.name), zap.String("said", said))
+	s.stop(p)
 }
 
 // ensure returns a live process, starting one when there is none.
@@ -290,7 +333,7 @@ func (s *server) ensure(p *proc) (*proc, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	s.state, s.pid, s.endedWhy = StateReady, np.cmd.Process.Pid, ""
+	s.state, s.pid, s.endedWhy, s.stale, s.wrote = StateReady, np.cmd.Process.Pid, "", "", false
 	clear(s.docs) // a new process has nothing open
 	s.mu.Unlock()
 	return np, nil
@@ -332,6 +375,10 @@ func (s *server) start() (*proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("cannot start %s: %v", argv[0], err)
 	}
+	stream := jsonrpc2.NewBufferedStream(pipes{Reader: stdout, WriteCloser: stdin, out: stdout}, cappedCodec{max: s.m.opt.MaxFrameBytes})
+	p.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(discard))
+	// p.conn is set before p becomes current: pushed takes a push as the
+	// running process's when it comes on current's connection.
 	s.mu.Lock()
 	s.current = p
 	closing := s.shutdown
@@ -352,8 +399,6 @@ func (s *server) start() (*proc, error) {
 			s.mu.Unlock()
 		}
 	}()
-	stream := jsonrpc2.NewBufferedStream(pipes{Reader: stdout, WriteCloser: stdin, out: stdout}, cappedCodec{max: s.m.opt.MaxFrameBytes})
-	p.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(discard))
 	ctx, cancel := context.WithTimeout(context.Background(), s.m.opt.StartTimeout)
 	defer cancel()
 	var res initializeResult
@@ -444,14 +489,14 @@ func (s *server) kill(p *proc) {
 // handle answers what the server sends: diagnostics are kept for the
 // documents hostd has open (a flood of them costs their parse, nothing
 // more), the few requests a client must answer get empty answers.
-func (s *server) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+func (s *server) handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
 	switch req.Method {
 	case "textDocument/publishDiagnostics":
 		var pd publishDiagnosticsParams
 		if req.Params == nil || json.Unmarshal(*req.Params, &pd) != nil {
 			return nil, nil
 		}
-		s.pushed(pd)
+		s.pushed(conn, pd)
 		return nil, nil
 	case "workspace/configuration":
 		var cp configurationParams
@@ -472,10 +517,20 @@ func (s *server) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "hostd does not serve " + clip(req.Method, 80)}
 }
 
-// pushed keeps a push for an open document and wakes its waiters.
-func (s *server) pushed(pd publishDiagnosticsParams) {
+// pushed keeps a push for an open document and wakes its waiters. A
+// push of any file in which the running process says its view is stale
+// marks the server stale.
+func (s *server) pushed(conn *jsonrpc2.Conn, pd publishDiagnosticsParams) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.lang.stale != "" && s.stale == "" && s.wrote && s.current != nil && s.current.conn == conn {
+		for _, d := range pd.Diagnostics {
+			if strings.Contains(d.Message, s.lang.stale) {
+				s.stale = clip(d.Message, messageClip)
+				break
+			}
+		}
+	}
 	d := s.docs[pd.URI]
 	if d == nil {
 		return
@@ -595,6 +650,7 @@ func (s *server) sync(p *proc) {
 		clear(s.behind)
 	}
 	s.mu.Unlock()
+	s.tellingOfWrite()
 	var events []fileEvent
 	for _, path := range slices.Sorted(maps.Keys(paths)) {
 		f := paths[path]
@@ -660,6 +716,7 @@ func (s *server) close1(p *proc, uri string) {
 // deleted tells the server the file at uri is gone from disk: every
 // file's errors may change with it.
 func (s *server) deleted(p *proc, uri string) {
+	s.tellingOfWrite()
 	s.mu.Lock()
 	s.edits++
 	s.mu.Unlock()
@@ -674,6 +731,11 @@ func (s *server) saved(p *proc, d *document) error {
 		return p.conn.Notify(context.Background(), "textDocument/didSave", didSaveParams{TextDocument: textDocumentIdentifier{URI: d.uri}})
 	})
 }
+
+// errStale: the process said, while its errors were being found, that
+// its view of the workspace is stale; they are not given (the answer is
+// pending), and the next job starts it again.
+var errStale = errors.New("the language server's view of the workspace is stale")
 
 // errorsOf finds the errors of the version the server holds of d (sent
 // after push count seq), by the server's way: a pull, tsserver's own
@@ -708,8 +770,12 @@ func (s *server) errorsOf(p *proc, d *document, seq uint64, limit time.Duration)
 		}
 		return nil, err
 	}
-	errs := errorsIn(raw)
+	errs := s.lang.errorsIn(raw)
 	s.mu.Lock()
+	if s.stale != "" {
+		s.mu.Unlock()
+		return nil, errStale
+	}
 	if d.version == version {
 		d.errs, d.known, d.knownEdits = errs, version, edits
 	}
@@ -792,6 +858,20 @@ type tsDiagnostic struct {
 	Text     string             `json:"text"`
 	Code     int                `json:"code"`
 	Category string             `json:"category"`
+}
+
+// errorsIn are the errors among a server's diagnostics of a file: none
+// where the server says the file is in no package of its build
+// (language.unbuilt), else those of errorsIn.
+func (l *language) errorsIn(raw []lspDiagnostic) []Diagnostic {
+	if l.unbuilt != "" {
+		for _, r := range raw {
+			if strings.Contains(r.Message, l.unbuilt) {
+				return []Diagnostic{}
+			}
+		}
+	}
+	return errorsIn(raw)
 }
 
 // errorsIn are the errors among a server's diagnostics (a diagnostic

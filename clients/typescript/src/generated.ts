@@ -767,6 +767,8 @@ export interface HostLanguageServersResult {
     /** why it last failed, crashed or was ended */
     lastError?: string;
     pid?: number;
+    /** restarts because the server said its view of the workspace was stale (gopls after an import cycle); not bounded by maxRestarts: at most one per write */
+    refreshes: number;
     /** restarts after a crash */
     restarts: number;
     /** the workspace root it serves */
