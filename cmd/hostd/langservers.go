@@ -9,12 +9,14 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hostd-dev/hostd/config"
+	"github.com/hostd-dev/hostd/internal/spawn"
 	"github.com/hostd-dev/hostd/tools/langserver"
 )
 
 // newLanguageServers is the daemon's language servers as the config
-// file sets them; nil when they are turned off.
-func newLanguageServers(ls config.LanguageServers, lim config.Limits, log *zap.Logger) (*langserver.Manager, error) {
+// file sets them, started through spawner when there is one; nil when
+// they are turned off.
+func newLanguageServers(ls config.LanguageServers, lim config.Limits, log *zap.Logger, spawner *spawn.Spawner) (*langserver.Manager, error) {
 	if !ls.Enabled {
 		return nil, nil
 	}
@@ -34,5 +36,6 @@ func newLanguageServers(ls config.LanguageServers, lim config.Limits, log *zap.L
 		MaxRestarts:    ls.MaxRestarts,
 		MaxFrameBytes:  lim.MaxFrameBytes,
 		Log:            log.Named("langserver"),
+		Spawner:        spawner,
 	}), nil
 }

@@ -104,8 +104,8 @@ const logStartFailed = "hostd stopped with an error"
 // serve runs the daemon with its logger until it stops.
 func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) error {
 	// The process spawner starts before anything a child must never hold
-	// is opened: the parse workers are forked by it, never by this
-	// process, so no child of the daemon, between its fork and its exec,
+	// is opened: the parse workers and the language servers are forked by
+	// it, never by this process, so no child of the daemon, between its fork and its exec,
 	// holds a copy of the socket's lock or listener (package spawn). The
 	// daemon forks nothing once it has claimed its address, and a daemon
 	// killed at any moment leaves nothing of its address behind.
@@ -180,7 +180,7 @@ func serve(ctx context.Context, cfg config.Config, std stdio, log *zap.Logger) e
 		return err
 	}
 	defer workers.Close()
-	servers, err := newLanguageServers(cfg.LanguageServers, cfg.Limits, log)
+	servers, err := newLanguageServers(cfg.LanguageServers, cfg.Limits, log, spawner)
 	if err != nil {
 		return err
 	}

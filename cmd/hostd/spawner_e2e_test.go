@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hostd-dev/hostd/internal/testenv"
+	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
 // TestE2EOnlyTheDaemonHoldsItsAddress: the daemon forks nothing itself;
@@ -53,6 +57,52 @@ func TestE2EOnlyTheDaemonHoldsItsAddress(t *testing.T) {
 			if held[target] {
 				t.Errorf("pid %d (%q) holds the daemon's %s as descriptor %s", p, cmdline(p), target, fd)
 			}
+		}
+	}
+}
+
+// TestE2EALanguageServerIsTheSpawnersChild: a language server is
+// started as a parse worker is, by the spawner, in the workspace root,
+// and holds nothing of the daemon's address.
+func TestE2EALanguageServerIsTheSpawnersChild(t *testing.T) {
+	testenv.LanguageServer(t, "gopls")
+	d := startDaemon(t, "")
+	c := d.client()
+	ws := testenv.TempDir(t)
+	s := newSession(t, c, ws)
+	tool(t, c, s, "write", map[string]any{"path": "go.mod", "content": "module example.com/m\n\ngo 1.22\n"})
+	tool(t, c, s, "write", map[string]any{"path": "a.go", "content": "package m\n\nfunc F() int { return 1 }\n"})
+	var srv wire.LanguageServer
+	testenv.Until(t, time.Minute, "gopls to be ready", func() bool {
+		tool(t, c, s, "diagnostics", map[string]any{"path": "a.go"})
+		var ls wire.LanguageServers
+		mustCall(t, c, "host.languageServers", nil, &ls)
+		if len(ls.Servers) == 1 && ls.Servers[0].State == "ready" {
+			srv = ls.Servers[0]
+			return true
+		}
+		return false
+	})
+	spawners := childPIDs(d.Cmd.Process.Pid)
+	if len(spawners) != 1 {
+		t.Fatalf("the daemon has %d children; want the spawner alone", len(spawners))
+	}
+	if f := procStat(srv.PID); len(f) < 2 || f[1] != fmt.Sprint(spawners[0]) {
+		t.Fatalf("gopls (pid %d, %q) is not the spawner's (%d) child: %v", srv.PID, cmdline(srv.PID), spawners[0], f)
+	}
+	canon, _ := filepath.EvalSymlinks(ws)
+	if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", srv.PID)); err != nil || cwd != canon {
+		t.Errorf("gopls runs in %q (%v); want the workspace root %s", cwd, err, canon)
+	}
+	held := map[string]bool{d.socket + ".lock": true}
+	for _, target := range fdTargets(t, d.Cmd.Process.Pid) {
+		if strings.HasPrefix(target, "socket:") {
+			held[target] = true
+		}
+	}
+	for fd, target := range fdTargets(t, srv.PID) {
+		if held[target] {
+			t.Errorf("gopls holds the daemon's %s as descriptor %s", target, fd)
 		}
 	}
 }

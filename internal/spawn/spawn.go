@@ -1,5 +1,5 @@
 // Package spawn owns starting the daemon's child processes (its parse
-// workers) from a spawner: a small process of this program, started
+// workers and language servers) from a spawner: a small process of this program, started
 // before the daemon claims its socket, that forks every child on the
 // daemon's behalf and hands back its end of the child's pipes.
 //

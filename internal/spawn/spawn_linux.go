@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"syscall"
@@ -20,6 +21,7 @@ type message struct {
 	ID     uint64   `json:"id,omitempty"`
 	Path   string   `json:"path,omitempty"`
 	Args   []string `json:"args,omitempty"` // Args[0] is what a process list shows
+	Dir    string   `json:"dir,omitempty"`  // the child's working directory; "" the spawner's
 	PID    int      `json:"pid,omitempty"`
 	Err    string   `json:"err,omitempty"`
 	Status string   `json:"status,omitempty"`
@@ -107,6 +109,11 @@ func (s *Spawner) PID() int { return s.pid }
 // through the spawner, with pipes for its stdin, stdout and stderr, in a
 // process group of its own, and returns once it has started.
 func (s *Spawner) Run(path string, args []string) (*Process, error) {
+	return s.RunIn("", path, args)
+}
+
+// RunIn is Run with dir as the child's working directory.
+func (s *Spawner) RunIn(dir, path string, args []string) (*Process, error) {
 	s.mu.Lock()
 	if s.gone {
 		s.mu.Unlock()
@@ -117,7 +124,7 @@ func (s *Spawner) Run(path string, args []string) (*Process, error) {
 	ch := make(chan startReply, 1)
 	s.starts[id] = ch
 	s.mu.Unlock()
-	if err := s.send(message{Op: "start", ID: id, Path: path, Args: args}); err != nil {
+	if err := s.send(message{Op: "start", ID: id, Path: path, Args: args, Dir: dir}); err != nil {
 		s.mu.Lock()
 		delete(s.starts, id)
 		s.mu.Unlock()
@@ -348,7 +355,7 @@ func (sv *server) send(m message, files []*os.File) error {
 
 // start starts one child and answers the daemon.
 func (sv *server) start(m message) {
-	cmd, ends, err := startChild(m.Path, m.Args)
+	cmd, ends, err := startChild(m.Dir, m.Path, m.Args)
 	if err != nil {
 		_ = sv.send(message{Op: "started", ID: m.ID, Err: err.Error()}, nil)
 		return
@@ -382,14 +389,23 @@ func (sv *server) killAll() {
 	}
 }
 
-// startChild starts path with pipes for its stdio and returns our ends:
-// its stdin's write end, its stdout's and stderr's read ends.
-func startChild(path string, args []string) (*exec.Cmd, []*os.File, error) {
+// startChild starts path in dir with pipes for its stdio and returns our
+// ends: its stdin's write end, its stdout's and stderr's read ends.
+func startChild(dir, path string, args []string) (*exec.Cmd, []*os.File, error) {
 	var ours, theirs []*os.File
 	fail := func(err error) (*exec.Cmd, []*os.File, error) {
 		closeAll(ours)
 		closeAll(theirs)
 		return nil, nil, err
+	}
+	if dir != "" {
+		// A start in a missing directory fails naming the program
+		// (fork/exec path: no such file), which says the wrong thing.
+		if info, err := os.Stat(dir); err != nil {
+			return fail(fmt.Errorf("cannot start %s in %s: %w", filepath.Base(path), dir, err))
+		} else if !info.IsDir() {
+			return fail(fmt.Errorf("cannot start %s in %s: not a directory", filepath.Base(path), dir))
+		}
 	}
 	for i := 0; i < 3; i++ {
 		r, w, err := os.Pipe()
@@ -403,6 +419,7 @@ func startChild(path string, args []string) (*exec.Cmd, []*os.File, error) {
 		}
 	}
 	cmd := exec.Command(path)
+	cmd.Dir = dir
 	if len(args) > 0 {
 		cmd.Args = args
 	}

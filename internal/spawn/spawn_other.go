@@ -14,6 +14,9 @@ func Start(string, ...string) (*Spawner, error) { return nil, nil }
 // Run is never reached: Start made no spawner.
 func (*Spawner) Run(string, []string) (*Process, error) { return nil, ErrGone }
 
+// RunIn is never reached: Start made no spawner.
+func (*Spawner) RunIn(string, string, []string) (*Process, error) { return nil, ErrGone }
+
 // Close does nothing.
 func (*Spawner) Close() {}
 

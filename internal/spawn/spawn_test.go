@@ -22,6 +22,7 @@ import (
 // spawner and a child and then waits to be killed (daemonMode).
 const (
 	echoMode   = "spawn-test-echo"
+	pwdMode    = "spawn-test-pwd"
 	daemonMode = "spawn-test-daemon"
 )
 
@@ -33,6 +34,10 @@ func TestMain(m *testing.M) {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
 			}
+			os.Exit(0)
+		case pwdMode:
+			wd, _ := os.Getwd()
+			fmt.Println(wd)
 			os.Exit(0)
 		case echoMode:
 			fmt.Fprintln(os.Stderr, "echo child ready")
@@ -70,6 +75,28 @@ func start(t *testing.T) *Spawner {
 	}
 	t.Cleanup(s.Close)
 	return s
+}
+
+// RunIn starts the child in the directory it names (a language server
+// in its workspace root).
+func TestAChildStartsInItsDirectory(t *testing.T) {
+	s := start(t)
+	dir := testenv.TempDir(t)
+	p, err := s.RunIn(dir, os.Args[0], []string{os.Args[0], pwdMode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(p.Stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.Done()
+	if strings.TrimSpace(string(got)) != dir {
+		t.Fatalf("the child's directory is %q, want %q", got, dir)
+	}
+	if _, err := s.RunIn(filepath.Join(dir, "missing"), os.Args[0], []string{os.Args[0], pwdMode}); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("a start in a missing directory: %v, want its error", err)
+	}
 }
 
 func TestAChildAnswersThroughItsPipes(t *testing.T) {

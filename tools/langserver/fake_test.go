@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostd-dev/hostd/internal/spawn"
 	"github.com/hostd-dev/hostd/rpc/wire"
 )
 
@@ -15,6 +16,14 @@ import (
 const fakeEnv = "HOSTD_LANGSERVER_TEST_FAKE"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == spawn.Command {
+		// The process spawner, for the servers a test starts through one.
+		if err := spawn.Serve(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if mode := os.Getenv(fakeEnv); mode != "" {
 		fakeServer(mode)
 		os.Exit(0)

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostd-dev/hostd/internal/spawn"
 	"go.uber.org/zap"
 )
 
@@ -43,6 +44,10 @@ type Options struct {
 	MaxRestarts    int           // after a crash; then the server is failed
 	MaxFrameBytes  int64         // a message from a server
 	Log            *zap.Logger
+	// Spawner, when set, starts the servers (internal/spawn), so the
+	// daemon forks nothing once it holds its socket; nil: they are
+	// started from this process.
+	Spawner *spawn.Spawner
 }
 
 // Defaults of Options (docs/config.md, languageServers).

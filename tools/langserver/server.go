@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hostd-dev/hostd/internal/spawn"
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 )
@@ -82,7 +83,8 @@ type document struct {
 
 // proc is one run of a server's process.
 type proc struct {
-	cmd    *exec.Cmd
+	pid    int
+	end    func() // ends the process and everything it started (its group)
 	conn   *jsonrpc2.Conn
 	exited chan struct{} // closed when the process has ended
 	err    error         // why it ended, once exited is closed
@@ -333,7 +335,7 @@ func (s *server) ensure(p *proc) (*proc, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	s.state, s.pid, s.endedWhy, s.stale, s.wrote = StateReady, np.cmd.Process.Pid, "", "", false
+	s.state, s.pid, s.endedWhy, s.stale, s.wrote = StateReady, np.pid, "", "", false
 	clear(s.docs) // a new process has nothing open
 	s.mu.Unlock()
 	return np, nil
@@ -359,20 +361,16 @@ func (s *server) start() (*proc, error) {
 	s.mu.Lock()
 	s.command = strings.Join(argv, " ")
 	s.mu.Unlock()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = s.root
-	ownGroup(cmd)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
+	p := &proc{exited: make(chan struct{}), stderr: &tailBuffer{max: stderrTail}}
+	var stdin io.WriteCloser
+	var stdout io.ReadCloser
+	var err error
+	if sp := s.m.opt.Spawner; sp != nil {
+		stdin, stdout, err = p.startSpawned(sp, s.root, argv)
+	} else {
+		stdin, stdout, err = p.startDirect(s.root, argv)
 	}
-	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
-	}
-	p := &proc{cmd: cmd, exited: make(chan struct{}), stderr: &tailBuffer{max: stderrTail}}
-	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("cannot start %s: %v", argv[0], err)
 	}
 	stream := jsonrpc2.NewBufferedStream(pipes{Reader: stdout, WriteCloser: stdin, out: stdout}, cappedCodec{max: s.m.opt.MaxFrameBytes})
@@ -385,11 +383,10 @@ func (s *server) start() (*proc, error) {
 	s.mu.Unlock()
 	if closing {
 		p.asked.Store(true)
-		killGroup(cmd)
+		p.end()
 	}
 	go func() {
-		p.err = cmd.Wait()
-		close(p.exited)
+		<-p.exited
 		if !p.asked.Load() {
 			s.mu.Lock()
 			if s.state == StateReady {
@@ -426,6 +423,68 @@ func (s *server) start() (*proc, error) {
 	dp := bytes.TrimSpace(res.Capabilities.DiagnosticProvider)
 	p.pull = !s.lang.tsserver && len(dp) > 0 && !bytes.Equal(dp, []byte("null")) && !bytes.Equal(dp, []byte("false"))
 	return p, nil
+}
+
+// startDirect starts argv in dir from this process, in a process group
+// of its own, and returns its stdin and stdout.
+func (p *proc) startDirect(dir string, argv []string) (io.WriteCloser, io.ReadCloser, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	ownGroup(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd.Stderr = p.stderr
+	spawn.BeforeStart()
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	p.pid, p.end = cmd.Process.Pid, func() { killGroup(cmd) }
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	return stdin, stdout, nil
+}
+
+// startSpawned starts argv in dir through the daemon's process spawner
+// (internal/spawn: the daemon forks nothing once it holds its socket),
+// in a process group of its own, and returns its stdin and stdout.
+func (p *proc) startSpawned(sp *spawn.Spawner, dir string, argv []string) (io.WriteCloser, io.ReadCloser, error) {
+	c, err := sp.RunIn(dir, argv[0], argv)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.pid = c.PID
+	p.end = func() {
+		killGroupOf(c.PID) // what it started too: tsserver
+		c.Kill()
+	}
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(p.stderr, c.Stderr)
+		c.Stderr.Close()
+		close(copied)
+	}()
+	go func() {
+		<-c.Done()
+		// Its stderr ends with it: what it wrote last is kept for its
+		// reason, as exec.Cmd's Wait keeps it.
+		select {
+		case <-copied:
+		case <-time.After(time.Second):
+		}
+		if st := c.Status(); st != "exit status 0" {
+			p.err = errors.New(st)
+		}
+		close(p.exited)
+	}()
+	return c.Stdin, c.Stdout, nil
 }
 
 // watch runs f, a step that writes to or waits on p, and ends p when it
@@ -481,7 +540,7 @@ func (s *server) stop(p *proc) {
 
 // kill ends p's process and everything it started.
 func (s *server) kill(p *proc) {
-	killGroup(p.cmd)
+	p.end()
 	p.conn.Close()
 	<-p.exited
 }
@@ -944,7 +1003,7 @@ func (s *server) close() {
 	if p := s.current; p != nil && s.state == StateStarting {
 		// Not initialized: nothing to shut down politely.
 		p.asked.Store(true)
-		killGroup(p.cmd)
+		p.end()
 	}
 	s.mu.Unlock()
 	close(s.quit)
