@@ -86,6 +86,8 @@ func TestCompletionAsksTheDaemon(t *testing.T) {
 			{`hostctl review rollback cmpl c`, []string{"call-7"}},
 			{`hostctl review rewind cmpl --prompt ""`, []string{"turn-7"}},
 			{`hostctl call tools.`, []string{"tools.definitions", "tools.execute"}},
+			// A flag's value is not a command word.
+			{`hostctl --since call-7 review ""`, []string{"sessions", "list", "rollback", "rewind"}},
 		} {
 			prog := script + "\nCOMP_WORDS=(" + tt.words + "); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _hostctl; printf '%s\\n' \"${COMPREPLY[@]}\"\n"
 			cmd := exec.Command("bash", "--norc", "-c", prog)

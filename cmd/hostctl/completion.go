@@ -100,7 +100,12 @@ func bashCompletion(top []string, subs map[string][]string) string {
 	b.WriteString("  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '" + strings.Join(flagWords(false), " ") + "' -- \"$cur\")); return; fi\n")
 	b.WriteString("  if [[ $prev == --socket ]]; then COMPREPLY=($(compgen -f -- \"$cur\")); return; fi\n")
 	b.WriteString("  local words=() w pw=\n  for w in \"${COMP_WORDS[@]:1:COMP_CWORD-1}\"; do\n")
-	b.WriteString("    case $w in -*) ;; *) [[ $pw == --socket || $pw == --timeout ]] || words+=(\"$w\");; esac; pw=$w\n  done\n")
+	// A flag's value is not a command word (review rewind S --prompt P).
+	var isValue []string
+	for _, f := range flagWords(true) {
+		isValue = append(isValue, "$pw == "+f)
+	}
+	b.WriteString("    case $w in -*) ;; *) [[ " + strings.Join(isValue, " || ") + " ]] || words+=(\"$w\");; esac; pw=$w\n  done\n")
 	b.WriteString("  case ${#words[@]} in\n")
 	b.WriteString("  0) COMPREPLY=($(compgen -W '" + strings.Join(top, " ") + "' -- \"$cur\"));;\n")
 	b.WriteString("  1) case ${words[0]} in\n")
@@ -150,7 +155,7 @@ func fishCompletion(top []string, subs map[string][]string) string {
 	var b strings.Builder
 	b.WriteString("# fish completion for hostctl (hostctl completion fish)\ncomplete -c hostctl -f\n")
 	// __hostctl_args prints the words typed so far that are not flags
-	// (nor the value of --socket or --timeout); __hostctl_at says whether
+	// (nor a flag's value); __hostctl_at says whether
 	// they are exactly its arguments. A command's second words are
 	// offered only right after it, as bash and zsh do.
 	b.WriteString(`function __hostctl_args
