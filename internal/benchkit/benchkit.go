@@ -1,14 +1,19 @@
 // Package benchkit holds what the project's benchmarks share: the edit
-// workload cmd/hostbench and the tools benchmarks both time, and the loop
-// that times a case against a reference in the same iterations. It is for
-// benchmarks and tests only.
+// workload cmd/hostbench and the tools benchmarks both time, the loop that
+// times a case against a reference in the same iterations, and the large
+// TypeScript file the parse benchmarks edit. It is for benchmarks and
+// tests only.
 package benchkit
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostd-dev/hostd/workspace"
 )
 
 // SpreadOps spreads k ops evenly over n lines, cycling through a two-line
@@ -60,4 +65,56 @@ func RatioLoop(b *testing.B, ref, op func()) {
 	b.ReportMetric(float64(opTime.Nanoseconds())/float64(n), "case-ns/op")
 	b.ReportMetric(float64(refTime.Nanoseconds())/float64(n), "parse-ns/op")
 	b.ReportMetric(float64(opTime)/float64(refTime), "x-parse")
+}
+
+// TypeScriptFile is a TypeScript file of at least lines lines for the
+// parse benchmarks: the files of corpus (the shared corpus's real
+// TypeScript, each decoded as hostd reads it, a #! line dropped)
+// concatenated over and over, or generated functions when corpus is
+// empty. It returns the text and the 1-based line of a top-level
+// function near its middle, where the benchmarks edit.
+func TypeScriptFile(corpus []string, lines int) (text string, mid int, err error) {
+	var sb strings.Builder
+	n := 0
+	if len(corpus) > 0 {
+		for n < lines {
+			for _, path := range corpus {
+				raw, err := os.ReadFile(path)
+				if err != nil {
+					return "", 0, err
+				}
+				t, err := workspace.Decode(raw)
+				if err != nil {
+					return "", 0, fmt.Errorf("%s: %w", path, err)
+				}
+				body := t.Body
+				if strings.HasPrefix(body, "#!") {
+					// A #! line is valid only at the top of a file.
+					_, body, _ = strings.Cut(body, "\n")
+				}
+				body = strings.TrimRight(body, "\n") + "\n\n"
+				sb.WriteString(body)
+				n += strings.Count(body, "\n")
+				if n >= lines {
+					break
+				}
+			}
+		}
+	} else {
+		for i := 0; n < lines; i++ {
+			fmt.Fprintf(&sb, "export function handler%d(input: Request, retries = %d): Promise<Response> {\n", i, i%5)
+			fmt.Fprintf(&sb, "  const url = new URL(input.url);\n  if (url.pathname.startsWith(\"/api/%d\")) {\n", i)
+			sb.WriteString("    return fetch(url, { method: \"POST\", body: JSON.stringify({ retries }) });\n  }\n")
+			sb.WriteString("  return Promise.resolve(new Response(null, { status: 404 }));\n}\n\n")
+			n += 8
+		}
+	}
+	text = sb.String()
+	all := workspace.Lines(text)
+	for i := len(all) / 2; i < len(all); i++ {
+		if strings.HasPrefix(all[i], "export function ") || strings.HasPrefix(all[i], "function ") {
+			return text, i + 1, nil
+		}
+	}
+	return "", 0, errors.New("no top-level function in the second half of the benchmark file")
 }

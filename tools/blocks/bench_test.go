@@ -23,57 +23,18 @@ import (
 // benchLines is the size of the file the benchmarks edit.
 const benchLines = 5000
 
-// benchSource is a TypeScript file of at least benchLines lines: the real
-// corpus files concatenated when the corpus is there, generated code
-// otherwise. It returns the text and a line that opens a top-level
-// function near the middle.
+// benchSource is a TypeScript file of at least benchLines lines
+// (benchkit.TypeScriptFile): the real corpus files concatenated when the
+// corpus is there, generated code otherwise, and a line that opens a
+// top-level function near the middle.
 func benchSource(b testing.TB) (string, int) {
 	b.Helper()
-	var sb strings.Builder
-	lines := 0
-	if files, _ := filepath.Glob(filepath.Join(testenv.CorpusPath(b, "ts-edit-fixtures/fixtures"), "*/input/*.ts")); len(files) > 0 {
-		for lines < benchLines {
-			for _, path := range files {
-				raw, err := os.ReadFile(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				text, err := workspace.Decode(raw)
-				if err != nil {
-					b.Fatal(err)
-				}
-				body := text.Body
-				if strings.HasPrefix(body, "#!") {
-					// A #! line is valid only at the top of a file.
-					_, body, _ = strings.Cut(body, "\n")
-				}
-				body = strings.TrimRight(body, "\n") + "\n\n"
-				sb.WriteString(body)
-				lines += strings.Count(body, "\n")
-				if lines >= benchLines {
-					break
-				}
-			}
-		}
-	} else {
-		for i := 0; lines < benchLines; i++ {
-			fmt.Fprintf(&sb, "export function handler%d(input: Request, retries = %d): Promise<Response> {\n", i, i%5)
-			fmt.Fprintf(&sb, "  const url = new URL(input.url);\n  if (url.pathname.startsWith(\"/api/%d\")) {\n", i)
-			sb.WriteString("    return fetch(url, { method: \"POST\", body: JSON.stringify({ retries }) });\n  }\n")
-			sb.WriteString("  return Promise.resolve(new Response(null, { status: 404 }));\n}\n\n")
-			lines += 8
-		}
+	files, _ := filepath.Glob(filepath.Join(testenv.CorpusPath(b, "ts-edit-fixtures/fixtures"), "*/input/*.ts"))
+	text, mid, err := benchkit.TypeScriptFile(files, benchLines)
+	if err != nil {
+		b.Fatal(err)
 	}
-	text := sb.String()
-	// A line opening a top-level function near the middle.
-	all := workspace.Lines(text)
-	for i := len(all) / 2; i < len(all); i++ {
-		if strings.HasPrefix(all[i], "export function ") || strings.HasPrefix(all[i], "function ") {
-			return text, i + 1
-		}
-	}
-	b.Fatal("no top-level function in the benchmark file")
-	return "", 0
+	return text, mid
 }
 
 // BenchmarkParse5000 is the baseline: one tree-sitter parse of the file.
