@@ -29,7 +29,9 @@ package spawn
 
 import (
 	"errors"
+	"io"
 	"os"
+	"time"
 )
 
 // Command is the first argument that makes this program a spawner
@@ -64,6 +66,25 @@ func (p *Process) Status() string {
 	default:
 		return ""
 	}
+}
+
+// Wait copies the child's stderr to stderr until the child ends, and
+// returns how it exited (Status) once it has: what it wrote last is kept
+// as exec.Cmd's Wait keeps it, though a grandchild that holds its stderr
+// open is not waited for more than a second after the child's exit.
+func (p *Process) Wait(stderr io.Writer) string {
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(stderr, p.Stderr)
+		p.Stderr.Close()
+		close(copied)
+	}()
+	<-p.done
+	select {
+	case <-copied:
+	case <-time.After(time.Second):
+	}
+	return p.status
 }
 
 // beforeStart, when set, runs just before each child starts: a test hook

@@ -99,6 +99,21 @@ func TestAChildStartsInItsDirectory(t *testing.T) {
 	}
 }
 
+// Wait keeps what the child wrote to stderr and returns how it exited.
+func TestWaitKeepsTheChildsStderr(t *testing.T) {
+	s := start(t)
+	p, err := s.Run(os.Args[0], []string{os.Args[0], echoMode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Stdin.Close() // it ends when its stdin does
+	var stderr strings.Builder
+	if st := p.Wait(&stderr); st != "exit status 0" || stderr.String() != "echo child ready\n" {
+		t.Fatalf("Wait: %q, stderr %q; want exit status 0 and its line", st, stderr.String())
+	}
+	p.Stdout.Close()
+}
+
 func TestAChildAnswersThroughItsPipes(t *testing.T) {
 	s := start(t)
 	p, err := s.Run(os.Args[0], []string{"echo-child", echoMode})

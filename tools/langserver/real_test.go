@@ -159,15 +159,7 @@ func TestImportTurnedAroundLeavesNoErrors(t *testing.T) {
 	m := New(Options{})
 	defer m.Close()
 	root := testenv.TempDir(t)
-	write := func(rel, text string) {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, text string) string { return writeIn(t, root, rel, text) }
 	before := map[string]string{
 		"go.mod":      "module example.com/m\n\ngo 1.22\n",
 		"r/entry.go":  "package r\n\ntype Entry struct {\n\tPath string\n}\n",
@@ -243,16 +235,7 @@ func TestFileOutsideTheBuildHasNoErrors(t *testing.T) {
 	m := New(Options{})
 	defer m.Close()
 	root := testenv.TempDir(t)
-	write := func(rel, text string) string {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(rel, text string) string { return writeIn(t, root, rel, text) }
 	write("go.mod", "module example.com/m\n\ngo 1.22\n")
 	tagged := "//go:build hostdtag\n\npackage s\n\nimport \"os\"\n\nfunc init() {\n\tif os.Getenv(HoldEnv) != \"\" {\n\t\tbeforeStart = func() {}\n\t}\n}\n"
 	spawn := "package s\n\n// HoldEnv names the variable.\nconst HoldEnv = \"HOLD\"\n\nvar beforeStart func()\n\nfunc Start() {\n\tif beforeStart != nil {\n\t\tbeforeStart()\n\t}\n}\n"
@@ -289,16 +272,7 @@ func TestImportCycleBrokenLeavesNoErrors(t *testing.T) {
 	m := New(Options{})
 	defer m.Close()
 	root := testenv.TempDir(t)
-	write := func(rel, text string) string {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(rel, text string) string { return writeIn(t, root, rel, text) }
 	before := map[string]string{
 		"go.mod":      "module example.com/m\n\ngo 1.22\n",
 		"r/entry.go":  "package r\n\ntype Entry struct {\n\tPath string\n}\n",
@@ -352,4 +326,18 @@ func TestImportCycleBrokenLeavesNoErrors(t *testing.T) {
 		t.Fatalf("status %+v: want ready, and no restart (a refresh is not one)", st)
 	}
 	t.Logf("%d refreshes", st.Refreshes)
+}
+
+// writeIn writes text to rel under root, making its directories, and
+// returns its path.
+func writeIn(t *testing.T, root, rel, text string) string {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -465,21 +465,8 @@ func (p *proc) startSpawned(sp *spawn.Spawner, dir string, argv []string) (io.Wr
 		killGroupOf(c.PID) // what it started too: tsserver
 		c.Kill()
 	}
-	copied := make(chan struct{})
 	go func() {
-		io.Copy(p.stderr, c.Stderr)
-		c.Stderr.Close()
-		close(copied)
-	}()
-	go func() {
-		<-c.Done()
-		// Its stderr ends with it: what it wrote last is kept for its
-		// reason, as exec.Cmd's Wait keeps it.
-		select {
-		case <-copied:
-		case <-time.After(time.Second):
-		}
-		if st := c.Status(); st != "exit status 0" {
+		if st := c.Wait(p.stderr); st != "exit status 0" {
 			p.err = errors.New(st)
 		}
 		close(p.exited)

@@ -7,7 +7,6 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -175,21 +174,8 @@ func (p *proc) startSpawned(sp *spawn.Spawner, cmd *exec.Cmd) error {
 		return err
 	}
 	p.in, p.out, p.pid, p.kill1 = c.Stdin, c.Stdout, c.PID, c.Kill
-	copied := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(p.stderr, c.Stderr)
-		c.Stderr.Close()
-		close(copied)
-	}()
-	go func() {
-		<-c.Done()
-		// Its stderr ends with it; what it wrote last is kept, as
-		// exec.Cmd's Wait keeps it.
-		select {
-		case <-copied:
-		case <-time.After(time.Second):
-		}
-		p.exit = c.Status()
+		p.exit = c.Wait(p.stderr)
 		close(p.done)
 	}()
 	return nil
