@@ -1,7 +1,8 @@
 // Package spawn owns starting the daemon's child processes (its parse
-// workers and language servers) from a spawner: a small process of this program, started
-// before the daemon claims its socket, that forks every child on the
-// daemon's behalf and hands back its end of the child's pipes.
+// workers and language servers) from a spawner: a small process of this
+// program, started before the daemon claims its socket, that forks every
+// child on the daemon's behalf and hands back its end of the child's
+// pipes.
 //
 // Why. Between fork and execve a child holds a copy of every descriptor
 // of the process that forked it: close-on-exec closes them at execve, not
